@@ -1,0 +1,57 @@
+//! # labs — seven experiments × four protocols
+//!
+//! Each experiment is a function per protocol that builds its groups with
+//! fixed seeds, drives them only through the protocols' public APIs, and
+//! returns a [`Run`]: a typed [`Observed`] value with everything it saw,
+//! plus the run's trace. The matrix cell of a run ([`Run::cell`]) is computed
+//! from the observation alone, so no cell is a per-protocol constant.
+//!
+//! | # | experiment |
+//! |---|---|
+//! | 1 | normal replication: what a follower holds at the ack boundary |
+//! | 2 | crash the leader right after the ack, fail over, read |
+//! | 3 | old leader in a minority: fencing and convergence after heal |
+//! | 4 | one slow replica: availability and why |
+//! | 5 | replica reconnect inside / outside the retention window |
+//! | 6 | read-level matrix: LOCAL / LEADER / LINEARIZABLE |
+//! | 7 | split-brain read, with the authority guard tried on the old leader |
+//!
+//! Run them all: `cargo xtask matrix`. A runnable example:
+//! `cargo run -p labs --example one_run`.
+
+pub mod async_lab;
+pub mod isr_lab;
+mod observed;
+mod protocol;
+pub mod raft_lab;
+mod reads;
+mod run;
+pub mod wal_lab;
+
+pub use observed::{
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
+    SplitBrainRead,
+};
+pub use protocol::Protocol;
+pub use reads::{ReadOutcome, guard_outcome, show};
+pub use replication::GroupError;
+pub use run::Run;
+
+/// Every run of `protocol`, in experiment order then variant order.
+pub fn protocol_runs(protocol: Protocol) -> Result<Vec<Run>, GroupError> {
+    match protocol {
+        Protocol::Async => async_lab::runs(),
+        Protocol::Wal => wal_lab::runs(),
+        Protocol::Isr => isr_lab::runs(),
+        Protocol::Raft => raft_lab::runs(),
+    }
+}
+
+/// Every run of every protocol, column by column.
+pub fn all_runs() -> Result<Vec<Run>, GroupError> {
+    let mut runs = Vec::new();
+    for protocol in Protocol::ALL {
+        runs.extend(protocol_runs(protocol)?);
+    }
+    Ok(runs)
+}

@@ -1,0 +1,40 @@
+//! # replication — the shared vocabulary of MiniDist
+//!
+//! Four protocol families (a Redis-shaped asynchronous primary,
+//! PostgreSQL-shaped WAL shipping, a Kafka-shaped ISR, textbook Raft)
+//! implement one [`ReplicationGroup`] trait so the same experiment can be run
+//! against each and the answers compared. This crate holds only the words
+//! they share: node ids (from `sim-core`), [`AckLevel`] and [`ReadLevel`],
+//! [`WriteResult`] and [`ReadResult`], [`GroupError`], and the
+//! protocol-neutral [`GroupSummary`].
+//!
+//! ## What it mirrors, simplifies, omits
+//!
+//! - **Mirrors** the client-facing knobs of real systems: Redis `WAIT`-less
+//!   writes, PostgreSQL `synchronous_commit`, Kafka `acks`, Raft's commit.
+//! - **Simplifies** them to four shared level names whose meaning each
+//!   protocol defines (and whose absence it reports as *unsupported*).
+//! - **Omits** sessions, retries, idempotence and client-side routing.
+//!
+//! The key design rule: a protocol never silently serves a weaker level.
+//! *Unsupported* ([`GroupError::UnsupportedAck`],
+//! [`GroupError::UnsupportedRead`]) means no such guarantee exists;
+//! *blocked* ([`GroupError::ReadBlocked`]) means it exists and the current
+//! state fails it.
+//!
+//! A runnable example implementing the trait for a one-node store:
+//! `cargo run -p replication --example single_node`.
+
+mod error;
+mod group;
+mod level;
+mod outcome;
+mod summary;
+
+pub use bytes::Bytes;
+pub use error::GroupError;
+pub use group::ReplicationGroup;
+pub use level::{AckLevel, ReadLevel};
+pub use outcome::{ReadResult, WriteResult};
+pub use sim_core::{NodeId, Tick, Trace};
+pub use summary::{GroupSummary, NodeSummary};

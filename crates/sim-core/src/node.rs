@@ -1,0 +1,72 @@
+//! Node identities.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// The name of a simulated node, e.g. `node-1`.
+///
+/// Cheap to clone (one shared allocation), totally ordered by name, and
+/// displayed as the bare name. The ordering is what every `BTreeMap` keyed by
+/// node relies on, so iteration order never depends on hashing.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(Arc<str>);
+
+impl NodeId {
+    /// Builds a node id from any string-like name.
+    pub fn new(name: impl AsRef<str>) -> Self {
+        NodeId(Arc::from(name.as_ref()))
+    }
+
+    /// The node's name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &*self.0)
+    }
+}
+
+impl From<&str> for NodeId {
+    fn from(name: &str) -> Self {
+        NodeId::new(name)
+    }
+}
+
+impl From<String> for NodeId {
+    fn from(name: String) -> Self {
+        NodeId(Arc::from(name))
+    }
+}
+
+impl From<&NodeId> for NodeId {
+    fn from(id: &NodeId) -> Self {
+        id.clone()
+    }
+}
+
+impl AsRef<str> for NodeId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for NodeId {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for NodeId {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}

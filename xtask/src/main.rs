@@ -1,0 +1,2 @@
+//! MiniDist command line (matrix, trace, bench).
+fn main() {}
