@@ -21,6 +21,7 @@
 
 pub mod async_lab;
 pub mod isr_lab;
+pub mod matrix;
 mod observed;
 mod protocol;
 pub mod raft_lab;

@@ -1,0 +1,122 @@
+//! Trace rendering, JSON round trip, recording switch; durable images.
+
+use bytes::Bytes;
+use sim_core::{DurableImages, NetConfig, NodeId, Payload, Rng, SimNet, Trace, Value, record};
+
+struct Hello;
+impl Payload for Hello {
+    fn label(&self) -> &'static str {
+        "hello"
+    }
+}
+
+fn small_scripted_simulation(trace: &mut Trace) {
+    let (a, b) = (NodeId::new("n1"), NodeId::new("n2"));
+    let mut net = SimNet::new(NetConfig::default().with_delay_range(1, 2)).expect("valid");
+    let mut rng = Rng::new(7);
+    record!(trace, net.now(), "run_started", seed = 7u64, nodes = vec![a.clone(), b.clone()]);
+    net.send(&a, &b, Hello, &mut rng, trace);
+    net.send(&b, &a, Hello, &mut rng, trace);
+    net.advance();
+    net.partition(&b, &a);
+    for _ in 0..2 {
+        while let Some(env) = net.next_delivery(trace) {
+            record!(trace, net.now(), "greeted", node = &env.dst, value = Bytes::from_static(b"Mini\"Dist\n"));
+        }
+        net.advance();
+    }
+    record!(trace, net.now(), "finished", leader = None::<NodeId>, delta = -3i64, ok = true,
+        note = "all done", raw = Bytes::from_static(&[0, 255]));
+}
+
+#[test]
+fn small_scripted_simulation_trace_text_is_pinned() {
+    let mut trace = Trace::new();
+    small_scripted_simulation(&mut trace);
+    insta::assert_snapshot!("small_scripted_simulation", trace.to_text());
+}
+
+#[test]
+fn json_lines_parse_back_to_the_same_events() {
+    let mut trace = Trace::new();
+    small_scripted_simulation(&mut trace);
+    let text = trace.to_jsonl();
+    assert_eq!(text.lines().count(), trace.len());
+    let parsed = Trace::parse_jsonl(&text).expect("parses");
+    assert_eq!(parsed, trace.events());
+}
+
+#[test]
+fn malformed_json_lines_are_errors_naming_the_line() {
+    let err = Trace::parse_jsonl("{\"seq\":0,\"tick\":0,\"kind\":\"x\",\"fields\":{}}\nnot json").unwrap_err();
+    assert!(err.to_string().contains("line 2"), "{err}");
+    assert!(Trace::parse_jsonl("{\"seq\":0}").is_err());
+    assert!(Trace::parse_jsonl(r#"{"seq":0,"tick":0,"kind":"x","fields":{"v":{"bytes_hex":"zz"}}}"#).is_err());
+    assert!(Trace::parse_jsonl(r#"{"seq":0,"tick":0,"kind":"x","fields":{"v":1.5}}"#).is_err());
+}
+
+#[test]
+fn byte_strings_render_escaped() {
+    let mut trace = Trace::new();
+    record!(trace, 0, "x", v = Bytes::from_static(b"MiniDist"), w = Bytes::from_static(b"a\"\x00"));
+    assert_eq!(trace.to_text(), "#0 @0 x v=b\"MiniDist\" w=b\"a\\\"\\x00\"\n");
+}
+
+#[test]
+fn switching_recording_off_keeps_nothing_and_changes_no_behaviour() {
+    let mut on = Trace::new();
+    let mut off = Trace::new();
+    off.set_enabled(false);
+    small_scripted_simulation(&mut on);
+    small_scripted_simulation(&mut off);
+    assert!(off.is_empty());
+    assert!(!on.is_empty());
+    off.set_enabled(true);
+    record!(off, 9, "back_on");
+    assert_eq!(off.events()[0].seq, 0);
+}
+
+#[test]
+fn append_run_renumbers_and_marks_the_boundary() {
+    let mut first = Trace::new();
+    record!(first, 1, "a");
+    let mut second = Trace::new();
+    record!(second, 4, "b");
+    first.append_run("second", &second);
+    assert_eq!(first.to_text(), "#0 @1 a\n#1 @4 run_started name=\"second\"\n#2 @4 b\n");
+}
+
+#[test]
+fn value_conversions_are_canonical() {
+    assert_eq!(Value::from(5i64), Value::UInt(5));
+    assert_eq!(Value::from(-5i64), Value::Int(-5));
+    assert_eq!(Value::from(None::<u64>), Value::Absent);
+    assert_eq!(Value::from(vec![1u64, 2]).to_string(), "[1, 2]");
+}
+
+/// A toy node that persists a counter: the way protocols use DurableImages.
+struct Counter {
+    live: u64,
+}
+
+#[test]
+fn ordinary_crash_keeps_state_while_lose_unfsynced_restores_exactly_the_last_fsync() {
+    let node = NodeId::new("n1");
+    let mut disk = DurableImages::new();
+    let mut c = Counter { live: 0 };
+    c.live = 3;
+    disk.fsync(&node, c.live);
+    c.live = 5;
+    // Ordinary crash: the process restarts with its persisted state.
+    let after_crash = c.live;
+    assert_eq!(after_crash, 5);
+    // Power loss: exactly the last fsynced image comes back.
+    c.live = disk.image(&node).copied().unwrap_or(0);
+    assert_eq!(c.live, 3);
+    // A node that never fsynced has no image.
+    assert_eq!(disk.image(&NodeId::new("n2")), None);
+    if let Some(image) = disk.image_mut(&node) {
+        *image = 2;
+    }
+    assert_eq!(disk.image(&node), Some(&2));
+}

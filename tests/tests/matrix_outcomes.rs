@@ -1,0 +1,238 @@
+//! Every outcome of SPEC §8's table, asserted on the runs `cargo xtask
+//! matrix` shows.
+
+mod common;
+
+use common::{b, observed, run, runs};
+use labs::Protocol::{Async, Isr, Raft, Wal};
+use labs::{Observed, Protocol, ReadOutcome};
+
+fn normal(p: Protocol, v: &str) -> &'static labs::NormalReplication {
+    match observed(1, p, v) {
+        Observed::Normal(o) => o,
+        other => panic!("experiment 1 observed {other:?}"),
+    }
+}
+
+fn crash(p: Protocol, v: &str) -> &'static labs::CrashAfterAck {
+    match observed(2, p, v) {
+        Observed::CrashAfterAck(o) => o,
+        other => panic!("experiment 2 observed {other:?}"),
+    }
+}
+
+fn minority(p: Protocol) -> &'static labs::MinorityLeader {
+    match observed(3, p, "default") {
+        Observed::Minority(o) => o,
+        other => panic!("experiment 3 observed {other:?}"),
+    }
+}
+
+fn slow(p: Protocol, v: &str) -> &'static labs::SlowReplica {
+    match observed(4, p, v) {
+        Observed::Slow(o) => o,
+        other => panic!("experiment 4 observed {other:?}"),
+    }
+}
+
+fn reconnect(p: Protocol) -> &'static labs::Reconnect {
+    match observed(5, p, "default") {
+        Observed::Reconnect(o) => o,
+        other => panic!("experiment 5 observed {other:?}"),
+    }
+}
+
+fn reads(p: Protocol) -> labs::ReadLevels {
+    match observed(6, p, "default") {
+        Observed::Reads(o) => *o,
+        other => panic!("experiment 6 observed {other:?}"),
+    }
+}
+
+fn split(p: Protocol) -> &'static labs::SplitBrainRead {
+    match observed(7, p, "default") {
+        Observed::SplitBrain(o) => o,
+        other => panic!("experiment 7 observed {other:?}"),
+    }
+}
+
+#[test]
+fn the_matrix_has_every_experiment_protocol_and_variant() {
+    let mut keys: Vec<String> = runs()
+        .iter()
+        .map(|r| format!("{}:{}:{}", r.experiment, r.protocol, r.variant))
+        .collect();
+    keys.sort();
+    let mut expected: Vec<String> = [
+        "1:async:default", "1:wal:leader", "1:wal:quorum", "1:isr:leader", "1:isr:all_isr", "1:raft:default",
+        "2:async:default", "2:wal:leader", "2:wal:quorum", "2:isr:leader", "2:isr:all_isr", "2:raft:default",
+        "3:async:default", "3:wal:default", "3:isr:default", "3:raft:default",
+        "4:async:default", "4:wal:default", "4:wal:sync_standby", "4:isr:default", "4:isr:min_insync_3",
+        "4:raft:default",
+        "5:async:default", "5:wal:default", "5:isr:default", "5:raft:default",
+        "6:async:default", "6:wal:default", "6:isr:default", "6:raft:default",
+        "7:async:default", "7:wal:default", "7:isr:default", "7:raft:default",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    expected.sort();
+    assert_eq!(keys, expected);
+    for r in runs() {
+        assert!(!r.trace.is_empty(), "exp{} {} {} left no trace", r.experiment, r.protocol, r.variant);
+    }
+}
+
+#[test]
+fn exp1_async_and_wal_leader_follower_is_empty_at_ack_and_has_it_after() {
+    for (p, v) in [(Async, "default"), (Wal, "leader")] {
+        let o = normal(p, v);
+        assert!(o.acked, "{p}");
+        assert_eq!(o.follower_at_ack, None, "{p}");
+        assert!(o.follower_after.is_some(), "{p}");
+        assert_eq!(o.leader_offset, o.follower_offset, "{p}");
+    }
+}
+
+#[test]
+fn exp1_wal_quorum_sync_standby_has_flushed_it_at_ack() {
+    let o = normal(Wal, "quorum");
+    assert!(o.acked);
+    assert!(o.follower_at_ack.is_some());
+    assert_eq!(o.follower_at_ack, o.follower_after);
+}
+
+#[test]
+fn exp1_isr_leader_has_a_follower_gap_and_all_isr_has_every_member() {
+    let leader = normal(Isr, "leader");
+    assert!(leader.acked);
+    assert_eq!(leader.follower_at_ack, None);
+    assert!(leader.follower_after.is_some());
+    let all = normal(Isr, "all_isr");
+    assert!(all.acked);
+    assert!(all.follower_at_ack.is_some());
+    assert!(all.follower_offset >= all.ack_offset.expect("offset"));
+}
+
+#[test]
+fn exp1_raft_quorum_acks_at_offset_2_and_converges_with_equal_commit_offsets() {
+    let o = normal(Raft, "default");
+    assert!(o.acked);
+    assert_eq!(o.ack_offset, Some(2));
+    assert!(o.follower_after.is_some());
+    assert_eq!(o.leader_offset, o.follower_offset);
+}
+
+#[test]
+fn exp2_weak_levels_lose_the_acked_write_and_strong_levels_keep_it() {
+    for (p, v, survives) in [
+        (Async, "default", false),
+        (Wal, "leader", false),
+        (Wal, "quorum", true),
+        (Isr, "leader", false),
+        (Isr, "all_isr", true),
+        (Raft, "default", true),
+    ] {
+        let o = crash(p, v);
+        assert!(o.acked, "{p} {v}");
+        assert!(o.value_before.is_some(), "{p} {v}");
+        assert_ne!(o.old_leader, o.new_leader, "{p} {v}");
+        assert_eq!(o.survived, survives, "{p} {v}: {o:?}");
+        assert_eq!(o.survived, o.value_after == o.value_before, "{p} {v}");
+    }
+}
+
+#[test]
+fn exp3_async_both_sides_ack_and_converge_to_the_new_primary() {
+    let o = minority(Async);
+    assert!(o.old_write_acked && o.new_write_acked);
+    assert!(o.converged);
+    assert_eq!(o.minority_value, b("majority"));
+    assert_eq!(o.majority_value, b("majority"));
+}
+
+#[test]
+fn exp3_wal_and_isr_fence_old_lineage_messages_and_converge() {
+    for p in [Wal, Isr] {
+        let o = minority(p);
+        assert!(o.new_write_acked, "{p}");
+        assert!(o.fenced_messages >= 1, "{p}: {o:?}");
+        assert!(o.converged, "{p}");
+        assert_eq!(o.minority_value, b("majority"), "{p}");
+        assert_eq!(o.majority_value, b("majority"), "{p}");
+    }
+}
+
+#[test]
+fn exp3_raft_old_leader_cannot_commit_and_becomes_follower_after_heal() {
+    let o = minority(Raft);
+    assert!(!o.old_write_acked);
+    assert!(o.new_write_acked);
+    assert!(o.converged);
+    assert_eq!(o.old_leader_role_after, "follower");
+    assert_eq!(o.minority_value, b("majority"));
+    assert_eq!(o.majority_value, b("majority"));
+}
+
+#[test]
+fn exp4_a_slow_replica_leaves_writes_available_and_is_stale() {
+    for p in [Async, Wal, Isr, Raft] {
+        let o = slow(p, "default");
+        assert!(o.write_available, "{p}");
+        assert!(o.slow_replica_stale, "{p}");
+        assert!(!o.membership.is_empty(), "{p}");
+    }
+    assert!(slow(Isr, "default").membership.contains("removed from ISR"));
+}
+
+#[test]
+fn exp4_strong_variants_refuse_the_write() {
+    assert!(!slow(Wal, "sync_standby").write_available);
+    assert!(!slow(Isr, "min_insync_3").write_available);
+}
+
+#[test]
+fn exp5_catch_up_modes_inside_and_outside_the_window() {
+    for p in [Async, Wal, Isr] {
+        let o = reconnect(p);
+        assert_eq!((o.inside_window.as_str(), o.outside_window.as_str()), ("incremental", "full"), "{p}");
+    }
+    let o = reconnect(Raft);
+    assert_eq!((o.inside_window.as_str(), o.outside_window.as_str()), ("log replay", "log replay"));
+}
+
+#[test]
+fn exp6_read_level_matrix() {
+    use ReadOutcome::*;
+    let row = |p| {
+        let r = reads(p);
+        (r.local, r.leader, r.linearizable)
+    };
+    assert_eq!(row(Async), (Stale, Fresh, Unsupported));
+    assert_eq!(row(Wal), (Stale, Fresh, Unsupported));
+    assert_eq!(row(Isr), (Stale, Fresh, Blocked));
+    assert_eq!(row(Raft), (Stale, Fresh, Fresh));
+}
+
+#[test]
+fn exp7_old_side_reads_before_and_the_guard_fails_closed_on_the_old_leader() {
+    for (p, guard) in [
+        (Async, "unsupported"),
+        (Wal, "unsupported"),
+        (Isr, "lease fenced"),
+        (Raft, "read-index fenced (no quorum)"),
+    ] {
+        let o = split(p);
+        assert_eq!(o.old_local, b("before"), "{p}");
+        assert_eq!(o.current, b("after"), "{p}");
+        assert_eq!(o.guard, guard, "{p}");
+    }
+}
+
+#[test]
+fn every_cell_is_derived_from_its_observation() {
+    for r in runs() {
+        assert_eq!(r.cell(), r.observed.cell());
+        assert_eq!(run(r.experiment, r.protocol, r.variant).cell(), r.cell());
+    }
+}
