@@ -1,1 +1,116 @@
-//! placeholder
+//! # proto-async — a Redis-shaped asynchronous primary/replica
+//!
+//! One primary accepts writes and acknowledges them as soon as it has
+//! applied them to its own map; it then streams every write, as an entry
+//! `{generation, replication id, offset, key, value}`, to each replica.
+//! Nobody waits for a replica, so an acknowledged write can be lost when the
+//! primary fails before the stream arrives — the point of experiment 2.
+//!
+//! ## Mechanism
+//!
+//! - **History.** The primary's history is named by a replication id
+//!   (`repl-<generation>`) and positioned by a monotonically increasing
+//!   offset. The last `backlog_size` entries stay in a bounded backlog.
+//! - **Streaming.** Each write goes into the primary's output buffer for
+//!   every alive replica; at the next tick each buffer goes on the wire as
+//!   one `replication_stream` message carrying only the new entries. A
+//!   replica applies entries only if they come from the primary it follows,
+//!   with the current generation and its own replication id, each at
+//!   exactly its offset + 1. Anything else is rejected before touching state
+//!   (`non_current_primary`, `stale_generation`, `stale_replication_id`) or,
+//!   for a gap or a foreign id, triggers resynchronisation. A buffer whose
+//!   link is cut is kept (as a start offset) and delivered from the backlog
+//!   when the link heals — if the backlog still holds it.
+//! - **Resynchronisation** (`PSYNC`). *Partial* when the replica holds the
+//!   primary's replication id and its next offset is still in the backlog
+//!   (or it is level); otherwise *full*: one message replacing its whole
+//!   map, id and offset. The probe shows the most recent mode
+//!   ([`SyncMode`]).
+//! - **Promotion** ([`AsyncPrimaryGroup::promote`]) is manual: generation +
+//!   1, a new replication id, the backlog cleared, every other node
+//!   reconfigured to follow the new primary and resynchronised. An old
+//!   primary that is cut off keeps accepting writes (a dirty write) until it
+//!   is healed, when its buffered stream is fenced and it is demoted.
+//! - **Faults.** `crash` keeps the data set; `crash(lose_unfsynced)` rolls
+//!   back to the last `fsync` and trims the backlog. Restart and heal make
+//!   replicas resynchronise.
+//!
+//! ## Trace events
+//!
+//! Besides SimNet's `message_sent` / `message_delivered` /
+//! `message_dropped`: `async_group_started`, `async_write_applied`,
+//! `async_stream_sent`, `async_stream_buffered`, `async_stream_flushed`,
+//! `async_stream_buffer_discarded`, `async_stream_applied`,
+//! `async_stream_duplicate`, `async_gap_detected`, `async_message_rejected`,
+//! `async_resync_requested`, `async_resync_served`, `async_psync_refused`,
+//! `async_partial_sync_applied`, `async_full_sync_applied`,
+//! `async_promoted`, `async_replica_reconfigured`, `async_demoted`,
+//! `async_demotion_deferred`, `async_history_reset`, `async_node_crashed`,
+//! `async_node_restarted`, `async_node_isolated`, `async_node_healed`,
+//! `async_fsync`, `async_read_served`.
+//!
+//! ## Mirrors / simplifies / omits (Redis)
+//!
+//! - **Mirrors:** asynchronous replication with `WAIT`-less writes; the
+//!   replication id + offset pair and `repl-backlog`; `PSYNC` answered with
+//!   `+CONTINUE` (partial) or `+FULLRESYNC` (full); Sentinel-style manual
+//!   failover that changes the replication id so replicas full-sync; the
+//!   split-brain window in which a partitioned old master still acknowledges
+//!   writes that are discarded when it rejoins as a replica; a master's
+//!   replica output buffer that is delivered late when a short partition
+//!   heals.
+//! - **Simplifies:** the backlog counts entries, not bytes; the sentinel is
+//!   an in-process operator that never fails and reaches every node; the
+//!   generation is an explicit number carried by every message (Redis relies
+//!   on the replication id and the sentinel's config epoch); the primary
+//!   streams to every other alive node; a primary that lost writes to a
+//!   power loss restarts with a new history (generation + 1) so no replica
+//!   can splice the new writes onto entries the primary forgot.
+//! - **Omits:** PSYNC2's secondary replication id (a promoted replica here
+//!   always forces full syncs), `min-replicas-to-write`, RDB/AOF file
+//!   formats, replica-of-replica chains, timeouts and heartbeats, and
+//!   client redirection.
+//!
+//! ## Example
+//!
+//! ```
+//! use proto_async::{AsyncConfig, AsyncPrimaryGroup};
+//! use replication::{AckLevel, Bytes, NodeId, ReadLevel, ReplicationGroup};
+//!
+//! let mut group = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+//! let ack = group
+//!     .client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
+//!     .unwrap();
+//! assert!(ack.accepted);
+//! let replica = NodeId::new("replica-1");
+//! // Acknowledged, yet the replica does not have it yet…
+//! let read = group.client_read(b"k", ReadLevel::Local, Some(&replica)).unwrap();
+//! assert_eq!(read.value, None);
+//! // …until the stream is delivered.
+//! group.run_until_idle(10).unwrap();
+//! let read = group.client_read(b"k", ReadLevel::Local, Some(&replica)).unwrap();
+//! assert_eq!(read.value, Some(Bytes::from("v")));
+//! ```
+//!
+//! A longer, runnable example: `cargo run -p proto-async --example failover`.
+
+mod backlog;
+mod config;
+mod delivery;
+mod group;
+mod message;
+mod node;
+#[cfg(test)]
+mod node_tests;
+mod ops;
+mod probe;
+mod replication_impl;
+mod role;
+
+pub use config::AsyncConfig;
+pub use group::AsyncPrimaryGroup;
+pub use message::{
+    AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplicationId, replication_id_for,
+};
+pub use probe::{AsyncNodeProbe, AsyncProbe};
+pub use role::{Role, SyncMode};

@@ -1,1 +1,105 @@
-//! placeholder
+//! # proto-isr — a Kafka-shaped partition: ISR, high watermark, controller epochs
+//!
+//! Protocol 3 of MiniDist. An in-process **controller** owns the leader, the
+//! leader epoch, the controller epoch and the **in-sync replica set** (ISR).
+//! The leader appends ahead; followers copy its ordered log; the **high
+//! watermark** (HW) marks the prefix every alive ISR member holds, and only
+//! that prefix is *committed*.
+//!
+//! ## The mechanism
+//!
+//! - **Writes.** [`AckLevel::Leader`](replication::AckLevel::Leader) appends
+//!   on the leader, streams the entry to every follower that is not marked
+//!   slow, and returns at once. [`AckLevel::AllIsr`](replication::AckLevel::AllIsr)
+//!   first refreshes ISR and HW and refuses *before appending* when the ISR
+//!   is smaller than `min.insync.replicas`; otherwise it appends and drives
+//!   ticks until every current ISR member holds the entry and HW covers it
+//!   (accepted), the ISR drops below the minimum, or `ack_timeout` passes
+//!   (refused). `None` and `Quorum` are unsupported.
+//! - **ISR.** Every tick the controller checks each follower: it is caught
+//!   up only if it is alive, not slow, linked to the leader, and has
+//!   received the *current* leader's entries in the *current* epoch up to
+//!   the leader's log end. A member not caught up for `replica_lag_timeout`
+//!   ticks leaves the ISR (`isr_member_removed`); a non-member that is
+//!   caught up rejoins (`isr_member_added`). The ISR may shrink below the
+//!   minimum: that only refuses later `AllIsr` writes.
+//! - **HW** = the minimum confirmed log end over alive ISR members; it never
+//!   moves back. Each replica applies entries up to `min(HW, its confirmed
+//!   end)` into `committed_data`, incrementally from its `applied_hw`.
+//! - **Catch-up.** When a follower restarts, heals, stops being slow or
+//!   follows a new leader, the leader finds the end of their shared prefix
+//!   (by entry epochs, as KIP-101's leader-epoch lookup does) and sends the
+//!   rest from its retained window (`incremental`, also when level), or a
+//!   full snapshot when the follower's next offset fell out of the window
+//!   (`full`). A catch-up first truncates any suffix the leader's log does
+//!   not share: **divergence repair**.
+//! - **Clean election** ([`IsrGroup::controller_elect`]): only a live ISR
+//!   member; both epochs + 1; the candidate's log truncated to HW; the old
+//!   leader leaves the ISR; a new lease; followers resynchronise.
+//! - **Fencing.** Every packet carries its sender's leader epoch and id;
+//!   each entry its own entry epoch. A receiver rejects a packet of another
+//!   epoch (`stale_leader_epoch`) or from a non-leader (`non_current_leader`)
+//!   before touching state (`isr_append_rejected`). Old-epoch *entries* are
+//!   still replayed by a new leader.
+//! - **Reads.** `Local` (a node's full data, may be stale), `Leader` (may
+//!   include entries above HW), `Linearizable` (the leader's
+//!   `committed_data`, blocked with guard `above high watermark`,
+//!   `isr below min.insync` or `lease expired`), and
+//!   [`IsrGroup::lease_read`] which also requires the named node to be the
+//!   current leader (`lease fenced`).
+//!
+//! ## Against real Kafka
+//!
+//! - **Mirrors:** ISR shrink on lag and rejoin only after catching up;
+//!   HW as the ISR's common prefix; `acks=all` + `min.insync.replicas`
+//!   checked before append; leader epochs fencing old leaders while entry
+//!   epochs keep history; clean-election truncation to HW; KIP-101
+//!   truncation by leader epoch instead of by HW alone.
+//! - **Simplifies:** the controller is an in-process oracle that never
+//!   fails and reaches every non-isolated live broker instantly (its
+//!   LeaderAndIsr); followers are pushed to rather than fetching (a fetch is
+//!   sent only when a packet does not fit); the leader sees follower
+//!   positions directly; the retained window is the last `retention`
+//!   entries; a full catch-up ships the whole log atomically; the lease is a
+//!   teaching device renewed while an ISR quorum is reachable, not a Kafka
+//!   API; fsync is an O(1) "durable through offset" marker.
+//! - **Omits:** brokers and clients as processes, batches, segments,
+//!   retention by bytes or time, fetch sessions, idempotent and
+//!   transactional producers, KRaft metadata replication, unclean election,
+//!   reassignment, rack awareness, throttling.
+//!
+//! ## Example
+//!
+//! ```
+//! use proto_isr::{IsrConfig, IsrGroup};
+//! use replication::{AckLevel, Bytes, ReplicationGroup};
+//!
+//! let mut g = IsrGroup::new(IsrConfig::default()).unwrap();
+//! let w = g.client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::AllIsr).unwrap();
+//! assert!(w.accepted);
+//! assert!(g.probe().high_watermark >= 1);
+//! g.check_invariants().unwrap();
+//! ```
+//!
+//! Runnable: `cargo run -p proto-isr --example shrink_rejoin` (the
+//! chapter's hands-on run).
+
+mod config;
+mod controller;
+mod group;
+mod inspect;
+mod invariants;
+mod log;
+mod message;
+mod node;
+mod ops;
+mod probe;
+mod reads;
+mod replication_impl;
+mod writes;
+
+pub use config::IsrConfig;
+pub use group::IsrGroup;
+pub use log::LogEntry;
+pub use message::{AppendKind, IsrMessage};
+pub use probe::{CatchUpMode, IsrProbe, NodeProbe};

@@ -1,7 +1,5 @@
 //! Errors raised by the simulation core.
 
-use crate::node::NodeId;
-
 /// Everything that can go wrong when driving the simulator.
 ///
 /// Every variant names the setting, node or bound at fault.
@@ -34,7 +32,4 @@ pub enum SimError {
         /// What was wrong with it.
         reason: String,
     },
-    /// A node name is not acceptable (empty).
-    #[error("invalid node id {0:?}: node ids must be non-empty")]
-    InvalidNode(NodeId),
 }

@@ -332,6 +332,12 @@ impl<M: Payload> SimNet<M> {
         self.cut.iter().any(|(a, b)| a == node || b == node)
     }
 
+    /// The messages in flight, in no particular order (for inspection and
+    /// counting; never let this order reach a trace).
+    pub fn pending(&self) -> impl Iterator<Item = &Envelope<M>> {
+        self.queue.pending()
+    }
+
     /// Number of messages in flight.
     pub fn in_flight(&self) -> usize {
         self.queue.len()

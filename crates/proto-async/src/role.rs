@@ -1,0 +1,59 @@
+//! A node's standing: its role and how it last received data.
+
+use std::fmt;
+
+/// What a node believes it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// Accepts writes and streams them to replicas.
+    Primary,
+    /// Applies what its configured primary streams.
+    Replica,
+}
+
+impl Role {
+    /// `primary` or `replica`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Primary => "primary",
+            Role::Replica => "replica",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a node most recently received data from a primary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SyncMode {
+    /// Nothing received yet.
+    Never,
+    /// Applied an entry of the live replication stream.
+    Streaming,
+    /// Caught up from the primary's backlog (`+CONTINUE`).
+    Partial,
+    /// Replaced its whole data set (`+FULLRESYNC`).
+    Full,
+}
+
+impl SyncMode {
+    /// `never`, `streaming`, `partial` or `full`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SyncMode::Never => "never",
+            SyncMode::Streaming => "streaming",
+            SyncMode::Partial => "partial",
+            SyncMode::Full => "full",
+        }
+    }
+}
+
+impl fmt::Display for SyncMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,105 @@
+//! Group configuration, its SPEC §6 defaults and its validation.
+
+use std::collections::BTreeSet;
+
+use replication::{GroupError, NodeId};
+
+/// Settings of one ISR partition. Start from [`IsrConfig::default`] and
+/// override fields; [`IsrConfig::validate`] (called by
+/// [`IsrGroup::new`](crate::IsrGroup::new)) names the first bad setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IsrConfig {
+    /// Every replica, in id order of appearance (at least two, no duplicates).
+    pub nodes: Vec<NodeId>,
+    /// The initial leader (must be one of `nodes`).
+    pub leader: NodeId,
+    /// `min.insync.replicas`: the ISR size an `AllIsr` write needs to be
+    /// admitted and acknowledged (1..=nodes).
+    pub min_insync_replicas: usize,
+    /// Ticks a follower may stay behind the leader before it leaves the ISR.
+    pub replica_lag_timeout: u64,
+    /// Entries the leader retains for incremental catch-up.
+    pub retention: usize,
+    /// Network delay of every message, in ticks.
+    pub delay: u64,
+    /// Ticks an `AllIsr` write waits before it is refused.
+    pub ack_timeout: u64,
+    /// Ticks a leader lease lasts after its last renewal.
+    pub lease_duration: u64,
+    /// Seed of the group's one random generator.
+    pub seed: u64,
+}
+
+impl Default for IsrConfig {
+    /// `node-1..3`, leader `node-1`, min.insync 2, lag timeout 3,
+    /// retention 8, delay 1, ack timeout 32, lease 4, seed 0.
+    fn default() -> Self {
+        IsrConfig {
+            nodes: vec![
+                NodeId::new("node-1"),
+                NodeId::new("node-2"),
+                NodeId::new("node-3"),
+            ],
+            leader: NodeId::new("node-1"),
+            min_insync_replicas: 2,
+            replica_lag_timeout: 3,
+            retention: 8,
+            delay: 1,
+            ack_timeout: 32,
+            lease_duration: 4,
+            seed: 0,
+        }
+    }
+}
+
+impl IsrConfig {
+    /// Checks every setting; the error names the one at fault.
+    pub fn validate(&self) -> Result<(), GroupError> {
+        if self.nodes.len() < 2 {
+            return Err(GroupError::config(
+                "nodes",
+                format!("need at least 2 nodes, got {}", self.nodes.len()),
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for node in &self.nodes {
+            if node.as_str().is_empty() {
+                return Err(GroupError::config("nodes", "node ids must be non-empty"));
+            }
+            if !seen.insert(node) {
+                return Err(GroupError::config(
+                    "nodes",
+                    format!("duplicate node id {node}"),
+                ));
+            }
+        }
+        if !seen.contains(&self.leader) {
+            return Err(GroupError::config(
+                "leader",
+                format!("leader {} is not one of the nodes", self.leader),
+            ));
+        }
+        if self.min_insync_replicas == 0 || self.min_insync_replicas > self.nodes.len() {
+            return Err(GroupError::config(
+                "min_insync_replicas",
+                format!(
+                    "must be in 1..={}, got {}",
+                    self.nodes.len(),
+                    self.min_insync_replicas
+                ),
+            ));
+        }
+        for (setting, value) in [
+            ("replica_lag_timeout", self.replica_lag_timeout),
+            ("retention", self.retention as u64),
+            ("delay", self.delay),
+            ("ack_timeout", self.ack_timeout),
+            ("lease_duration", self.lease_duration),
+        ] {
+            if value == 0 {
+                return Err(GroupError::config(setting, "must be positive, got 0"));
+            }
+        }
+        Ok(())
+    }
+}

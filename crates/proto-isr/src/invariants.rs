@@ -1,0 +1,108 @@
+//! The state-based safety invariants of SPEC §6, checkable at any tick.
+//! (Monotonicity of HW / `applied_hw` and the survival of acknowledged
+//! writes need history; the integration tests track those across probes.)
+
+use std::collections::BTreeMap;
+
+use crate::group::IsrGroup;
+use crate::log::ReplicaLog;
+
+fn same_prefix(a: &ReplicaLog, b: &ReplicaLog, through: u64) -> bool {
+    let through = through as usize;
+    a.entries[..through] == b.entries[..through]
+}
+
+impl IsrGroup {
+    /// Checks, in O(log length × nodes²) (a test aid, not a hot path):
+    /// 2. entries at or below both nodes' applied HW are identical, and
+    ///    every node's `committed_data` is exactly its log through
+    ///    `applied_hw`; every alive ISR member holds the leader's entries
+    ///    through HW;
+    /// 3. a follower confirmed in the current epoch holds exactly the
+    ///    leader's entries up to its confirmed end;
+    /// 4. the retained window lies inside the leader's own log;
+    /// plus HW ≤ leader log end and `applied_hw` ≤ HW. Returns the first
+    /// violation found.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let hw = self.high_watermark;
+        for a in &self.nodes {
+            if a.log.applied_hw > hw {
+                return Err(format!(
+                    "{}: applied_hw {} > HW {hw}",
+                    a.id, a.log.applied_hw
+                ));
+            }
+            if a.log.applied_hw <= a.log.end() {
+                let mut committed = BTreeMap::new();
+                for e in &a.log.entries[..a.log.applied_hw as usize] {
+                    committed.insert(e.key.clone(), e.value.clone());
+                }
+                if committed != a.log.committed {
+                    return Err(format!(
+                        "{}: committed_data is not its log through applied_hw",
+                        a.id
+                    ));
+                }
+            }
+            for b in &self.nodes {
+                let through = a
+                    .log
+                    .applied_hw
+                    .min(b.log.applied_hw)
+                    .min(a.log.end())
+                    .min(b.log.end());
+                if !same_prefix(&a.log, &b.log, through) {
+                    return Err(format!(
+                        "{} and {} disagree at or below their applied HW {through}",
+                        a.id, b.id
+                    ));
+                }
+            }
+        }
+        if !self.leader_available() {
+            return Ok(());
+        }
+        let leader = &self.nodes[self.leader];
+        if hw > leader.log.end() {
+            return Err(format!("HW {hw} above leader log end {}", leader.log.end()));
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            if self.in_isr[i] && n.alive {
+                if n.log.end() < hw {
+                    return Err(format!(
+                        "ISR member {} log end {} < HW {hw}",
+                        n.id,
+                        n.log.end()
+                    ));
+                }
+                if !same_prefix(&n.log, &leader.log, hw) {
+                    return Err(format!(
+                        "ISR member {} differs from the leader at or below HW",
+                        n.id
+                    ));
+                }
+            }
+            if i != self.leader && n.alive && n.matched_epoch == self.leader_epoch {
+                if n.matched_end > leader.log.end() || n.matched_end > n.log.end() {
+                    return Err(format!(
+                        "{} confirmed end {} beyond a log",
+                        n.id, n.matched_end
+                    ));
+                }
+                if !same_prefix(&n.log, &leader.log, n.matched_end) {
+                    return Err(format!(
+                        "{} counted as matching the leader through {} but differs",
+                        n.id, n.matched_end
+                    ));
+                }
+            }
+        }
+        let (first, last) = self.retained_range();
+        if last != leader.log.end() || first < 1 {
+            return Err(format!(
+                "retained window {first}..={last} is not the leader's log"
+            ));
+        }
+        Ok(())
+    }
+}

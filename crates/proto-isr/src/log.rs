@@ -1,0 +1,124 @@
+//! A replica's log and the two key/value views derived from it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+/// One log entry. Offsets start at 1 and are contiguous.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// Position in the log (1-based).
+    pub offset: u64,
+    /// The leader epoch in which the entry originated (its *entry* epoch).
+    pub epoch: u64,
+    /// Key.
+    pub key: Bytes,
+    /// Value.
+    pub value: Bytes,
+}
+
+/// A replica's log, `data` (every appended entry applied) and
+/// `committed_data` (only entries at or below `applied_hw`).
+///
+/// Invariant: `entries[i].offset == i + 1`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReplicaLog {
+    pub(crate) entries: Vec<Arc<LogEntry>>,
+    pub(crate) data: BTreeMap<Bytes, Bytes>,
+    pub(crate) committed: BTreeMap<Bytes, Bytes>,
+    pub(crate) applied_hw: u64,
+}
+
+impl ReplicaLog {
+    /// The log end offset (offset of the last entry, 0 when empty).
+    pub(crate) fn end(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    /// The entry at `offset`, if held.
+    pub(crate) fn get(&self, offset: u64) -> Option<&Arc<LogEntry>> {
+        if offset == 0 {
+            return None;
+        }
+        self.entries.get((offset - 1) as usize)
+    }
+
+    /// Entry epoch at `offset` (0 for offset 0 or a missing entry).
+    pub(crate) fn epoch_at(&self, offset: u64) -> u64 {
+        self.get(offset).map_or(0, |e| e.epoch)
+    }
+
+    /// Appends the next entry and applies it to `data`.
+    pub(crate) fn push(&mut self, entry: Arc<LogEntry>) {
+        debug_assert_eq!(entry.offset, self.end() + 1, "log offsets are contiguous");
+        upsert(&mut self.data, &entry);
+        self.entries.push(entry);
+    }
+
+    /// Drops every entry above `end` and rebuilds `data` from what is left
+    /// (committed prefix first, so the rebuild costs the uncommitted tail).
+    /// Returns true when something was dropped.
+    pub(crate) fn truncate_above(&mut self, end: u64) -> bool {
+        if end >= self.end() {
+            return false;
+        }
+        self.entries.truncate(end as usize);
+        self.rebuild_data();
+        true
+    }
+
+    /// Replaces the whole log (full snapshot install).
+    pub(crate) fn replace(&mut self, entries: &[Arc<LogEntry>]) {
+        self.entries = entries.to_vec();
+        self.rebuild_data();
+    }
+
+    fn rebuild_data(&mut self) {
+        let from = self.applied_hw.min(self.end());
+        let mut data = if from == self.applied_hw {
+            self.committed.clone()
+        } else {
+            BTreeMap::new()
+        };
+        let start = if from == self.applied_hw { from } else { 0 };
+        for entry in &self.entries[start as usize..] {
+            upsert(&mut data, entry);
+        }
+        self.data = data;
+    }
+
+    /// Copies entries `applied_hw+1 ..= target` into `committed` (never
+    /// backwards; entries not held are not applied). Returns true on advance.
+    pub(crate) fn apply_through(&mut self, target: u64) -> bool {
+        let target = target.min(self.end());
+        if target <= self.applied_hw {
+            return false;
+        }
+        for entry in &self.entries[self.applied_hw as usize..target as usize] {
+            upsert(&mut self.committed, entry);
+        }
+        self.applied_hw = target;
+        true
+    }
+
+    /// The highest offset at which this log and `other` hold entries of the
+    /// same epoch (the end of their shared prefix, by the log-matching rule).
+    pub(crate) fn shared_prefix_with(&self, other: &ReplicaLog) -> u64 {
+        let mut k = self.end().min(other.end());
+        while k > 0 && self.epoch_at(k) != other.epoch_at(k) {
+            k -= 1;
+        }
+        k
+    }
+}
+
+/// `map[key] = value` without re-cloning a key that is already present.
+fn upsert(map: &mut BTreeMap<Bytes, Bytes>, entry: &LogEntry) {
+    match map.get_mut(&entry.key) {
+        Some(value) => value.clone_from(&entry.value),
+        None => {
+            map.insert(entry.key.clone(), entry.value.clone());
+        }
+    }
+}

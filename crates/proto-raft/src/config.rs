@@ -1,0 +1,104 @@
+//! Group configuration and its validation.
+
+use std::collections::BTreeSet;
+
+use replication::GroupError;
+use sim_core::NodeId;
+
+/// Settings of a [`RaftGroup`](crate::RaftGroup).
+///
+/// [`RaftConfig::default`] is the SPEC §7 group: `node-1..3`, seed 0,
+/// election timeout drawn from `8..=14` ticks, heartbeat every 2 ticks,
+/// network delay 1 tick. [`RaftConfig::validate`] (called by
+/// [`RaftGroup::new`](crate::RaftGroup::new)) refuses anything that would
+/// make elections unsafe or meaningless.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaftConfig {
+    /// Voting members, in id order of the group (at least three, no duplicates).
+    pub nodes: Vec<NodeId>,
+    /// Seed of the group's one random generator (election deadlines).
+    pub seed: u64,
+    /// Range `(lo, hi)` of the randomised election timeout in ticks.
+    pub election_timeout: (u64, u64),
+    /// Ticks between a leader's heartbeats to an otherwise idle follower.
+    pub heartbeat: u64,
+    /// Network delay of every message, in ticks.
+    pub delay: u64,
+}
+
+impl Default for RaftConfig {
+    fn default() -> Self {
+        RaftConfig {
+            nodes: (1..=3).map(|i| NodeId::new(format!("node-{i}"))).collect(),
+            seed: 0,
+            election_timeout: (8, 14),
+            heartbeat: 2,
+            delay: 1,
+        }
+    }
+}
+
+impl RaftConfig {
+    /// Checks every setting; the error names the one at fault.
+    ///
+    /// Rules: at least three nodes, non-empty and distinct names; a nonzero
+    /// heartbeat and delay; `lo ≤ hi`; the lowest election timeout exceeds
+    /// the heartbeat and exceeds `2 × delay + heartbeat` (so a follower of a
+    /// healthy leader never times out between two heartbeats).
+    pub fn validate(&self) -> Result<(), GroupError> {
+        if self.nodes.len() < 3 {
+            return Err(GroupError::config(
+                "nodes",
+                format!("raft needs at least 3 nodes, got {}", self.nodes.len()),
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for node in &self.nodes {
+            if node.as_str().is_empty() {
+                return Err(GroupError::config("nodes", "node ids must be non-empty"));
+            }
+            if !seen.insert(node) {
+                return Err(GroupError::config(
+                    "nodes",
+                    format!("duplicate node id {node}"),
+                ));
+            }
+        }
+        if self.heartbeat == 0 {
+            return Err(GroupError::config("heartbeat", "must be at least 1 tick"));
+        }
+        if self.delay == 0 {
+            return Err(GroupError::config("delay", "must be at least 1 tick"));
+        }
+        let (lo, hi) = self.election_timeout;
+        if lo > hi {
+            return Err(GroupError::config(
+                "election_timeout",
+                format!("lowest timeout {lo} is above highest timeout {hi}"),
+            ));
+        }
+        if lo <= self.heartbeat {
+            return Err(GroupError::config(
+                "election_timeout",
+                format!(
+                    "lowest timeout {lo} must exceed the heartbeat {}",
+                    self.heartbeat
+                ),
+            ));
+        }
+        let round_trip = self.delay.saturating_mul(2).saturating_add(self.heartbeat);
+        if lo <= round_trip {
+            return Err(GroupError::config(
+                "election_timeout",
+                format!("lowest timeout {lo} must exceed 2 × delay + heartbeat = {round_trip}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Ticks a `client_write` (and a read-index round) waits before giving
+    /// up: twice the highest election timeout.
+    pub fn client_timeout(&self) -> u64 {
+        self.election_timeout.1.saturating_mul(2)
+    }
+}

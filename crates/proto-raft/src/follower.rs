@@ -1,0 +1,175 @@
+//! The follower's half of a [`RaftNode`]: voting, AppendEntries handling,
+//! and applying committed entries.
+
+use sim_core::{Rng, Tick};
+
+use crate::message::{Command, Message};
+use crate::node::RaftNode;
+use crate::output::{NodeEvent, Output};
+use crate::role::Role;
+
+impl RaftNode {
+    /// §5.2 + §5.4.1: one vote per term, only for a candidate whose log is
+    /// at least as up to date as ours.
+    pub(crate) fn handle_vote_request(
+        &mut self,
+        now: Tick,
+        from: usize,
+        last_log_index: u64,
+        last_log_term: u64,
+        rng: &mut Rng,
+        out: &mut Vec<Output>,
+    ) {
+        let free = self.voted_for.is_none() || self.voted_for == Some(from);
+        let up_to_date = (last_log_term, last_log_index) >= (self.last_term(), self.last_index());
+        let granted = free && up_to_date && self.role == Role::Follower;
+        if granted {
+            self.voted_for = Some(from);
+            self.reset_election_deadline(now, rng);
+        }
+        out.push(Output::Event(NodeEvent::VoteCast {
+            candidate: from,
+            term: self.current_term,
+            granted,
+        }));
+        out.push(Output::Send {
+            to: from,
+            msg: Message::RequestVoteResponse {
+                term: self.current_term,
+                granted,
+            },
+        });
+    }
+
+    /// §5.3: the prev index/term check, conflict hint, suffix deletion only
+    /// on conflict, commit learned from `leader_commit`.
+    pub(crate) fn handle_append(
+        &mut self,
+        now: Tick,
+        from: usize,
+        msg: Message,
+        rng: &mut Rng,
+        out: &mut Vec<Output>,
+    ) {
+        let Message::AppendEntries {
+            prev_log_index,
+            prev_log_term,
+            entries,
+            leader_commit,
+            read_round,
+            ..
+        } = msg
+        else {
+            return;
+        };
+        self.leader_hint = Some(from);
+        self.reset_election_deadline(now, rng);
+        let term = self.current_term;
+        let reject = |conflict_index: u64| Message::AppendEntriesResponse {
+            term,
+            success: false,
+            match_index: 0,
+            conflict_index,
+            read_round,
+        };
+        match self.term_at(prev_log_index) {
+            None => {
+                let conflict_index = self.last_index() + 1;
+                out.push(Output::Event(NodeEvent::AppendRejected {
+                    leader: from,
+                    prev_log_index,
+                    conflict_index,
+                }));
+                out.push(Output::Send {
+                    to: from,
+                    msg: reject(conflict_index),
+                });
+                return;
+            }
+            Some(t) if t != prev_log_term => {
+                // First index of the conflicting term (never below commit).
+                let mut first = prev_log_index;
+                while first > self.commit_index + 1 && self.term_at(first - 1) == Some(t) {
+                    first -= 1;
+                }
+                out.push(Output::Event(NodeEvent::AppendRejected {
+                    leader: from,
+                    prev_log_index,
+                    conflict_index: first,
+                }));
+                out.push(Output::Send {
+                    to: from,
+                    msg: reject(first),
+                });
+                return;
+            }
+            Some(_) => {}
+        }
+        let count = entries.len() as u64;
+        let mut truncated_from = None;
+        let mut first_new = None;
+        for (k, entry) in entries.into_iter().enumerate() {
+            let index = prev_log_index + 1 + k as u64;
+            match self.term_at(index) {
+                Some(t) if t == entry.term => continue,
+                Some(_) => {
+                    debug_assert!(
+                        index > self.commit_index,
+                        "committed entries are never truncated"
+                    );
+                    self.log.truncate(index as usize);
+                    truncated_from = Some(index);
+                }
+                None => {}
+            }
+            first_new.get_or_insert(index);
+            self.log.push(entry);
+        }
+        if let Some(first) = first_new {
+            out.push(Output::Event(NodeEvent::EntriesAppended {
+                leader: from,
+                first,
+                last: self.last_index(),
+                truncated_from,
+            }));
+        }
+        let match_index = prev_log_index + count;
+        if leader_commit > self.commit_index {
+            let target = leader_commit.min(match_index);
+            self.advance_commit(target, out);
+        }
+        out.push(Output::Send {
+            to: from,
+            msg: Message::AppendEntriesResponse {
+                term,
+                success: true,
+                match_index,
+                conflict_index: 0,
+                read_round,
+            },
+        });
+    }
+
+    /// Moves `commit_index` up to `target` (never down) and applies the new
+    /// entries to the key/value map.
+    pub(crate) fn advance_commit(&mut self, target: u64, out: &mut Vec<Output>) {
+        if target <= self.commit_index {
+            return;
+        }
+        debug_assert!(
+            target <= self.last_index(),
+            "commit index never passes the log end"
+        );
+        self.commit_index = target;
+        while self.last_applied < self.commit_index {
+            self.last_applied += 1;
+            if let Command::Set { key, value } = &self.log[self.last_applied as usize].command {
+                self.data.insert(key.clone(), value.clone());
+            }
+        }
+        out.push(Output::Event(NodeEvent::CommitAdvanced {
+            term: self.current_term,
+            commit_index: self.commit_index,
+        }));
+    }
+}

@@ -1,0 +1,214 @@
+//! The leader's half of a [`RaftNode`]: election win, log replication with
+//! `next_index` / `match_index`, the §5.4.2 commit rule, proposals and
+//! read-index rounds.
+
+use sim_core::Tick;
+
+use crate::message::{Command, LogEntry, Message};
+use crate::node::{NodeEvent, Output, RaftNode, Role};
+
+/// Most entries one AppendEntries carries while a follower catches up.
+pub(crate) const MAX_BATCH: u64 = 64;
+
+impl RaftNode {
+    /// Won the election: reset the leader state, append a no-op of the new
+    /// term and replicate it.
+    pub(crate) fn become_leader(&mut self, now: Tick, out: &mut Vec<Output>) {
+        self.role = Role::Leader;
+        self.leader_hint = Some(self.me);
+        let next = self.last_index() + 1;
+        self.next_index.iter_mut().for_each(|n| *n = next);
+        self.match_index.iter_mut().for_each(|m| *m = 0);
+        self.read_acked.iter_mut().for_each(|r| *r = 0);
+        self.log.push(LogEntry {
+            term: self.current_term,
+            command: Command::Noop,
+        });
+        self.match_index[self.me] = self.last_index();
+        out.push(Output::Event(NodeEvent::LeaderElected {
+            term: self.current_term,
+            noop_index: self.last_index(),
+        }));
+        self.broadcast_append(now, out);
+    }
+
+    pub(crate) fn step_leader(
+        &mut self,
+        now: Tick,
+        from: usize,
+        msg: Message,
+        out: &mut Vec<Output>,
+    ) {
+        match msg {
+            Message::RequestVote { .. } => {
+                // Same term: we already voted for ourselves.
+                out.push(Output::Event(NodeEvent::VoteCast {
+                    candidate: from,
+                    term: self.current_term,
+                    granted: false,
+                }));
+                out.push(Output::Send {
+                    to: from,
+                    msg: Message::RequestVoteResponse {
+                        term: self.current_term,
+                        granted: false,
+                    },
+                });
+            }
+            Message::AppendEntriesResponse {
+                success,
+                match_index,
+                conflict_index,
+                read_round,
+                ..
+            } => {
+                if read_round > self.read_acked[from] {
+                    self.read_acked[from] = read_round;
+                }
+                if success {
+                    self.on_append_success(now, from, match_index, out);
+                } else {
+                    self.on_append_reject(now, from, conflict_index, out);
+                }
+            }
+            // Election safety makes a same-term AppendEntries impossible;
+            // late vote replies need nothing.
+            Message::AppendEntries { .. } | Message::RequestVoteResponse { .. } => {}
+        }
+    }
+
+    fn on_append_success(
+        &mut self,
+        now: Tick,
+        from: usize,
+        match_index: u64,
+        out: &mut Vec<Output>,
+    ) {
+        if match_index > self.match_index[from] {
+            self.match_index[from] = match_index;
+            self.maybe_commit(out);
+        }
+        if self.next_index[from] <= match_index {
+            self.next_index[from] = match_index + 1;
+        }
+        if self.next_index[from] <= self.last_index()
+            && self.match_index[from] + 1 == self.next_index[from]
+        {
+            // Catch-up continues batch by batch.
+            let msg = self.append_for(now, from);
+            out.push(Output::Send { to: from, msg });
+        }
+    }
+
+    fn on_append_reject(
+        &mut self,
+        now: Tick,
+        from: usize,
+        conflict_index: u64,
+        out: &mut Vec<Output>,
+    ) {
+        let retry = conflict_index.max(self.match_index[from] + 1).max(1);
+        if retry >= self.next_index[from] {
+            return; // a stale rejection: we already moved back further
+        }
+        self.next_index[from] = retry;
+        out.push(Output::Event(NodeEvent::CatchUp {
+            follower: from,
+            from_index: retry,
+            to_index: self.last_index(),
+        }));
+        let msg = self.append_for(now, from);
+        out.push(Output::Send { to: from, msg });
+    }
+
+    /// §5.3 + §5.4.2: commit N when a majority has `match_index ≥ N` and
+    /// `log[N].term == current_term`. O(nodes) per call.
+    pub(crate) fn maybe_commit(&mut self, out: &mut Vec<Output>) {
+        self.match_index[self.me] = self.last_index();
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.match_index);
+        self.scratch.sort_unstable_by(|a, b| b.cmp(a));
+        let candidate = self.scratch[self.majority() - 1];
+        if candidate > self.commit_index && self.term_at(candidate) == Some(self.current_term) {
+            self.advance_commit(candidate, out);
+        }
+    }
+
+    /// AppendEntries for `peer` carrying the entries from its `next_index`
+    /// (at most [`MAX_BATCH`]); `next_index` moves past them optimistically.
+    pub(crate) fn append_for(&mut self, now: Tick, peer: usize) -> Message {
+        let next = self.next_index[peer].clamp(1, self.last_index() + 1);
+        let prev = next - 1;
+        let end = self.last_index().min(prev + MAX_BATCH);
+        let entries = self.log[next as usize..=end as usize].to_vec();
+        self.next_index[peer] = end + 1;
+        self.last_sent[peer] = now;
+        Message::AppendEntries {
+            term: self.current_term,
+            prev_log_index: prev,
+            prev_log_term: self.log[prev as usize].term,
+            entries,
+            leader_commit: self.commit_index,
+            read_round: self.read_round,
+        }
+    }
+
+    pub(crate) fn broadcast_append(&mut self, now: Tick, out: &mut Vec<Output>) {
+        for peer in 0..self.cluster {
+            if peer != self.me {
+                let msg = self.append_for(now, peer);
+                out.push(Output::Send { to: peer, msg });
+            }
+        }
+    }
+
+    /// Heartbeat (an AppendEntries from `next_index`) to every follower that
+    /// has heard nothing for `heartbeat` ticks.
+    pub(crate) fn heartbeat_idle_peers(&mut self, now: Tick, out: &mut Vec<Output>) {
+        for peer in 0..self.cluster {
+            if peer != self.me && now >= self.last_sent[peer].saturating_add(self.timing.heartbeat)
+            {
+                let msg = self.append_for(now, peer);
+                out.push(Output::Send { to: peer, msg });
+            }
+        }
+    }
+
+    /// Appends `command` in the current term and replicates it at once.
+    /// Returns the new entry's index, or `None` when not leader.
+    pub(crate) fn propose(
+        &mut self,
+        now: Tick,
+        command: Command,
+        out: &mut Vec<Output>,
+    ) -> Option<u64> {
+        if self.role != Role::Leader || !self.alive {
+            return None;
+        }
+        self.log.push(LogEntry {
+            term: self.current_term,
+            command,
+        });
+        let index = self.last_index();
+        self.match_index[self.me] = index;
+        self.broadcast_append(now, out);
+        Some(index)
+    }
+
+    /// Starts a read-index round (§6.4): a new round number, sent to every
+    /// follower on an AppendEntries; confirmed once a majority echoes it.
+    pub(crate) fn start_read_round(&mut self, now: Tick, out: &mut Vec<Output>) -> u64 {
+        self.read_round += 1;
+        self.broadcast_append(now, out);
+        self.read_round
+    }
+
+    /// True when a majority (counting this leader) answered round `round`
+    /// in the current term.
+    pub(crate) fn read_round_confirmed(&self, round: u64) -> bool {
+        let acks = (0..self.cluster)
+            .filter(|p| *p == self.me || self.read_acked[*p] >= round)
+            .count();
+        acks >= self.majority()
+    }
+}

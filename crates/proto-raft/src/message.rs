@@ -1,0 +1,125 @@
+//! Log entries and the four Raft RPC messages (Figure 2).
+
+use bytes::Bytes;
+use sim_core::Payload;
+
+/// What a log entry asks the state machine to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// The empty entry a new leader appends in its own term (§8), so it can
+    /// commit everything before it without counting old-term replicas.
+    Noop,
+    /// `key = value` in the key/value state machine.
+    Set {
+        /// The key.
+        key: Bytes,
+        /// The value.
+        value: Bytes,
+    },
+}
+
+/// One entry of a node's log. Its index is its position (index 0 is a
+/// sentinel of term 0 that never appears in probes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// Term of the leader that created the entry.
+    pub term: u64,
+    /// The command.
+    pub command: Command,
+}
+
+impl LogEntry {
+    /// The log's index-0 sentinel: term 0, no command.
+    pub(crate) fn sentinel() -> Self {
+        LogEntry {
+            term: 0,
+            command: Command::Noop,
+        }
+    }
+}
+
+/// A Raft RPC or its reply. The sender is the envelope's `src`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    /// RequestVote (§5.2, §5.4.1).
+    RequestVote {
+        /// Candidate's term.
+        term: u64,
+        /// Index of the candidate's last log entry.
+        last_log_index: u64,
+        /// Term of the candidate's last log entry.
+        last_log_term: u64,
+    },
+    /// Reply to RequestVote.
+    RequestVoteResponse {
+        /// Voter's current term.
+        term: u64,
+        /// True when the vote was granted.
+        granted: bool,
+    },
+    /// AppendEntries (§5.3); a heartbeat when `entries` is empty.
+    AppendEntries {
+        /// Leader's term.
+        term: u64,
+        /// Index of the entry just before `entries`.
+        prev_log_index: u64,
+        /// Term of that entry.
+        prev_log_term: u64,
+        /// New entries (only those from the follower's `next_index`).
+        entries: Vec<LogEntry>,
+        /// Leader's commit index.
+        leader_commit: u64,
+        /// The leader's read-index round this message belongs to (§6.4);
+        /// echoed in the reply.
+        read_round: u64,
+    },
+    /// Reply to AppendEntries.
+    AppendEntriesResponse {
+        /// Follower's current term.
+        term: u64,
+        /// True when the prev index/term check passed.
+        success: bool,
+        /// On success, the index of the last entry known to match the leader.
+        match_index: u64,
+        /// On failure, where the leader should retry: the first index of the
+        /// conflicting term, or one past the follower's last entry.
+        conflict_index: u64,
+        /// Echo of the request's `read_round`.
+        read_round: u64,
+    },
+}
+
+impl Message {
+    /// The sender's term carried by every message.
+    pub fn term(&self) -> u64 {
+        match self {
+            Message::RequestVote { term, .. }
+            | Message::RequestVoteResponse { term, .. }
+            | Message::AppendEntries { term, .. }
+            | Message::AppendEntriesResponse { term, .. } => *term,
+        }
+    }
+
+    /// True for traffic that exists only to keep leadership alive: empty
+    /// AppendEntries and their replies. Everything else (entries, votes) is
+    /// protocol work that `run_until_idle` waits for.
+    pub fn is_heartbeat_traffic(&self) -> bool {
+        match self {
+            Message::AppendEntries { entries, .. } => entries.is_empty(),
+            Message::AppendEntriesResponse { .. } => true,
+            _ => false,
+        }
+    }
+}
+
+impl Payload for Message {
+    fn label(&self) -> &'static str {
+        match self {
+            Message::RequestVote { .. } => "request_vote",
+            Message::RequestVoteResponse { .. } => "request_vote_response",
+            Message::AppendEntries { entries, .. } if entries.is_empty() => "heartbeat",
+            Message::AppendEntries { .. } => "append_entries",
+            Message::AppendEntriesResponse { .. } => "append_entries_response",
+        }
+    }
+}

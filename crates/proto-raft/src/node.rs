@@ -1,0 +1,312 @@
+//! One Raft server as a pure state machine (Figure 2).
+//!
+//! A [`RaftNode`] never touches the network, the clock or the trace: its
+//! entry points are [`RaftNode::step`] (a message arrived) and
+//! [`RaftNode::tick`] (time passed), and everything it wants done comes back
+//! as [`Output`]s for the group to send and record. Role-specific handling is
+//! split into `step_follower` / `step_candidate` / `step_leader` as in
+//! etcd-io/raft; the follower's half (votes, AppendEntries, apply) lives in
+//! `follower.rs` and the leader's in `leader.rs`.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use sim_core::{Rng, Tick};
+
+use crate::message::{LogEntry, Message};
+pub(crate) use crate::output::{NodeEvent, Output};
+pub use crate::role::Role;
+
+/// Timing settings a node needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Timing {
+    pub(crate) election_timeout: (u64, u64),
+    pub(crate) heartbeat: u64,
+}
+
+/// One server: persistent state (`current_term`, `voted_for`, `log`), the
+/// volatile state every server keeps, and the leader's volatile state.
+#[derive(Debug, Clone)]
+pub(crate) struct RaftNode {
+    pub(crate) me: usize,
+    pub(crate) cluster: usize,
+    pub(crate) timing: Timing,
+    pub(crate) alive: bool,
+    // Persistent on all servers (kept across crash).
+    pub(crate) current_term: u64,
+    pub(crate) voted_for: Option<usize>,
+    pub(crate) log: Vec<LogEntry>,
+    // Volatile on all servers.
+    pub(crate) role: Role,
+    pub(crate) leader_hint: Option<usize>,
+    pub(crate) commit_index: u64,
+    pub(crate) last_applied: u64,
+    pub(crate) data: BTreeMap<Bytes, Bytes>,
+    pub(crate) election_deadline: Tick,
+    pub(crate) votes: Vec<bool>,
+    // Volatile on leaders.
+    pub(crate) next_index: Vec<u64>,
+    pub(crate) match_index: Vec<u64>,
+    pub(crate) last_sent: Vec<Tick>,
+    pub(crate) read_round: u64,
+    pub(crate) read_acked: Vec<u64>,
+    pub(crate) scratch: Vec<u64>,
+}
+
+impl RaftNode {
+    /// A fresh follower at term 0 with an empty log.
+    pub(crate) fn new(me: usize, cluster: usize, timing: Timing, now: Tick, rng: &mut Rng) -> Self {
+        let mut node = RaftNode {
+            me,
+            cluster,
+            timing,
+            alive: true,
+            current_term: 0,
+            voted_for: None,
+            log: vec![LogEntry::sentinel()],
+            role: Role::Follower,
+            leader_hint: None,
+            commit_index: 0,
+            last_applied: 0,
+            data: BTreeMap::new(),
+            election_deadline: 0,
+            votes: vec![false; cluster],
+            next_index: vec![1; cluster],
+            match_index: vec![0; cluster],
+            last_sent: vec![0; cluster],
+            read_round: 0,
+            read_acked: vec![0; cluster],
+            scratch: Vec::with_capacity(cluster),
+        };
+        node.reset_election_deadline(now, rng);
+        node
+    }
+
+    /// Index of the last log entry (0 when only the sentinel exists).
+    pub(crate) fn last_index(&self) -> u64 {
+        (self.log.len() - 1) as u64
+    }
+
+    /// Term of the last log entry.
+    pub(crate) fn last_term(&self) -> u64 {
+        self.log.last().map_or(0, |e| e.term)
+    }
+
+    /// Term of the entry at `index`, if the log holds it.
+    pub(crate) fn term_at(&self, index: u64) -> Option<u64> {
+        self.log.get(index as usize).map(|e| e.term)
+    }
+
+    /// Votes needed to win / replicas needed to commit.
+    pub(crate) fn majority(&self) -> usize {
+        self.cluster / 2 + 1
+    }
+
+    /// True when the entry at `commit_index` is of the current term, i.e.
+    /// this leader has committed something in its own term.
+    pub(crate) fn has_current_term_commit(&self) -> bool {
+        self.term_at(self.commit_index) == Some(self.current_term)
+    }
+
+    pub(crate) fn reset_election_deadline(&mut self, now: Tick, rng: &mut Rng) {
+        let (lo, hi) = self.timing.election_timeout;
+        self.election_deadline = now.saturating_add(rng.range_inclusive(lo, hi));
+    }
+
+    /// Time passed: followers and candidates start an election when their
+    /// deadline is reached; a leader heartbeats every idle follower.
+    pub(crate) fn tick(&mut self, now: Tick, rng: &mut Rng) -> Vec<Output> {
+        let mut out = Vec::new();
+        match self.role {
+            Role::Leader => self.heartbeat_idle_peers(now, &mut out),
+            Role::Follower | Role::Candidate => {
+                if now >= self.election_deadline {
+                    self.start_election(now, rng, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    /// A message from node `from` arrived.
+    pub(crate) fn step(
+        &mut self,
+        now: Tick,
+        from: usize,
+        msg: Message,
+        rng: &mut Rng,
+    ) -> Vec<Output> {
+        let mut out = Vec::new();
+        let term = msg.term();
+        if term > self.current_term {
+            // Figure 2, all servers: adopt the higher term, step down, clear the vote.
+            out.push(Output::Event(NodeEvent::TermAdopted {
+                from,
+                previous: self.current_term,
+                term,
+                was: self.role,
+            }));
+            let was = self.role;
+            self.become_follower(term, None);
+            if was != Role::Follower {
+                self.reset_election_deadline(now, rng);
+            }
+        } else if term < self.current_term {
+            self.reject_stale(from, msg, &mut out);
+            return out;
+        }
+        match self.role {
+            Role::Follower => self.step_follower(now, from, msg, rng, &mut out),
+            Role::Candidate => self.step_candidate(now, from, msg, rng, &mut out),
+            Role::Leader => self.step_leader(now, from, msg, &mut out),
+        }
+        out
+    }
+
+    /// A message from an older term: requests get a refusal carrying our
+    /// term (which makes the sender step down); replies are ignored.
+    fn reject_stale(&mut self, from: usize, msg: Message, out: &mut Vec<Output>) {
+        out.push(Output::Event(NodeEvent::StaleTermRejected {
+            from,
+            msg: sim_core::Payload::label(&msg),
+            msg_term: msg.term(),
+            term: self.current_term,
+        }));
+        let term = self.current_term;
+        match msg {
+            Message::RequestVote { .. } => out.push(Output::Send {
+                to: from,
+                msg: Message::RequestVoteResponse {
+                    term,
+                    granted: false,
+                },
+            }),
+            Message::AppendEntries { read_round, .. } => out.push(Output::Send {
+                to: from,
+                msg: Message::AppendEntriesResponse {
+                    term,
+                    success: false,
+                    match_index: 0,
+                    conflict_index: 0,
+                    read_round,
+                },
+            }),
+            Message::RequestVoteResponse { .. } | Message::AppendEntriesResponse { .. } => {}
+        }
+    }
+
+    fn step_follower(
+        &mut self,
+        now: Tick,
+        from: usize,
+        msg: Message,
+        rng: &mut Rng,
+        out: &mut Vec<Output>,
+    ) {
+        match msg {
+            Message::RequestVote {
+                last_log_index,
+                last_log_term,
+                ..
+            } => {
+                self.handle_vote_request(now, from, last_log_index, last_log_term, rng, out);
+            }
+            Message::AppendEntries { .. } => self.handle_append(now, from, msg, rng, out),
+            // Replies from a role we no longer hold in this term.
+            Message::RequestVoteResponse { .. } | Message::AppendEntriesResponse { .. } => {}
+        }
+    }
+
+    fn step_candidate(
+        &mut self,
+        now: Tick,
+        from: usize,
+        msg: Message,
+        rng: &mut Rng,
+        out: &mut Vec<Output>,
+    ) {
+        match msg {
+            Message::RequestVote {
+                last_log_index,
+                last_log_term,
+                ..
+            } => {
+                self.handle_vote_request(now, from, last_log_index, last_log_term, rng, out);
+            }
+            Message::RequestVoteResponse { granted, .. } => {
+                if granted {
+                    self.votes[from] = true;
+                    if self.votes.iter().filter(|v| **v).count() >= self.majority() {
+                        self.become_leader(now, out);
+                    }
+                }
+            }
+            Message::AppendEntries { .. } => {
+                // Another server won this term (§5.2): return to follower.
+                out.push(Output::Event(NodeEvent::LeaderDiscovered {
+                    leader: from,
+                    term: self.current_term,
+                }));
+                let term = self.current_term;
+                self.become_follower(term, self.voted_for);
+                self.handle_append(now, from, msg, rng, out);
+            }
+            Message::AppendEntriesResponse { .. } => {}
+        }
+    }
+
+    pub(crate) fn become_follower(&mut self, term: u64, voted_for: Option<usize>) {
+        self.current_term = term;
+        self.voted_for = voted_for;
+        self.role = Role::Follower;
+        self.leader_hint = None;
+    }
+
+    fn start_election(&mut self, now: Tick, rng: &mut Rng, out: &mut Vec<Output>) {
+        self.current_term += 1;
+        self.role = Role::Candidate;
+        self.voted_for = Some(self.me);
+        self.leader_hint = None;
+        self.votes.iter_mut().for_each(|v| *v = false);
+        self.votes[self.me] = true;
+        self.reset_election_deadline(now, rng);
+        out.push(Output::Event(NodeEvent::ElectionStarted {
+            term: self.current_term,
+        }));
+        let msg = Message::RequestVote {
+            term: self.current_term,
+            last_log_index: self.last_index(),
+            last_log_term: self.last_term(),
+        };
+        for peer in (0..self.cluster).filter(|p| *p != self.me) {
+            out.push(Output::Send {
+                to: peer,
+                msg: msg.clone(),
+            });
+        }
+    }
+
+    /// A crash: keep term, vote and log (Raft persists them before it
+    /// answers); lose every volatile field.
+    pub(crate) fn crash(&mut self) {
+        self.alive = false;
+        self.role = Role::Follower;
+        self.leader_hint = None;
+        self.commit_index = 0;
+        self.last_applied = 0;
+        self.data.clear();
+        self.votes.iter_mut().for_each(|v| *v = false);
+        self.read_acked.iter_mut().for_each(|r| *r = 0);
+    }
+
+    /// Back up as a follower with a fresh election deadline.
+    pub(crate) fn restart(&mut self, now: Tick, rng: &mut Rng) {
+        self.alive = true;
+        self.role = Role::Follower;
+        self.reset_election_deadline(now, rng);
+    }
+}
+
+#[cfg(test)]
+#[path = "node_tests.rs"]
+mod tests;

@@ -1,0 +1,66 @@
+//! What a step asks the group to do: messages to send and transitions to
+//! record.
+
+use crate::message::Message;
+use crate::role::Role;
+
+/// A state transition worth a trace event. Node positions are indices into
+/// the group's node list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NodeEvent {
+    ElectionStarted {
+        term: u64,
+    },
+    VoteCast {
+        candidate: usize,
+        term: u64,
+        granted: bool,
+    },
+    LeaderElected {
+        term: u64,
+        noop_index: u64,
+    },
+    TermAdopted {
+        from: usize,
+        previous: u64,
+        term: u64,
+        was: Role,
+    },
+    LeaderDiscovered {
+        leader: usize,
+        term: u64,
+    },
+    StaleTermRejected {
+        from: usize,
+        msg: &'static str,
+        msg_term: u64,
+        term: u64,
+    },
+    EntriesAppended {
+        leader: usize,
+        first: u64,
+        last: u64,
+        truncated_from: Option<u64>,
+    },
+    AppendRejected {
+        leader: usize,
+        prev_log_index: u64,
+        conflict_index: u64,
+    },
+    CatchUp {
+        follower: usize,
+        from_index: u64,
+        to_index: u64,
+    },
+    CommitAdvanced {
+        term: u64,
+        commit_index: u64,
+    },
+}
+
+/// What a step asks the group to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Output {
+    Send { to: usize, msg: Message },
+    Event(NodeEvent),
+}

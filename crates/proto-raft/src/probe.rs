@@ -1,0 +1,122 @@
+//! [`RaftProbe`]: a typed snapshot of the whole group.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use sim_core::{NodeId, Tick};
+
+use crate::group::RaftGroup;
+use crate::message::LogEntry;
+use crate::node::Role;
+
+/// One node as the probe sees it (Figure 2's state, by name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeProbe {
+    /// The node.
+    pub id: NodeId,
+    /// False while crashed.
+    pub alive: bool,
+    /// Current role (a crashed node reports `Follower`, what it restarts as).
+    pub role: Role,
+    /// Persistent `currentTerm`.
+    pub term: u64,
+    /// Persistent `votedFor` in `term`.
+    pub voted_for: Option<NodeId>,
+    /// Persistent log; `log[0]` is index 1 (the sentinel is not shown).
+    pub log: Vec<LogEntry>,
+    /// Volatile `commitIndex`.
+    pub commit_index: u64,
+    /// Volatile `lastApplied`.
+    pub last_applied: u64,
+    /// Index through which the log is durable. Raft persists before it
+    /// answers, so this is always the log end.
+    pub durable_index: u64,
+    /// The applied key/value state machine.
+    pub data: BTreeMap<Bytes, Bytes>,
+    /// The leader this node last heard from in its term (itself if leader).
+    pub leader_hint: Option<NodeId>,
+    /// On a leader, `matchIndex` per node (its own entry is its log end);
+    /// empty otherwise.
+    pub match_index: Vec<(NodeId, u64)>,
+}
+
+impl NodeProbe {
+    /// Index of the last log entry.
+    pub fn last_index(&self) -> u64 {
+        self.log.len() as u64
+    }
+}
+
+/// The whole group at one tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaftProbe {
+    /// Current tick.
+    pub tick: Tick,
+    /// The alive leader with the highest term, if any.
+    pub leader: Option<NodeId>,
+    /// The voting configuration (fixed: every configured node).
+    pub voters: Vec<NodeId>,
+    /// One entry per node, in configuration order.
+    pub nodes: Vec<NodeProbe>,
+}
+
+impl RaftProbe {
+    /// The probe of `id`, if it is in the group.
+    pub fn node(&self, id: &NodeId) -> Option<&NodeProbe> {
+        self.nodes.iter().find(|n| &n.id == id)
+    }
+
+    /// How many nodes' logs hold the entry `(index, term)`.
+    pub fn replicas_of(&self, index: u64, term: u64) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| index >= 1 && n.log.get(index as usize - 1).map(|e| e.term) == Some(term))
+            .count()
+    }
+}
+
+impl RaftGroup {
+    /// A typed snapshot of every node (clones logs and maps: not for hot
+    /// paths).
+    pub fn probe(&self) -> RaftProbe {
+        let id = |i: usize| self.ids[i].clone();
+        RaftProbe {
+            tick: self.now_tick(),
+            leader: self.leader_index().map(id),
+            voters: self.ids.clone(),
+            nodes: self
+                .nodes
+                .iter()
+                .map(|n| NodeProbe {
+                    id: id(n.me),
+                    alive: n.alive,
+                    role: n.role,
+                    term: n.current_term,
+                    voted_for: n.voted_for.map(id),
+                    log: n.log[1..].to_vec(),
+                    commit_index: n.commit_index,
+                    last_applied: n.last_applied,
+                    durable_index: n.last_index(),
+                    data: n.data.clone(),
+                    leader_hint: n.leader_hint.map(id),
+                    match_index: if n.role == crate::Role::Leader && n.alive {
+                        (0..n.cluster)
+                            .map(|p| {
+                                (
+                                    id(p),
+                                    if p == n.me {
+                                        n.last_index()
+                                    } else {
+                                        n.match_index[p]
+                                    },
+                                )
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Configuration validation: every bad setting is a `GroupError::Config`
+//! naming it.
+
+use proto_raft::{RaftConfig, RaftGroup};
+use replication::{GroupError, NodeId};
+
+fn setting_of(config: RaftConfig) -> String {
+    match RaftGroup::new(config) {
+        Err(GroupError::Config { setting, .. }) => setting,
+        Err(other) => panic!("expected a config error, got {other}"),
+        Ok(_) => panic!("expected a config error, got a group"),
+    }
+}
+
+#[test]
+fn default_config_is_spec_section_7() {
+    let c = RaftConfig::default();
+    assert_eq!(
+        c.nodes,
+        ["node-1", "node-2", "node-3"].map(NodeId::new).to_vec()
+    );
+    assert_eq!(
+        (c.seed, c.election_timeout, c.heartbeat, c.delay),
+        (0, (8, 14), 2, 1)
+    );
+    assert!(RaftGroup::new(c).is_ok());
+}
+
+#[test]
+fn fewer_than_three_nodes_is_refused() {
+    let nodes = vec![NodeId::new("a"), NodeId::new("b")];
+    assert_eq!(
+        setting_of(RaftConfig {
+            nodes,
+            ..RaftConfig::default()
+        }),
+        "nodes"
+    );
+}
+
+#[test]
+fn duplicate_or_empty_node_ids_are_refused() {
+    let dup = ["a", "b", "a"].map(NodeId::new).to_vec();
+    assert_eq!(
+        setting_of(RaftConfig {
+            nodes: dup,
+            ..RaftConfig::default()
+        }),
+        "nodes"
+    );
+    let empty = ["a", "b", ""].map(NodeId::new).to_vec();
+    assert_eq!(
+        setting_of(RaftConfig {
+            nodes: empty,
+            ..RaftConfig::default()
+        }),
+        "nodes"
+    );
+}
+
+#[test]
+fn election_timeout_range_must_be_ordered() {
+    let c = RaftConfig {
+        election_timeout: (14, 8),
+        ..RaftConfig::default()
+    };
+    assert_eq!(setting_of(c), "election_timeout");
+}
+
+#[test]
+fn lowest_timeout_must_exceed_two_delays_plus_heartbeat() {
+    // 2 × 2 + 2 = 6: a lowest timeout of 6 is refused, 7 accepted.
+    let c = RaftConfig {
+        election_timeout: (6, 10),
+        delay: 2,
+        ..RaftConfig::default()
+    };
+    let err = RaftGroup::new(c).err().expect("refused");
+    assert!(err.to_string().contains("2 × delay + heartbeat"), "{err}");
+    let ok = RaftConfig {
+        election_timeout: (7, 10),
+        delay: 2,
+        ..RaftConfig::default()
+    };
+    assert!(RaftGroup::new(ok).is_ok());
+}
+
+#[test]
+fn lowest_timeout_must_exceed_heartbeat() {
+    let c = RaftConfig {
+        election_timeout: (5, 9),
+        heartbeat: 5,
+        ..RaftConfig::default()
+    };
+    assert_eq!(setting_of(c), "election_timeout");
+}
+
+#[test]
+fn zero_heartbeat_or_delay_is_refused() {
+    assert_eq!(
+        setting_of(RaftConfig {
+            heartbeat: 0,
+            ..RaftConfig::default()
+        }),
+        "heartbeat"
+    );
+    assert_eq!(
+        setting_of(RaftConfig {
+            delay: 0,
+            ..RaftConfig::default()
+        }),
+        "delay"
+    );
+}
+
+#[test]
+fn extreme_but_valid_timings_do_not_panic() {
+    let c = RaftConfig {
+        election_timeout: (u64::MAX - 1, u64::MAX),
+        heartbeat: u64::MAX / 4,
+        delay: u64::MAX / 4,
+        ..RaftConfig::default()
+    };
+    let mut g = RaftGroup::new(c).expect("valid");
+    assert!(g.run_until_leader(None, 5).is_err());
+}

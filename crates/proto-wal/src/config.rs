@@ -1,0 +1,120 @@
+//! Group configuration and its validation.
+
+use std::collections::BTreeSet;
+
+use replication::GroupError;
+use sim_core::NodeId;
+
+/// Settings of a [`WalShippingGroup`](crate::WalShippingGroup).
+///
+/// `Default` follows the SPEC: primary `primary`, standbys `standby-1` and
+/// `standby-2`, no synchronous standbys, retention 8 records, delay 1,
+/// ack timeout 32 ticks, seed 0.
+///
+/// ```
+/// use proto_wal::WalConfig;
+/// use sim_core::NodeId;
+/// let cfg = WalConfig {
+///     synchronous_standbys: vec![NodeId::new("standby-1")],
+///     ..WalConfig::default()
+/// };
+/// assert!(cfg.validate().is_ok());
+/// let bad = WalConfig { retention: 0, ..WalConfig::default() };
+/// assert!(bad.validate().unwrap_err().to_string().contains("retention"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalConfig {
+    /// The node that starts as primary on timeline 1.
+    pub primary: NodeId,
+    /// The standbys, streaming from the primary.
+    pub standbys: Vec<NodeId>,
+    /// Standbys a `QUORUM` write waits for (PostgreSQL's
+    /// `synchronous_standby_names`, every one of them, not a majority).
+    /// Each must be one of `standbys`.
+    pub synchronous_standbys: Vec<NodeId>,
+    /// How many of its most recent records the primary retains for
+    /// incremental catch-up (`wal_keep_size`, in records).
+    pub retention: usize,
+    /// Network delay of every message, in ticks.
+    pub delay: u64,
+    /// Most ticks a `QUORUM` write waits for its synchronous standbys.
+    pub ack_timeout: u64,
+    /// Seed of the group's one random generator.
+    pub seed: u64,
+}
+
+impl Default for WalConfig {
+    fn default() -> Self {
+        WalConfig {
+            primary: NodeId::new("primary"),
+            standbys: vec![NodeId::new("standby-1"), NodeId::new("standby-2")],
+            synchronous_standbys: Vec::new(),
+            retention: 8,
+            delay: 1,
+            ack_timeout: 32,
+            seed: 0,
+        }
+    }
+}
+
+impl WalConfig {
+    /// Every node id (primary and standbys), sorted.
+    pub fn node_ids(&self) -> Vec<NodeId> {
+        let mut ids: Vec<NodeId> = std::iter::once(self.primary.clone())
+            .chain(self.standbys.iter().cloned())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// Checks every setting; the error names the one at fault.
+    pub fn validate(&self) -> Result<(), GroupError> {
+        if self.primary.as_str().is_empty() {
+            return Err(GroupError::config("primary", "node ids must be non-empty"));
+        }
+        let mut seen = BTreeSet::new();
+        seen.insert(&self.primary);
+        for standby in &self.standbys {
+            if standby.as_str().is_empty() {
+                return Err(GroupError::config("standbys", "node ids must be non-empty"));
+            }
+            if standby == &self.primary {
+                return Err(GroupError::config(
+                    "standbys",
+                    format!("{standby} is the primary and cannot also be a standby"),
+                ));
+            }
+            if !seen.insert(standby) {
+                return Err(GroupError::config(
+                    "standbys",
+                    format!("duplicate standby {standby}"),
+                ));
+            }
+        }
+        let mut sync = BTreeSet::new();
+        for standby in &self.synchronous_standbys {
+            if !self.standbys.contains(standby) {
+                return Err(GroupError::config(
+                    "synchronous_standbys",
+                    format!("{standby} is not one of the standbys"),
+                ));
+            }
+            if !sync.insert(standby) {
+                return Err(GroupError::config(
+                    "synchronous_standbys",
+                    format!("duplicate synchronous standby {standby}"),
+                ));
+            }
+        }
+        for (setting, value) in [
+            ("retention", self.retention as u64),
+            ("delay", self.delay),
+            ("ack_timeout", self.ack_timeout),
+        ] {
+            if value == 0 {
+                return Err(GroupError::config(setting, "must be at least 1"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,119 @@
+//! The typed snapshot of a group: every field the SPEC lists.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use bytes::Bytes;
+use sim_core::{NodeId, Tick};
+
+/// A node's role as it believes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WalRole {
+    /// Accepts writes and ships WAL.
+    Primary,
+    /// Replays WAL received from the primary it follows.
+    Standby,
+}
+
+impl WalRole {
+    /// `primary` or `standby`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WalRole::Primary => "primary",
+            WalRole::Standby => "standby",
+        }
+    }
+}
+
+impl fmt::Display for WalRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a node most recently received WAL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SyncMode {
+    /// Nothing received yet.
+    Never,
+    /// Records streamed one by one as the primary wrote them.
+    Streaming,
+    /// Catch-up with the missing records from the primary's retained WAL.
+    Incremental,
+    /// Catch-up by a base backup replacing WAL, records and data.
+    Full,
+}
+
+impl SyncMode {
+    /// `never`, `streaming`, `incremental` or `full`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SyncMode::Never => "never",
+            SyncMode::Streaming => "streaming",
+            SyncMode::Incremental => "incremental",
+            SyncMode::Full => "full",
+        }
+    }
+}
+
+impl fmt::Display for SyncMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One node in a [`WalProbe`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalNodeProbe {
+    /// The node.
+    pub id: NodeId,
+    /// False while crashed.
+    pub alive: bool,
+    /// The role it believes it has.
+    pub role: WalRole,
+    /// Its timeline.
+    pub timeline: u64,
+    /// The primary it streams from (standbys only).
+    pub following: Option<NodeId>,
+    /// Configured as a synchronous standby (fsyncs on apply, gates `QUORUM`).
+    pub synchronous: bool,
+    /// Its whole WAL: the concatenated encoded records.
+    pub wal: Bytes,
+    /// Last LSN applied to `data` (replay LSN).
+    pub applied_lsn: u64,
+    /// Last LSN flushed (fsynced) and reported to its primary.
+    pub flushed_lsn: u64,
+    /// Last LSN of its durable image: what a power loss rolls back to.
+    pub durable_lsn: u64,
+    /// Its key/value state.
+    pub data: BTreeMap<Bytes, Bytes>,
+    /// How it most recently received WAL.
+    pub sync_mode: SyncMode,
+}
+
+/// A snapshot of a [`WalShippingGroup`](crate::WalShippingGroup).
+///
+/// Building one copies every node's WAL and data: it is for tests and
+/// experiments, not for hot loops.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalProbe {
+    /// Current tick.
+    pub tick: Tick,
+    /// The current primary (the last one promoted), alive or not.
+    pub primary: Option<NodeId>,
+    /// The newest timeline (the current primary's).
+    pub timeline: u64,
+    /// Configured synchronous standbys.
+    pub synchronous_standbys: Vec<NodeId>,
+    /// LSNs the current primary retains for incremental catch-up.
+    pub retained_lsns: Vec<u64>,
+    /// One entry per node, ordered by id.
+    pub nodes: Vec<WalNodeProbe>,
+}
+
+impl WalProbe {
+    /// The probe of `node`, if it exists.
+    pub fn node(&self, node: &NodeId) -> Option<&WalNodeProbe> {
+        self.nodes.iter().find(|n| &n.id == node)
+    }
+}
