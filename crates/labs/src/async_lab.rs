@@ -182,7 +182,7 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
         .map_or("unknown", |n| n.role.name())
         .to_owned();
     let minority_value = local(&mut g, &old)?;
-    let majority_value = local(&mut g, &new)?;
+    let majority_value = leader_read(&mut g)?;
     let observed = MinorityLeader {
         old_write_acked: old_write.as_ref().is_ok_and(|w| w.accepted),
         new_write_acked: new_write.accepted,

@@ -298,8 +298,14 @@ impl AsyncPrimaryGroup {
             from_offset = from,
             to_offset = primary.offset
         );
+        // The flush stands in for a PSYNC only when it can be applied: the
+        // replica follows `p`, holds `p`'s history and awaits no resync.
         if let Some(r) = self.nodes.iter().position(|n| n.id == *replica) {
-            if self.nodes[r].following.as_ref() == Some(&self.nodes[p].id) {
+            let target = &self.nodes[r];
+            if target.following.as_ref() == Some(&self.nodes[p].id)
+                && target.replication_id == self.nodes[p].replication_id
+                && !target.resync_pending
+            {
                 flushed.push(r);
             }
         }

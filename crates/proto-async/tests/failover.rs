@@ -221,3 +221,24 @@ fn an_isolated_old_primary_acks_a_dirty_write_that_is_gone_after_heal() {
     assert_eq!(local(&mut g, "primary", "k"), Some(Bytes::from("majority")));
     assert!(g.summary().alive_nodes_agree());
 }
+
+#[test]
+fn a_replica_isolated_across_a_promotion_full_syncs_when_healed() {
+    let mut g = group();
+    write(&mut g, "k", "v1");
+    g.run_until_idle(10).unwrap();
+    g.isolate(&id("replica-2")).unwrap();
+    g.promote(&id("replica-1")).unwrap(); // replica-2's PSYNC is dropped
+    write(&mut g, "k", "v2"); // buffered for replica-2
+    g.run_until_idle(10).unwrap();
+    g.heal(&id("replica-2")).unwrap();
+    g.run_until_idle(10).unwrap();
+    let probe = g.probe();
+    let node = probe.node(&id("replica-2")).unwrap();
+    assert_eq!(
+        (node.replication_id.as_str(), node.sync_mode),
+        ("repl-2", SyncMode::Full)
+    );
+    assert_eq!(local(&mut g, "replica-2", "k"), Some(Bytes::from("v2")));
+    assert!(g.summary().alive_nodes_agree());
+}

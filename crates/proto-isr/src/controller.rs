@@ -92,7 +92,7 @@ impl IsrGroup {
             }
         }
         if reachable >= self.config.min_insync_replicas {
-            self.lease_expiry = now + self.config.lease_duration;
+            self.lease_expiry = now.saturating_add(self.config.lease_duration);
         }
     }
 
@@ -246,7 +246,7 @@ impl IsrGroup {
         }
         self.in_isr[idx] = true;
         self.leader = idx;
-        self.lease_expiry = now + self.config.lease_duration;
+        self.lease_expiry = now.saturating_add(self.config.lease_duration);
         let epoch = self.leader_epoch;
         let leader_id = self.nodes[idx].id.clone();
         let node = &mut self.nodes[idx];

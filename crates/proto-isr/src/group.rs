@@ -32,6 +32,10 @@ pub struct IsrGroup {
     pub(crate) isolated: Vec<bool>,
     /// Per node: last tick at which it was caught up with the leader.
     pub(crate) last_caught_up: Vec<Tick>,
+    /// Run [`IsrGroup::check_invariants`] after every tick (a test aid).
+    pub(crate) tick_checks: bool,
+    /// The first violation seen by a per-tick check.
+    pub(crate) violation: Option<String>,
 }
 
 impl IsrGroup {
@@ -66,6 +70,8 @@ impl IsrGroup {
             slow: vec![false; n],
             isolated: vec![false; n],
             last_caught_up: vec![0; n],
+            tick_checks: false,
+            violation: None,
             config,
         })
     }
@@ -156,6 +162,23 @@ impl IsrGroup {
             self.deliver(env);
         }
         self.refresh();
+        if self.tick_checks && self.violation.is_none() {
+            if let Err(v) = self.check_invariants() {
+                self.violation = Some(format!("tick {}: {v}", self.tick_now()));
+            }
+        }
+    }
+
+    /// Turns on (or off) running [`IsrGroup::check_invariants`] after every
+    /// tick, including the ticks an `AllIsr` write drives while it waits.
+    /// Costs O(log) per tick: a test aid, off by default.
+    pub fn set_invariant_checks(&mut self, on: bool) {
+        self.tick_checks = on;
+    }
+
+    /// The first invariant violation a per-tick check found, if any.
+    pub fn invariant_violation(&self) -> Option<&str> {
+        self.violation.as_deref()
     }
 
     /// Ticks until no message is in flight, at most `max_ticks` times.

@@ -34,8 +34,19 @@
 //!   (`full`). A catch-up first truncates any suffix the leader's log does
 //!   not share: **divergence repair**.
 //! - **Clean election** ([`IsrGroup::controller_elect`]): only a live ISR
-//!   member; both epochs + 1; the candidate's log truncated to HW; the old
-//!   leader leaves the ISR; a new lease; followers resynchronise.
+//!   member; both epochs + 1; the candidate's log truncated to HW (and its
+//!   slow mark cleared); the old leader leaves the ISR; a new lease; every
+//!   reachable replica learns the new leader and epoch; followers
+//!   resynchronise. A crashed leader that restarts is re-established the
+//!   same way in a new epoch (if it still holds HW), so entries it may have
+//!   lost can never be confused with new ones.
+//! - **Stale leaders.** A replica learns of an election only when the
+//!   controller can reach it (alive, not isolated). An isolated displaced
+//!   leader therefore still believes it leads: [`IsrGroup::produce_to`] lets
+//!   a client with stale metadata write to it; its packets carry the old
+//!   epoch and, once it reconnects, are fenced by every receiver before it
+//!   learns the new epoch and is repaired. The probe's per-node `role` is
+//!   the replica's own belief.
 //! - **Fencing.** Every packet carries its sender's leader epoch and id;
 //!   each entry its own entry epoch. A receiver rejects a packet of another
 //!   epoch (`stale_leader_epoch`) or from a non-leader (`non_current_leader`)

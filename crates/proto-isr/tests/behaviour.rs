@@ -176,31 +176,41 @@ fn committed_entry_of_an_older_epoch_is_replayed_by_the_new_leader() {
 
 #[test]
 fn clean_election_bumps_both_epochs_truncates_to_hw_and_drops_the_old_leader_from_isr() {
-    let mut g = default_group();
+    let mut g = group(IsrConfig {
+        replica_lag_timeout: 10,
+        ..IsrConfig::default()
+    });
     assert!(
         g.client_write(b("a"), b("1"), AckLevel::AllIsr)
             .unwrap()
             .accepted
     );
+    g.set_replica_slow(&n("node-3"), true).unwrap();
     g.client_write(b("b"), b("2"), AckLevel::Leader).unwrap();
-    g.tick(); // node-2 now holds offset 2 but HW has just reached it too
-    g.client_write(b("c"), b("3"), AckLevel::Leader).unwrap();
-    g.crash(&n("node-3"), false).unwrap();
-    g.tick(); // offset 3 reaches node-2
-    let hw = g.probe().high_watermark;
-    g.isolate(&n("node-1")).unwrap();
-    g.client_write(b("d"), b("4"), AckLevel::Leader).unwrap(); // dropped: leader isolated
+    g.tick();
     let p0 = g.probe();
+    // node-2 holds offset 2, but node-3 (still in the ISR) holds HW back.
+    assert_eq!(p0.high_watermark, 1);
+    assert_eq!(node(&p0, "node-2").log_end_offset, 2);
+    assert!(p0.in_isr(&n("node-3")));
     assert_eq!(g.failover(None).unwrap(), n("node-2"));
     let p = g.probe();
     assert_eq!(
         (p.leader_epoch, p.controller_epoch),
         (p0.leader_epoch + 1, p0.controller_epoch + 1)
     );
+    assert_eq!(p.leader, n("node-2"));
     assert!(!p.in_isr(&n("node-1")));
-    assert_eq!(node(&p, "node-2").log_end_offset, hw);
+    assert_eq!(node(&p, "node-2").log_end_offset, 1, "truncated to HW");
+    assert_eq!(
+        node(&p, "node-2").data.get(&b("b")),
+        None,
+        "data rebuilt from the prefix"
+    );
     assert!(p.lease_expiry > p.tick);
-    assert_eq!(p.retained_offsets.last().copied(), Some(hw));
+    assert_eq!(p.retained_offsets, vec![1]);
+    assert!(g.trace().to_text().contains("reason=\"clean_election\""));
+    g.check_invariants().unwrap();
 }
 
 #[test]
@@ -661,4 +671,27 @@ fn same_seed_gives_the_identical_trace_and_trace_off_changes_nothing() {
     let (off, poff) = scripted_trace(9, false);
     assert!(off.is_empty());
     assert_eq!(poff, pa);
+}
+
+#[test]
+fn extreme_settings_refuse_or_time_out_without_panicking() {
+    let mut g = group(IsrConfig {
+        lease_duration: u64::MAX,
+        replica_lag_timeout: u64::MAX,
+        delay: 1_000,
+        ack_timeout: 3,
+        ..IsrConfig::default()
+    });
+    let w = g.client_write(b("k"), b("v"), AckLevel::AllIsr).unwrap();
+    assert!(!w.accepted);
+    assert_eq!(
+        w.offset,
+        Some(1),
+        "a timed-out write was appended, as the probe shows"
+    );
+    assert!(w.message.contains("ack timeout"), "{}", w.message);
+    assert_eq!(node(&g.probe(), "node-1").log_end_offset, 1);
+    assert!(g.run_until_idle(5_000).is_ok());
+    g.tick();
+    assert_eq!(g.probe().high_watermark, 1);
 }

@@ -1,7 +1,8 @@
 //! SPEC §6 safety invariants over 1,000 seeded random schedules of writes at
 //! both levels, LINEARIZABLE reads, isolate / heal, crash (with and without
 //! power loss) / restart, slow replicas and controller elections, checked
-//! after every operation and every tick, with a single client checking that
+//! after every operation and every tick (including the ticks an `AllIsr`
+//! write drives while it waits), with a single client checking that
 //! no LINEARIZABLE read returns a value older than the last acknowledged
 //! ALL_ISR write of its key.
 
@@ -30,6 +31,9 @@ struct History {
 fn check(g: &IsrGroup, h: &mut History, seed: u64, step: &str) {
     if let Err(v) = g.check_invariants() {
         panic!("seed {seed} after {step}: {v}");
+    }
+    if let Some(v) = g.invariant_violation() {
+        panic!("seed {seed} during {step}: {v}");
     }
     let p: IsrProbe = g.probe();
     assert!(
@@ -78,6 +82,7 @@ fn run_seed(seed: u64) {
     };
     let mut g = IsrGroup::new(config).expect("valid config");
     g.trace_mut().set_enabled(seed % 10 == 0);
+    g.set_invariant_checks(true);
     let mut h = History::default();
     let mut writes = 0u64;
     for op in 0..OPS {

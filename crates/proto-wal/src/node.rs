@@ -189,18 +189,20 @@ impl WalNode {
     }
 
     /// Follows `primary` of a newer timeline (a displaced primary steps
-    /// down) and asks it for catch-up.
+    /// down) and asks it for catch-up. `announced` (a keepalive) asks again
+    /// even when already following it, in case the earlier request was lost.
     fn adopt(
         &mut self,
         primary: &NodeId,
         timeline: u64,
+        announced: bool,
         now: Tick,
         trace: &mut Trace,
         fx: &mut Effects,
     ) {
         if self.role == WalRole::Standby && self.following.as_ref() == Some(primary) {
-            // Already switched; the base backup is on its way.
-            return self.request_catchup(false, now, trace, fx);
+            // Already switched; the base backup is normally on its way.
+            return self.request_catchup(announced, now, trace, fx);
         }
         if self.role == WalRole::Primary {
             record!(
@@ -287,7 +289,7 @@ impl WalNode {
                 Fence::Reject(reason) => {
                     self.reject(src, "keepalive", timeline, reason, now, trace)
                 }
-                Fence::NewerPrimary => self.adopt(src, timeline, now, trace, fx),
+                Fence::NewerPrimary => self.adopt(src, timeline, true, now, trace, fx),
                 Fence::Accept if lsn > self.lsn() => {
                     record!(
                         trace,
@@ -297,7 +299,9 @@ impl WalNode {
                         applied_lsn = self.lsn(),
                         primary_lsn = lsn
                     );
-                    self.request_catchup(false, now, trace, fx);
+                    // A keepalive is a reconnect: ask again even if an earlier
+                    // request was lost.
+                    self.request_catchup(true, now, trace, fx);
                 }
                 Fence::Accept => {}
             },
@@ -343,7 +347,7 @@ impl WalNode {
                     reason = reason
                 );
             }
-            Fence::NewerPrimary => self.adopt(src, record.timeline, now, trace, fx),
+            Fence::NewerPrimary => self.adopt(src, record.timeline, false, now, trace, fx),
             Fence::Accept => self.apply(record, frame, mode, now, trace, fx),
         }
         Ok(())
@@ -418,7 +422,7 @@ impl WalNode {
     ) {
         match self.fence(src, timeline) {
             Fence::Reject(reason) => self.reject(src, "wal_batch", timeline, reason, now, trace),
-            Fence::NewerPrimary => self.adopt(src, timeline, now, trace, fx),
+            Fence::NewerPrimary => self.adopt(src, timeline, false, now, trace, fx),
             Fence::Accept => {
                 for frame in &frames {
                     if self

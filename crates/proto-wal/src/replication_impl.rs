@@ -134,7 +134,8 @@ impl ReplicationGroup for WalShippingGroup {
         Ok(())
     }
 
-    /// Restarts a crashed node in the role it had; it then reconnects (a
+    /// Restarts a crashed node in the role it had. Messages sent to it while
+    /// it was down are dropped (`sent_while_down`); it then reconnects (a
     /// standby asks for catch-up, a primary announces itself).
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.index(node)?;
@@ -142,6 +143,8 @@ impl ReplicationGroup for WalShippingGroup {
             return Err(GroupError::AlreadyRunning(node.clone()));
         }
         self.nodes[i].alive = true;
+        // Whatever was sent while it was down had no connection to arrive on.
+        self.net.discard_where(|env| &env.dst == node, "sent_while_down", &mut self.trace);
         record!(
             self.trace,
             self.net.now(),

@@ -177,6 +177,7 @@ fn run_schedule(seed: u64, coverage: &mut Coverage) -> Result<(), String> {
         seen = g.trace().len();
     }
     // Repair everything: all alive, all connected, then everyone converges.
+    let repair_from = g.trace().len();
     for node in &ids {
         let _ = g.restart(node);
         g.heal(node).map_err(|e| e.to_string())?;
@@ -189,8 +190,14 @@ fn run_schedule(seed: u64, coverage: &mut Coverage) -> Result<(), String> {
         .map_err(|e| format!("after repair: {e}"))?;
     applied_only_current_timeline(&g, seen)?;
     if !g.summary().alive_nodes_agree() {
+        let repair: String = g
+            .trace()
+            .since(repair_from)
+            .iter()
+            .map(|e| format!("{e}\n"))
+            .collect();
         return Err(format!(
-            "nodes did not converge after repair: {:?}",
+            "nodes did not converge after repair: {:?}\n{repair}",
             g.summary()
         ));
     }
