@@ -8,7 +8,7 @@ use sim_core::{DurableImages, NetConfig, NodeId, Rng, SimNet, Tick, Trace, recor
 use crate::config::WalConfig;
 use crate::message::WalMsg;
 use crate::node::{Effects, WalNode};
-use crate::probe::{SyncMode, WalNodeProbe, WalProbe, WalRole};
+use crate::probe::{SyncMode, WalRole};
 use crate::record::WalRecord;
 
 /// Protocol name used in errors and summaries.
@@ -191,7 +191,10 @@ impl WalShippingGroup {
     /// `QUORUM` then drives ticks (at most `ack_timeout`) until every
     /// configured synchronous standby other than `node` has flushed and
     /// acknowledged it, else `accepted = false` (the record stays appended).
-    /// `NONE` and `ALL_ISR` are [`GroupError::UnsupportedAck`].
+    /// When no configured synchronous standby remains besides `node` (e.g.
+    /// the only one was promoted), the local flush commits, as with an empty
+    /// `synchronous_standby_names`. `NONE` and `ALL_ISR` are
+    /// [`GroupError::UnsupportedAck`]; a standby or crashed `node` is an error.
     pub fn write_at(
         &mut self,
         node: &NodeId,
@@ -266,7 +269,14 @@ impl WalShippingGroup {
                     );
                     return Ok(WriteResult::accepted(
                         lsn,
-                        format!("flushed on {node} and every synchronous standby at LSN {lsn}"),
+                        if self.config.synchronous_standbys.iter().any(|s| s != node) {
+                            format!("flushed on {node} and every synchronous standby at LSN {lsn}")
+                        } else {
+                            format!(
+                                "flushed on {node} at LSN {lsn} (no synchronous standby \
+                                 besides the primary: local flush commits)"
+                            )
+                        },
                     ));
                 }
                 Some(missing)
@@ -312,101 +322,6 @@ impl WalShippingGroup {
             .cloned()
     }
 
-    /// Promotes `node` (`pg_promote`): timeline + 1, retention cleared, the
-    /// new primary fsyncs and announces its timeline to every other node;
-    /// those that hear it follow it and resynchronise.
-    pub fn promote(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        let i = self.alive_index(node)?;
-        if self.primary == Some(i) {
-            return Err(GroupError::not_permitted(node, "already the primary"));
-        }
-        let previous = self.primary.map(|p| self.nodes[p].id.clone());
-        self.top_timeline += 1;
-        let timeline = self.top_timeline;
-        self.primary = Some(i);
-        self.with_node(i, |n, now, trace, fx| {
-            n.promote(timeline, fx);
-            record!(
-                trace,
-                now,
-                "wal_promoted",
-                node = &n.id,
-                timeline = timeline,
-                lsn = n.lsn(),
-                previous_primary = previous
-            );
-        });
-        let lsn = self.nodes[i].lsn();
-        for j in 0..self.nodes.len() {
-            if j != i {
-                let msg = WalMsg::Keepalive { timeline, lsn };
-                self.net.send(
-                    &self.nodes[i].id,
-                    &self.nodes[j].id,
-                    msg,
-                    &mut self.rng,
-                    &mut self.trace,
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// After a restart or heal of node `i`: a standby asks its primary to
-    /// stream from its next LSN; a node that believes it is primary
-    /// announces itself and re-ships retained records its peers have not
-    /// acknowledged; every other primary announces itself to `i`.
-    pub(crate) fn reconnect(&mut self, i: usize) {
-        if self.nodes[i].role == WalRole::Primary {
-            let (timeline, lsn, first) = (
-                self.nodes[i].timeline,
-                self.nodes[i].lsn(),
-                self.nodes[i].retained_first(),
-            );
-            for j in 0..self.nodes.len() {
-                if j == i {
-                    continue;
-                }
-                let dst = self.nodes[j].id.clone();
-                let msg = WalMsg::Keepalive { timeline, lsn };
-                self.net
-                    .send(&self.nodes[i].id, &dst, msg, &mut self.rng, &mut self.trace);
-                let acked = self.nodes[i].peer_flush.get(&dst).copied().unwrap_or(0);
-                let skip = (acked + 1).saturating_sub(first) as usize;
-                let frames: Vec<Bytes> =
-                    self.nodes[i].retained.iter().skip(skip).cloned().collect();
-                for frame in frames {
-                    self.net.send(
-                        &self.nodes[i].id,
-                        &dst,
-                        WalMsg::Record { frame },
-                        &mut self.rng,
-                        &mut self.trace,
-                    );
-                }
-            }
-        } else {
-            self.with_node(i, |n, now, trace, fx| {
-                n.request_catchup(true, now, trace, fx)
-            });
-        }
-        for j in 0..self.nodes.len() {
-            if j != i && self.nodes[j].alive && self.nodes[j].role == WalRole::Primary {
-                let msg = WalMsg::Keepalive {
-                    timeline: self.nodes[j].timeline,
-                    lsn: self.nodes[j].lsn(),
-                };
-                self.net.send(
-                    &self.nodes[j].id,
-                    &self.nodes[i].id,
-                    msg,
-                    &mut self.rng,
-                    &mut self.trace,
-                );
-            }
-        }
-    }
-
     /// Hands raw bytes to standby `node` as if its primary had streamed
     /// them. Bytes that do not decode as one [`WalRecord`] are
     /// [`GroupError::Malformed`] and nothing is applied; a record that
@@ -442,37 +357,6 @@ impl WalShippingGroup {
             let _ = n.receive_frame(&src, &frame, SyncMode::Streaming, now, trace, fx);
         });
         Ok(())
-    }
-
-    /// A typed snapshot (copies every node's WAL and data).
-    pub fn probe(&self) -> WalProbe {
-        let primary = self.primary.map(|p| &self.nodes[p]);
-        WalProbe {
-            tick: self.net.now(),
-            primary: primary.map(|p| p.id.clone()),
-            timeline: self.top_timeline,
-            synchronous_standbys: self.config.synchronous_standbys.clone(),
-            retained_lsns: primary
-                .map_or_else(Vec::new, |p| (p.retained_first()..=p.lsn()).collect()),
-            nodes: self
-                .nodes
-                .iter()
-                .map(|n| WalNodeProbe {
-                    id: n.id.clone(),
-                    alive: n.alive,
-                    role: n.role,
-                    timeline: n.timeline,
-                    following: n.following.clone(),
-                    synchronous: n.synchronous,
-                    wal: Bytes::copy_from_slice(&n.wal),
-                    applied_lsn: n.lsn(),
-                    flushed_lsn: n.flushed_lsn,
-                    durable_lsn: self.disk.image(&n.id).map_or(0, |m| m.lsn),
-                    data: n.data.clone(),
-                    sync_mode: n.sync_mode,
-                })
-                .collect(),
-        }
     }
 
     /// The group's trace.

@@ -80,13 +80,16 @@
 //! A longer runnable example: `cargo run -p proto-wal --example failover`.
 
 mod config;
+mod failover;
 mod group;
 mod invariants;
 mod message;
 mod node;
+mod primary;
 mod probe;
 mod record;
 mod replication_impl;
+mod standby;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;

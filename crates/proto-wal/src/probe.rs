@@ -6,6 +6,8 @@ use std::fmt;
 use bytes::Bytes;
 use sim_core::{NodeId, Tick};
 
+use crate::group::WalShippingGroup;
+
 /// A node's role as it believes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum WalRole {
@@ -91,7 +93,7 @@ pub struct WalNodeProbe {
     pub sync_mode: SyncMode,
 }
 
-/// A snapshot of a [`WalShippingGroup`](crate::WalShippingGroup).
+/// A snapshot of a [`WalShippingGroup`].
 ///
 /// Building one copies every node's WAL and data: it is for tests and
 /// experiments, not for hot loops.
@@ -115,5 +117,38 @@ impl WalProbe {
     /// The probe of `node`, if it exists.
     pub fn node(&self, node: &NodeId) -> Option<&WalNodeProbe> {
         self.nodes.iter().find(|n| &n.id == node)
+    }
+}
+
+impl WalShippingGroup {
+    /// A typed snapshot (copies every node's WAL and data).
+    pub fn probe(&self) -> WalProbe {
+        let primary = self.primary.map(|p| &self.nodes[p]);
+        WalProbe {
+            tick: self.net.now(),
+            primary: primary.map(|p| p.id.clone()),
+            timeline: self.top_timeline,
+            synchronous_standbys: self.config.synchronous_standbys.clone(),
+            retained_lsns: primary
+                .map_or_else(Vec::new, |p| (p.retained_first()..=p.lsn()).collect()),
+            nodes: self
+                .nodes
+                .iter()
+                .map(|n| WalNodeProbe {
+                    id: n.id.clone(),
+                    alive: n.alive,
+                    role: n.role,
+                    timeline: n.timeline,
+                    following: n.following.clone(),
+                    synchronous: n.synchronous,
+                    wal: Bytes::copy_from_slice(&n.wal),
+                    applied_lsn: n.lsn(),
+                    flushed_lsn: n.flushed_lsn,
+                    durable_lsn: self.disk.image(&n.id).map_or(0, |m| m.lsn),
+                    data: n.data.clone(),
+                    sync_mode: n.sync_mode,
+                })
+                .collect(),
+        }
     }
 }

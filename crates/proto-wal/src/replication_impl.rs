@@ -144,7 +144,8 @@ impl ReplicationGroup for WalShippingGroup {
         }
         self.nodes[i].alive = true;
         // Whatever was sent while it was down had no connection to arrive on.
-        self.net.discard_where(|env| &env.dst == node, "sent_while_down", &mut self.trace);
+        self.net
+            .discard_where(|env| &env.dst == node, "sent_while_down", &mut self.trace);
         record!(
             self.trace,
             self.net.now(),
