@@ -64,14 +64,40 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         .collect();
     keys.sort();
     let mut expected: Vec<String> = [
-        "1:async:default", "1:wal:leader", "1:wal:quorum", "1:isr:leader", "1:isr:all_isr", "1:raft:default",
-        "2:async:default", "2:wal:leader", "2:wal:quorum", "2:isr:leader", "2:isr:all_isr", "2:raft:default",
-        "3:async:default", "3:wal:default", "3:isr:default", "3:raft:default",
-        "4:async:default", "4:wal:default", "4:wal:sync_standby", "4:isr:default", "4:isr:min_insync_3",
+        "1:async:default",
+        "1:wal:leader",
+        "1:wal:quorum",
+        "1:isr:leader",
+        "1:isr:all_isr",
+        "1:raft:default",
+        "2:async:default",
+        "2:wal:leader",
+        "2:wal:quorum",
+        "2:isr:leader",
+        "2:isr:all_isr",
+        "2:raft:default",
+        "3:async:default",
+        "3:wal:default",
+        "3:isr:default",
+        "3:raft:default",
+        "4:async:default",
+        "4:wal:default",
+        "4:wal:sync_standby",
+        "4:isr:default",
+        "4:isr:min_insync_3",
         "4:raft:default",
-        "5:async:default", "5:wal:default", "5:isr:default", "5:raft:default",
-        "6:async:default", "6:wal:default", "6:isr:default", "6:raft:default",
-        "7:async:default", "7:wal:default", "7:isr:default", "7:raft:default",
+        "5:async:default",
+        "5:wal:default",
+        "5:isr:default",
+        "5:raft:default",
+        "6:async:default",
+        "6:wal:default",
+        "6:isr:default",
+        "6:raft:default",
+        "7:async:default",
+        "7:wal:default",
+        "7:isr:default",
+        "7:raft:default",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -79,7 +105,13 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
     expected.sort();
     assert_eq!(keys, expected);
     for r in runs() {
-        assert!(!r.trace.is_empty(), "exp{} {} {} left no trace", r.experiment, r.protocol, r.variant);
+        assert!(
+            !r.trace.is_empty(),
+            "exp{} {} {} left no trace",
+            r.experiment,
+            r.protocol,
+            r.variant
+        );
     }
 }
 
@@ -195,10 +227,17 @@ fn exp4_strong_variants_refuse_the_write() {
 fn exp5_catch_up_modes_inside_and_outside_the_window() {
     for p in [Async, Wal, Isr] {
         let o = reconnect(p);
-        assert_eq!((o.inside_window.as_str(), o.outside_window.as_str()), ("incremental", "full"), "{p}");
+        assert_eq!(
+            (o.inside_window.as_str(), o.outside_window.as_str()),
+            ("incremental", "full"),
+            "{p}"
+        );
     }
     let o = reconnect(Raft);
-    assert_eq!((o.inside_window.as_str(), o.outside_window.as_str()), ("log replay", "log replay"));
+    assert_eq!(
+        (o.inside_window.as_str(), o.outside_window.as_str()),
+        ("log replay", "log replay")
+    );
 }
 
 #[test]

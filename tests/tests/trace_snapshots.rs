@@ -14,7 +14,10 @@ fn every_run_has_a_pinned_trace() {
 #[test]
 fn the_json_matrix_is_pinned() {
     let json = labs::matrix::to_json(common::runs());
-    insta::assert_snapshot!("matrix_json", serde_json::to_string_pretty(&json).expect("serializes"));
+    insta::assert_snapshot!(
+        "matrix_json",
+        serde_json::to_string_pretty(&json).expect("serializes")
+    );
 }
 
 #[test]
@@ -24,7 +27,14 @@ fn running_the_matrix_twice_gives_identical_json_and_traces() {
     let second = labs::matrix::to_json(&again).to_string();
     assert_eq!(first, second);
     for (a, b) in common::runs().iter().zip(&again) {
-        assert_eq!(a.trace.to_text(), b.trace.to_text(), "exp{} {} {}", a.experiment, a.protocol, a.variant);
+        assert_eq!(
+            a.trace.to_text(),
+            b.trace.to_text(),
+            "exp{} {} {}",
+            a.experiment,
+            a.protocol,
+            a.variant
+        );
     }
 }
 

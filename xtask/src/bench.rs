@@ -15,7 +15,13 @@ use replication::{AckLevel, GroupError, NodeId, ReplicationGroup};
 use serde_json::{Value as Json, json};
 
 /// Every workload, in report order.
-pub const WORKLOADS: [&str; 5] = ["matrix", "writes-async", "writes-wal", "writes-isr", "writes-raft"];
+pub const WORKLOADS: [&str; 5] = [
+    "matrix",
+    "writes-async",
+    "writes-wal",
+    "writes-isr",
+    "writes-raft",
+];
 
 const REPEATS: usize = 3;
 
@@ -27,11 +33,18 @@ struct Sample {
 }
 
 fn key_value(i: u64) -> (Bytes, Bytes) {
-    (Bytes::from(format!("k{}", i % 64)), Bytes::from(format!("v{i}")))
+    (
+        Bytes::from(format!("k{}", i % 64)),
+        Bytes::from(format!("v{i}")),
+    )
 }
 
 /// N writes at `level`, each asserted accepted; times only the writes.
-fn timed_writes<G: ReplicationGroup>(group: &mut G, writes: u64, level: AckLevel) -> Result<Sample, String> {
+fn timed_writes<G: ReplicationGroup>(
+    group: &mut G,
+    writes: u64,
+    level: AckLevel,
+) -> Result<Sample, String> {
     let start = Instant::now();
     for i in 0..writes {
         let (key, value) = key_value(i);
@@ -67,7 +80,9 @@ fn measure_once(workload: &str, writes: u64, trace: bool) -> Result<Sample, Stri
             })
         }
         "writes-async" => {
-            let mut group = proto_async::AsyncPrimaryGroup::new(proto_async::AsyncConfig::default()).map_err(err)?;
+            let mut group =
+                proto_async::AsyncPrimaryGroup::new(proto_async::AsyncConfig::default())
+                    .map_err(err)?;
             group.trace_mut().set_enabled(trace);
             timed_writes(&mut group, writes, AckLevel::Leader)
         }
@@ -81,7 +96,8 @@ fn measure_once(workload: &str, writes: u64, trace: bool) -> Result<Sample, Stri
             timed_writes(&mut group, writes, AckLevel::Quorum)
         }
         "writes-isr" => {
-            let mut group = proto_isr::IsrGroup::new(proto_isr::IsrConfig::default()).map_err(err)?;
+            let mut group =
+                proto_isr::IsrGroup::new(proto_isr::IsrConfig::default()).map_err(err)?;
             group.trace_mut().set_enabled(trace);
             timed_writes(&mut group, writes, AckLevel::AllIsr)
         }
@@ -96,7 +112,10 @@ fn measure_once(workload: &str, writes: u64, trace: bool) -> Result<Sample, Stri
             group.run_until_leader(None, 1_000).map_err(err)?;
             timed_writes(&mut group, writes, AckLevel::Quorum)
         }
-        other => Err(format!("unknown workload {other:?}; known: {}", WORKLOADS.join(", "))),
+        other => Err(format!(
+            "unknown workload {other:?}; known: {}",
+            WORKLOADS.join(", ")
+        )),
     }
 }
 
@@ -148,17 +167,25 @@ fn release_binary() -> Result<PathBuf, String> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace.join("target"));
-    Ok(target.join("release").join(format!("xtask{}", std::env::consts::EXE_SUFFIX)))
+    Ok(target
+        .join("release")
+        .join(format!("xtask{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// `bench`: every workload in its own optimized child process.
 pub fn run(writes: u64, trace: bool, as_json: bool, only: &[String]) -> Result<ExitCode, String> {
     if let Some(unknown) = only.iter().find(|w| !WORKLOADS.contains(&w.as_str())) {
-        return Err(format!("unknown workload {unknown:?}; known: {}", WORKLOADS.join(", ")));
+        return Err(format!(
+            "unknown workload {unknown:?}; known: {}",
+            WORKLOADS.join(", ")
+        ));
     }
     let binary = release_binary()?;
     let mut rows: Vec<Json> = Vec::new();
-    for workload in WORKLOADS.iter().filter(|w| only.is_empty() || only.iter().any(|o| o == *w)) {
+    for workload in WORKLOADS
+        .iter()
+        .filter(|w| only.is_empty() || only.iter().any(|o| o == *w))
+    {
         let output = Command::new(&binary)
             .args(["bench-worker", workload, "--writes", &writes.to_string()])
             .args(["--trace", if trace { "on" } else { "off" }])
@@ -171,11 +198,15 @@ pub fn run(writes: u64, trace: bool, as_json: bool, only: &[String]) -> Result<E
             ));
         }
         let line = String::from_utf8_lossy(&output.stdout);
-        let row: Json = serde_json::from_str(line.trim()).map_err(|e| format!("bad worker output {line:?}: {e}"))?;
+        let row: Json = serde_json::from_str(line.trim())
+            .map_err(|e| format!("bad worker output {line:?}: {e}"))?;
         rows.push(row);
     }
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&Json::Array(rows)).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Json::Array(rows)).map_err(|e| e.to_string())?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -186,7 +217,10 @@ pub fn run(writes: u64, trace: bool, as_json: bool, only: &[String]) -> Result<E
         "| {:<13} | {:>10} | {:>8} | {:>13} | {:>12} | {:>13} |",
         "workload", "seconds", "ops", "ops/s", "trace events", "peak RSS MiB"
     );
-    println!("|{:-<15}|{:->12}|{:->10}|{:->15}|{:->14}|{:->15}|", "", "", "", "", "", "");
+    println!(
+        "|{:-<15}|{:->12}|{:->10}|{:->15}|{:->14}|{:->15}|",
+        "", "", "", "", "", ""
+    );
     for row in &rows {
         println!(
             "| {:<13} | {:>10.6} | {:>8} | {:>13.0} | {:>12} | {:>13.1} |",
@@ -195,7 +229,9 @@ pub fn run(writes: u64, trace: bool, as_json: bool, only: &[String]) -> Result<E
             row["ops"].as_u64().unwrap_or(0),
             row["ops_per_sec"].as_f64().unwrap_or(f64::NAN),
             row["trace_events"].as_u64().unwrap_or(0),
-            row["peak_rss_kib"].as_u64().map_or(f64::NAN, |k| k as f64 / 1024.0),
+            row["peak_rss_kib"]
+                .as_u64()
+                .map_or(f64::NAN, |k| k as f64 / 1024.0),
         );
     }
     Ok(ExitCode::SUCCESS)

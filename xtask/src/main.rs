@@ -16,7 +16,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "xtask", about = "MiniDist: run the experiments, print traces, measure speed")]
+#[command(
+    name = "xtask",
+    about = "MiniDist: run the experiments, print traces, measure speed"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -122,14 +125,23 @@ fn main() -> ExitCode {
             protocol,
             variant,
             format,
-        } => trace_cmd::run(experiment, &protocol, variant.as_deref(), matches!(format, Format::Jsonl)),
+        } => trace_cmd::run(
+            experiment,
+            &protocol,
+            variant.as_deref(),
+            matches!(format, Format::Jsonl),
+        ),
         Command::Bench {
             writes,
             trace,
             json,
             only,
         } => bench::run(writes, trace == Switch::On, json, &only),
-        Command::BenchWorker { workload, writes, trace } => bench::worker(&workload, writes, trace == Switch::On),
+        Command::BenchWorker {
+            workload,
+            writes,
+            trace,
+        } => bench::worker(&workload, writes, trace == Switch::On),
     };
     match result {
         Ok(code) => code,

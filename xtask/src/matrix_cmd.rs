@@ -18,13 +18,19 @@ pub struct Options {
 pub fn selected_runs(protocol: Option<&str>, experiment: Option<u8>) -> Result<Vec<Run>, String> {
     let protocols = match protocol {
         None => Protocol::ALL.to_vec(),
-        Some(name) => vec![Protocol::from_name(name)
-            .ok_or_else(|| format!("unknown protocol {name:?} (expected async, wal, isr or raft)"))?],
+        Some(name) => vec![Protocol::from_name(name).ok_or_else(|| {
+            format!("unknown protocol {name:?} (expected async, wal, isr or raft)")
+        })?],
     };
     let mut runs = Vec::new();
     for p in protocols {
-        let protocol_runs = labs::protocol_runs(p).map_err(|e| format!("{p}: experiment failed: {e}"))?;
-        runs.extend(protocol_runs.into_iter().filter(|r| experiment.is_none_or(|n| r.experiment == n)));
+        let protocol_runs =
+            labs::protocol_runs(p).map_err(|e| format!("{p}: experiment failed: {e}"))?;
+        runs.extend(
+            protocol_runs
+                .into_iter()
+                .filter(|r| experiment.is_none_or(|n| r.experiment == n)),
+        );
     }
     Ok(runs)
 }
@@ -33,7 +39,8 @@ pub fn run(options: Options) -> Result<ExitCode, String> {
     let runs = selected_runs(options.protocol.as_deref(), options.experiment)?;
     let markdown = labs::matrix::to_markdown(&runs);
     if let Some(path) = &options.check {
-        let committed = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let committed = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         if committed == markdown {
             println!("{} matches a fresh run", path.display());
             return Ok(ExitCode::SUCCESS);
@@ -51,17 +58,24 @@ pub fn run(options: Options) -> Result<ExitCode, String> {
                 markdown.lines().count()
             );
         }
-        eprintln!("regenerate with: cargo xtask matrix --write {}", path.display());
+        eprintln!(
+            "regenerate with: cargo xtask matrix --write {}",
+            path.display()
+        );
         return Ok(ExitCode::FAILURE);
     }
     if let Some(path) = &options.write {
-        std::fs::write(path, &markdown).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, &markdown)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("wrote {}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
     if options.json {
         let json = labs::matrix::to_json(&runs);
-        println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
+        );
     } else {
         print!("{markdown}");
     }

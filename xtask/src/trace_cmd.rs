@@ -4,7 +4,12 @@ use std::process::ExitCode;
 
 use crate::matrix_cmd::selected_runs;
 
-pub fn run(experiment: u8, protocol: &str, variant: Option<&str>, jsonl: bool) -> Result<ExitCode, String> {
+pub fn run(
+    experiment: u8,
+    protocol: &str,
+    variant: Option<&str>,
+    jsonl: bool,
+) -> Result<ExitCode, String> {
     let runs = selected_runs(Some(protocol), Some(experiment))?;
     let variants: Vec<&str> = runs.iter().map(|r| r.variant).collect();
     let run = match variant {

@@ -16,7 +16,11 @@ fn stdout(output: &Output) -> String {
 #[test]
 fn matrix_json_has_every_run_and_the_read_matrix() {
     let out = xtask(&["matrix", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
     let runs = json["runs"].as_array().expect("runs array");
     assert_eq!(runs.len(), 34);
@@ -38,7 +42,14 @@ fn matrix_json_is_byte_identical_across_runs() {
 
 #[test]
 fn matrix_filters_by_protocol_and_experiment() {
-    let out = xtask(&["matrix", "--json", "--protocol", "raft", "--experiment", "6"]);
+    let out = xtask(&[
+        "matrix",
+        "--json",
+        "--protocol",
+        "raft",
+        "--experiment",
+        "6",
+    ]);
     assert!(out.status.success());
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
     let runs = json["runs"].as_array().expect("runs array");
@@ -52,7 +63,10 @@ fn matrix_markdown_starts_with_the_table() {
     let out = xtask(&["matrix"]);
     assert!(out.status.success());
     let text = stdout(&out);
-    assert!(text.contains("| # | experiment | async | wal | isr | raft |"), "{text}");
+    assert!(
+        text.contains("| # | experiment | async | wal | isr | raft |"),
+        "{text}"
+    );
     assert!(text.contains("| isr | stale | fresh | blocked |"), "{text}");
 }
 
@@ -61,10 +75,20 @@ fn matrix_check_fails_on_any_difference() {
     let dir = std::env::temp_dir().join(format!("minidist-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let good = dir.join("good.md");
-    assert!(xtask(&["matrix", "--write", good.to_str().expect("utf-8")]).status.success());
-    assert!(xtask(&["matrix", "--check", good.to_str().expect("utf-8")]).status.success());
+    assert!(
+        xtask(&["matrix", "--write", good.to_str().expect("utf-8")])
+            .status
+            .success()
+    );
+    assert!(
+        xtask(&["matrix", "--check", good.to_str().expect("utf-8")])
+            .status
+            .success()
+    );
     let bad = dir.join("bad.md");
-    let text = std::fs::read_to_string(&good).expect("written").replacen("fresh", "stale", 1);
+    let text = std::fs::read_to_string(&good)
+        .expect("written")
+        .replacen("fresh", "stale", 1);
     std::fs::write(&bad, text).expect("write");
     let out = xtask(&["matrix", "--check", bad.to_str().expect("utf-8")]);
     assert!(!out.status.success());
@@ -81,10 +105,28 @@ fn unknown_protocol_is_a_clear_error() {
 
 #[test]
 fn trace_prints_text_and_json_lines() {
-    let text = xtask(&["trace", "--experiment", "1", "--protocol", "isr", "--variant", "all_isr"]);
+    let text = xtask(&[
+        "trace",
+        "--experiment",
+        "1",
+        "--protocol",
+        "isr",
+        "--variant",
+        "all_isr",
+    ]);
     assert!(text.status.success());
     assert!(stdout(&text).starts_with("#0 @"));
-    let jsonl = xtask(&["trace", "--experiment", "1", "--protocol", "isr", "--variant", "all_isr", "--format", "jsonl"]);
+    let jsonl = xtask(&[
+        "trace",
+        "--experiment",
+        "1",
+        "--protocol",
+        "isr",
+        "--variant",
+        "all_isr",
+        "--format",
+        "jsonl",
+    ]);
     assert!(jsonl.status.success());
     let events = sim_core::Trace::parse_jsonl(&stdout(&jsonl)).expect("parses");
     assert_eq!(events.len(), stdout(&text).lines().count());
@@ -92,8 +134,19 @@ fn trace_prints_text_and_json_lines() {
 
 #[test]
 fn trace_of_an_unknown_variant_lists_the_available_ones() {
-    let out = xtask(&["trace", "--experiment", "4", "--protocol", "wal", "--variant", "nope"]);
+    let out = xtask(&[
+        "trace",
+        "--experiment",
+        "4",
+        "--protocol",
+        "wal",
+        "--variant",
+        "nope",
+    ]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("default") && err.contains("sync_standby"), "{err}");
+    assert!(
+        err.contains("default") && err.contains("sync_standby"),
+        "{err}"
+    );
 }

@@ -9,7 +9,11 @@ fn main() -> Result<(), labs::GroupError> {
     for protocol in Protocol::ALL {
         let runs: Vec<Run> = labs::protocol_runs(protocol)?;
         for run in runs.iter().filter(|r| r.experiment == 6) {
-            println!("{protocol:5} {}  ({} trace events)", run.cell(), run.trace.len());
+            println!(
+                "{protocol:5} {}  ({} trace events)",
+                run.cell(),
+                run.trace.len()
+            );
         }
     }
     Ok(())

@@ -96,7 +96,8 @@ impl AsyncPrimaryGroup {
             replicas = group.config.replicas.clone(),
             generation = 1u64,
             replication_id = replid.to_string(),
-            backlog_size = group.config.backlog_size
+            backlog_size = group.config.backlog_size,
+            seed = group.config.seed
         );
         Ok(group)
     }

@@ -92,7 +92,7 @@
 //! assert_eq!(read.value, Some(Bytes::from("v")));
 //! ```
 //!
-//! A longer, runnable example: `cargo run -p proto-async --example failover`.
+//! A longer, runnable example: `cargo run -p proto-async --example async_failover`.
 
 mod backlog;
 mod config;

@@ -55,11 +55,25 @@ impl IsrGroup {
             .iter()
             .map(|id| IsrNode::new(id.clone(), config.leader.clone()))
             .collect();
+        let mut trace = Trace::new();
+        record!(
+            trace,
+            0,
+            "isr_group_started",
+            nodes = config.nodes.clone(),
+            leader = &config.leader,
+            leader_epoch = 1u64,
+            controller_epoch = 1u64,
+            min_insync_replicas = config.min_insync_replicas,
+            replica_lag_timeout = config.replica_lag_timeout,
+            retention = config.retention,
+            seed = config.seed
+        );
         Ok(IsrGroup {
             rng: Rng::new(config.seed),
             lease_expiry: config.lease_duration,
             net,
-            trace: Trace::new(),
+            trace,
             durable: DurableImages::new(),
             nodes,
             leader,

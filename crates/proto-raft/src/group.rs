@@ -37,13 +37,25 @@ impl RaftGroup {
         let nodes = (0..cluster)
             .map(|me| RaftNode::new(me, cluster, timing, 0, &mut rng))
             .collect();
+        let mut trace = Trace::new();
+        record!(
+            trace,
+            0,
+            "raft_group_started",
+            nodes = config.nodes.clone(),
+            election_timeout_min = config.election_timeout.0,
+            election_timeout_max = config.election_timeout.1,
+            heartbeat = config.heartbeat,
+            delay = config.delay,
+            seed = config.seed
+        );
         Ok(RaftGroup {
             ids: config.nodes.clone(),
             config,
             nodes,
             net,
             rng,
-            trace: Trace::new(),
+            trace,
         })
     }
 
@@ -332,7 +344,10 @@ impl RaftGroup {
                 return false;
             }
         }
-        !self.net.pending().any(|env| !env.msg.is_heartbeat_traffic())
+        !self
+            .net
+            .pending()
+            .any(|env| !env.msg.is_heartbeat_traffic())
     }
 
     /// Cuts both directions between `a` and `b` (a partial partition).

@@ -32,7 +32,8 @@
 //! (a QUORUM write at a named node that believes it leads),
 //! [`RaftGroup::probe`] and [`InvariantChecker`] (Figure 3's properties).
 //!
-//! Trace events (besides SimNet's `message_*`): `raft_election_started`,
+//! Trace events (besides SimNet's `message_*`): `raft_group_started` (with the
+//! seed and timings), `raft_election_started`,
 //! `raft_vote_cast`, `raft_leader_elected`, `raft_term_adopted`,
 //! `raft_leader_discovered`, `raft_stale_term_rejected`,
 //! `raft_entries_appended`, `raft_append_rejected`, `raft_catch_up`

@@ -93,7 +93,8 @@ impl WalShippingGroup {
             standbys = group.config.standbys.clone(),
             synchronous_standbys = group.config.synchronous_standbys.clone(),
             retention = group.config.retention,
-            timeline = 1u64
+            timeline = 1u64,
+            seed = group.config.seed
         );
         Ok(group)
     }

@@ -77,7 +77,7 @@
 //! # Ok::<(), replication::GroupError>(())
 //! ```
 //!
-//! A longer runnable example: `cargo run -p proto-wal --example failover`.
+//! A longer runnable example: `cargo run -p proto-wal --example wal_failover`.
 
 mod config;
 mod failover;

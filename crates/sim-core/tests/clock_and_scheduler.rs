@@ -26,7 +26,10 @@ fn same_tick_events_run_in_insertion_order_including_delay_zero_ones() {
             s.schedule(0, "spawned");
         }
     });
-    assert_eq!(seen, [(1, "first"), (1, "second"), (1, "third"), (1, "spawned")]);
+    assert_eq!(
+        seen,
+        [(1, "first"), (1, "second"), (1, "third"), (1, "spawned")]
+    );
     assert_eq!(s.len(), 1);
     assert_eq!(s.next_due(), Some(2));
 }
@@ -36,7 +39,9 @@ fn run_until_idle_returns_ticks_taken() {
     let mut s = Scheduler::new();
     s.schedule(5, 1u32);
     let mut count = 0;
-    let ticks = s.run_until_idle(10, |_, _, _| count += 1).expect("idle within bound");
+    let ticks = s
+        .run_until_idle(10, |_, _, _| count += 1)
+        .expect("idle within bound");
     assert_eq!((ticks, count, s.now()), (5, 1, 5));
 }
 
@@ -45,8 +50,16 @@ fn run_until_idle_errors_when_the_bound_is_exceeded() {
     let mut s = Scheduler::new();
     s.schedule(1, ());
     // An event that always reschedules itself never lets the queue drain.
-    let err = s.run_until_idle(7, |s, _, ()| s.schedule(1, ())).unwrap_err();
-    assert_eq!(err, SimError::NotIdle { max_ticks: 7, pending: 1 });
+    let err = s
+        .run_until_idle(7, |s, _, ()| s.schedule(1, ()))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        SimError::NotIdle {
+            max_ticks: 7,
+            pending: 1
+        }
+    );
     assert_eq!(s.now(), 7);
 }
 

@@ -58,7 +58,10 @@ fn a_different_seed_with_drops_and_jitter_gives_a_different_trace() {
     let (t1, _) = scripted_run(11, lossy());
     let (t2, _) = scripted_run(12, lossy());
     assert_ne!(t1.to_text(), t2.to_text());
-    assert!(t1.count("message_dropped") > 0, "a 20% drop rate drops something in 30 sends");
+    assert!(
+        t1.count("message_dropped") > 0,
+        "a 20% drop rate drops something in 30 sends"
+    );
 }
 
 #[test]
@@ -66,7 +69,10 @@ fn reordering_lets_a_later_message_overtake_an_earlier_one() {
     let config = NetConfig::default().with_delay(1).with_reorder(0.5, 5);
     let (_, received) = scripted_run(3, config);
     assert_eq!(received.len(), 30);
-    assert!(received.windows(2).any(|w| w[0] > w[1]), "some message overtook another: {received:?}");
+    assert!(
+        received.windows(2).any(|w| w[0] > w[1]),
+        "some message overtook another: {received:?}"
+    );
 }
 
 #[test]
@@ -112,7 +118,10 @@ fn a_partition_added_while_a_message_is_in_flight_drops_it_at_delivery() {
     assert_eq!(net.in_flight(), 0);
     let last = trace.events().last().expect("drop recorded");
     assert_eq!(last.kind, "message_dropped");
-    assert_eq!(last.field("reason"), Some(&Value::from("partition_at_delivery")));
+    assert_eq!(
+        last.field("reason"),
+        Some(&Value::from("partition_at_delivery"))
+    );
     assert_eq!(last.tick, 2);
 }
 
@@ -138,7 +147,10 @@ fn discard_where_drops_queued_messages_in_id_order_with_a_reason() {
     }
     net.discard_where(|env| env.msg.0 != 1, "node_crashed", &mut trace);
     assert_eq!(net.in_flight(), 1);
-    let ids: Vec<_> = trace.of_kind("message_dropped").map(|e| e.field("id").cloned()).collect();
+    let ids: Vec<_> = trace
+        .of_kind("message_dropped")
+        .map(|e| e.field("id").cloned())
+        .collect();
     assert_eq!(ids, [Some(Value::UInt(0)), Some(Value::UInt(2))]);
 }
 
@@ -151,7 +163,10 @@ fn every_invalid_network_setting_is_a_config_error_naming_it() {
         (NetConfig::default().with_drop_rate(f64::NAN), "drop_rate"),
         (NetConfig::default().with_reorder(2.0, 1), "reorder_rate"),
         (NetConfig::default().with_reorder(-1.0, 1), "reorder_rate"),
-        (NetConfig::default().with_reorder(f64::NAN, 1), "reorder_rate"),
+        (
+            NetConfig::default().with_reorder(f64::NAN, 1),
+            "reorder_rate",
+        ),
         (NetConfig::default().with_reorder(0.5, 0), "reorder_jitter"),
     ];
     for (config, setting) in cases {
@@ -176,5 +191,8 @@ fn rng_output_is_pinned_to_splitmix64() {
         assert!((8..=14).contains(&rng.range_inclusive(8, 14)));
     }
     assert_eq!(Rng::new(9).range_inclusive(5, 5), 5);
-    assert_eq!(Rng::new(9).range_inclusive(0, u64::MAX), Rng::new(9).next_u64());
+    assert_eq!(
+        Rng::new(9).range_inclusive(0, u64::MAX),
+        Rng::new(9).next_u64()
+    );
 }

@@ -14,19 +14,39 @@ fn small_scripted_simulation(trace: &mut Trace) {
     let (a, b) = (NodeId::new("n1"), NodeId::new("n2"));
     let mut net = SimNet::new(NetConfig::default().with_delay_range(1, 2)).expect("valid");
     let mut rng = Rng::new(7);
-    record!(trace, net.now(), "run_started", seed = 7u64, nodes = vec![a.clone(), b.clone()]);
+    record!(
+        trace,
+        net.now(),
+        "run_started",
+        seed = 7u64,
+        nodes = vec![a.clone(), b.clone()]
+    );
     net.send(&a, &b, Hello, &mut rng, trace);
     net.send(&b, &a, Hello, &mut rng, trace);
     net.advance();
     net.partition(&b, &a);
     for _ in 0..2 {
         while let Some(env) = net.next_delivery(trace) {
-            record!(trace, net.now(), "greeted", node = &env.dst, value = Bytes::from_static(b"Mini\"Dist\n"));
+            record!(
+                trace,
+                net.now(),
+                "greeted",
+                node = &env.dst,
+                value = Bytes::from_static(b"Mini\"Dist\n")
+            );
         }
         net.advance();
     }
-    record!(trace, net.now(), "finished", leader = None::<NodeId>, delta = -3i64, ok = true,
-        note = "all done", raw = Bytes::from_static(&[0, 255]));
+    record!(
+        trace,
+        net.now(),
+        "finished",
+        leader = None::<NodeId>,
+        delta = -3i64,
+        ok = true,
+        note = "all done",
+        raw = Bytes::from_static(&[0, 255])
+    );
 }
 
 #[test]
@@ -48,18 +68,31 @@ fn json_lines_parse_back_to_the_same_events() {
 
 #[test]
 fn malformed_json_lines_are_errors_naming_the_line() {
-    let err = Trace::parse_jsonl("{\"seq\":0,\"tick\":0,\"kind\":\"x\",\"fields\":{}}\nnot json").unwrap_err();
+    let err = Trace::parse_jsonl("{\"seq\":0,\"tick\":0,\"kind\":\"x\",\"fields\":{}}\nnot json")
+        .unwrap_err();
     assert!(err.to_string().contains("line 2"), "{err}");
     assert!(Trace::parse_jsonl("{\"seq\":0}").is_err());
-    assert!(Trace::parse_jsonl(r#"{"seq":0,"tick":0,"kind":"x","fields":{"v":{"bytes_hex":"zz"}}}"#).is_err());
+    assert!(
+        Trace::parse_jsonl(r#"{"seq":0,"tick":0,"kind":"x","fields":{"v":{"bytes_hex":"zz"}}}"#)
+            .is_err()
+    );
     assert!(Trace::parse_jsonl(r#"{"seq":0,"tick":0,"kind":"x","fields":{"v":1.5}}"#).is_err());
 }
 
 #[test]
 fn byte_strings_render_escaped() {
     let mut trace = Trace::new();
-    record!(trace, 0, "x", v = Bytes::from_static(b"MiniDist"), w = Bytes::from_static(b"a\"\x00"));
-    assert_eq!(trace.to_text(), "#0 @0 x v=b\"MiniDist\" w=b\"a\\\"\\x00\"\n");
+    record!(
+        trace,
+        0,
+        "x",
+        v = Bytes::from_static(b"MiniDist"),
+        w = Bytes::from_static(b"a\"\x00")
+    );
+    assert_eq!(
+        trace.to_text(),
+        "#0 @0 x v=b\"MiniDist\" w=b\"a\\\"\\x00\"\n"
+    );
 }
 
 #[test]
@@ -83,7 +116,10 @@ fn append_run_renumbers_and_marks_the_boundary() {
     let mut second = Trace::new();
     record!(second, 4, "b");
     first.append_run("second", &second);
-    assert_eq!(first.to_text(), "#0 @1 a\n#1 @4 run_started name=\"second\"\n#2 @4 b\n");
+    assert_eq!(
+        first.to_text(),
+        "#0 @1 a\n#1 @4 run_started name=\"second\"\n#2 @4 b\n"
+    );
 }
 
 #[test]

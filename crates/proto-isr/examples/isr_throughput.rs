@@ -2,7 +2,7 @@
 //! writes with the trace off, and N = 2,000 with it on (key `k{i % 64}`,
 //! value `v{i}`). Wall-clock time is read here only, never by the protocol.
 //!
-//! Run: `cargo run --release -p proto-isr --example throughput`
+//! Run: `cargo run --release -p proto-isr --example isr_throughput`
 
 use std::time::Instant;
 

@@ -1,7 +1,7 @@
 //! How fast the simulator runs the asynchronous write path: N `LEADER`
 //! writes with the trace switched off, then delivery of everything queued.
 //!
-//! Run: `cargo run --release -p proto-async --example throughput [N]`
+//! Run: `cargo run --release -p proto-async --example async_throughput [N]`
 
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! asynchronous write lost by promoting the async standby, a timeline
 //! switch, and a base backup bringing everyone onto the new timeline.
 //!
-//! Run: `cargo run -p proto-wal --example failover`
+//! Run: `cargo run -p proto-wal --example wal_failover`
 
 use bytes::Bytes;
 use proto_wal::{WalConfig, WalShippingGroup};

@@ -2,7 +2,7 @@
 //! when the primary crashes before streaming it, and a partitioned old
 //! primary's dirty write is discarded when it rejoins.
 //!
-//! Run: `cargo run -p proto-async --example failover`
+//! Run: `cargo run -p proto-async --example async_failover`
 
 use proto_async::{AsyncConfig, AsyncPrimaryGroup};
 use replication::{AckLevel, Bytes, GroupError, NodeId, ReadLevel, ReplicationGroup};
