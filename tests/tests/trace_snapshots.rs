@@ -42,7 +42,7 @@ fn running_the_matrix_twice_gives_identical_json_and_traces() {
 fn every_trace_round_trips_through_json_lines() {
     for run in common::runs() {
         let parsed = sim_core::Trace::parse_jsonl(&run.trace.to_jsonl()).expect("parses");
-        assert_eq!(parsed, run.trace.events());
+        assert_eq!(parsed, run.trace.to_events());
     }
 }
 

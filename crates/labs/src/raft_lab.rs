@@ -179,17 +179,12 @@ pub fn exp4_slow_replica() -> Result<Run, GroupError> {
 /// The catch-up modes the trace shows for `follower` from position `from`.
 fn catch_up_mode(g: &RaftGroup, follower: &NodeId, from: usize) -> String {
     let mut modes: Vec<String> = Vec::new();
-    for event in g
-        .trace()
-        .since(from)
-        .iter()
-        .filter(|e| e.kind == "raft_catch_up")
-    {
-        if event.field("follower") != Some(&Value::Node(follower.clone())) {
+    for event in g.trace().since(from).filter(|e| e.kind == "raft_catch_up") {
+        if event.field("follower") != Some(Value::Node(follower.clone())) {
             continue;
         }
-        if let Some(Value::Str(mode)) = event.field("mode") {
-            if !modes.iter().any(|m| m == mode.as_ref()) {
+        if let Some(mode) = event.str_field("mode") {
+            if !modes.iter().any(|m| m == mode) {
                 modes.push(mode.to_string());
             }
         }

@@ -158,8 +158,8 @@ fn a_gap_in_the_stream_is_detected_and_never_applied_out_of_order() {
         .of_kind("async_gap_detected")
         .next()
         .expect("a gap is detected");
-    assert_eq!(gap.field("expected"), Some(&Value::UInt(1)));
-    assert_eq!(gap.field("got"), Some(&Value::UInt(2)));
+    assert_eq!(gap.field("expected"), Some(Value::UInt(1)));
+    assert_eq!(gap.field("got"), Some(Value::UInt(2)));
     let probe = g.probe();
     let node = probe.node(&id("replica-1")).unwrap();
     assert_eq!((node.offset, node.sync_mode), (2, SyncMode::Partial));

@@ -120,10 +120,10 @@ impl Model {
         }
         for event in g.trace().since(self.checked_events) {
             let uint = |k: &str| match event.field(k) {
-                Some(Value::UInt(v)) => *v,
+                Some(Value::UInt(v)) => v,
                 other => panic!("{context}: {} field {k} = {other:?}", event.kind),
             };
-            match event.kind.as_ref() {
+            match event.kind {
                 "async_stream_applied" | "async_partial_sync_applied" => {
                     assert_eq!(
                         uint("prev_offset") + uint("entries"),

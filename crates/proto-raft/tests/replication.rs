@@ -47,7 +47,7 @@ fn quorum_write_commits_on_a_majority_and_linearizable_read_runs_a_read_index_ro
         .client_read(b"k", ReadLevel::Linearizable, None)
         .expect("read");
     assert_eq!((r.value.as_deref(), &r.node), (Some(&b"v"[..]), &leader));
-    let since = g.trace().since(mark);
+    let since: Vec<_> = g.trace().since(mark).collect();
     let started = since
         .iter()
         .position(|e| e.kind == "raft_read_index_started")
@@ -60,7 +60,7 @@ fn quorum_write_commits_on_a_majority_and_linearizable_read_runs_a_read_index_ro
         .iter()
         .filter(|e| {
             e.kind == "message_delivered"
-                && e.field("msg") == Some(&"append_entries_response".into())
+                && e.field("msg") == Some("append_entries_response".into())
         })
         .count();
     assert!(
@@ -200,8 +200,8 @@ fn partitioned_old_leader_cannot_commit_and_its_suffix_is_overwritten_after_heal
     assert!(
         g.trace()
             .of_kind("raft_entries_appended")
-            .any(|e| e.field("node") == Some(&old.clone().into())
-                && e.field("truncated_from") == Some(&stale_index.into()))
+            .any(|e| e.field("node") == Some(old.clone().into())
+                && e.field("truncated_from") == Some(stale_index.into()))
     );
     let r = g
         .client_read(b"k", ReadLevel::Local, Some(&old))

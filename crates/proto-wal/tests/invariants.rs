@@ -42,11 +42,10 @@ fn pick<'a>(rng: &mut Rng, ids: &'a [NodeId]) -> &'a NodeId {
 /// applying node's own timeline (no old-timeline record after promotion).
 fn applied_only_current_timeline(g: &WalShippingGroup, from: usize) -> Result<(), String> {
     for event in g.trace().since(from) {
-        if event.kind == "wal_record_applied" {
-            let field = |name: &str| event.fields.iter().find(|(k, _)| k == name).map(|(_, v)| v);
-            if field("timeline") != field("node_timeline") {
-                return Err(format!("old-timeline record applied: {event}"));
-            }
+        if event.kind == "wal_record_applied"
+            && event.field("timeline") != event.field("node_timeline")
+        {
+            return Err(format!("old-timeline record applied: {event}"));
         }
     }
     Ok(())
@@ -193,7 +192,6 @@ fn run_schedule(seed: u64, coverage: &mut Coverage) -> Result<(), String> {
         let repair: String = g
             .trace()
             .since(repair_from)
-            .iter()
             .map(|e| format!("{e}\n"))
             .collect();
         return Err(format!(

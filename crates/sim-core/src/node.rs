@@ -21,6 +21,12 @@ impl NodeId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Address of the shared name, used to recognise clones of one id
+    /// cheaply (never for ordering).
+    pub(crate) fn shared_addr(&self) -> usize {
+        self.0.as_ptr() as usize
+    }
 }
 
 impl fmt::Display for NodeId {

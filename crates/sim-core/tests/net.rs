@@ -96,8 +96,8 @@ fn a_directional_partition_blocks_one_direction_only() {
     assert_eq!((delivered[0].src.as_str(), delivered[0].msg.0), ("b", 2));
     let dropped: Vec<_> = trace.of_kind("message_dropped").collect();
     assert_eq!(dropped.len(), 1);
-    assert_eq!(dropped[0].field("reason"), Some(&Value::from("partition")));
-    assert_eq!(dropped[0].field("src"), Some(&Value::from(&a)));
+    assert_eq!(dropped[0].field("reason"), Some(Value::from("partition")));
+    assert_eq!(dropped[0].field("src"), Some(Value::from(&a)));
 
     net.heal(&a, &b);
     net.send(&a, &b, Msg(3), &mut rng, &mut trace);
@@ -116,11 +116,11 @@ fn a_partition_added_while_a_message_is_in_flight_drops_it_at_delivery() {
     net.advance();
     assert!(net.next_delivery(&mut trace).is_none());
     assert_eq!(net.in_flight(), 0);
-    let last = trace.events().last().expect("drop recorded");
+    let last = trace.events().next_back().expect("drop recorded");
     assert_eq!(last.kind, "message_dropped");
     assert_eq!(
         last.field("reason"),
-        Some(&Value::from("partition_at_delivery"))
+        Some(Value::from("partition_at_delivery"))
     );
     assert_eq!(last.tick, 2);
 }
@@ -149,7 +149,7 @@ fn discard_where_drops_queued_messages_in_id_order_with_a_reason() {
     assert_eq!(net.in_flight(), 1);
     let ids: Vec<_> = trace
         .of_kind("message_dropped")
-        .map(|e| e.field("id").cloned())
+        .map(|e| e.field("id"))
         .collect();
     assert_eq!(ids, [Some(Value::UInt(0)), Some(Value::UInt(2))]);
 }

@@ -63,7 +63,7 @@ fn json_lines_parse_back_to_the_same_events() {
     let text = trace.to_jsonl();
     assert_eq!(text.lines().count(), trace.len());
     let parsed = Trace::parse_jsonl(&text).expect("parses");
-    assert_eq!(parsed, trace.events());
+    assert_eq!(parsed, trace.to_events());
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn switching_recording_off_keeps_nothing_and_changes_no_behaviour() {
     assert!(!on.is_empty());
     off.set_enabled(true);
     record!(off, 9, "back_on");
-    assert_eq!(off.events()[0].seq, 0);
+    assert_eq!(off.get(0).map(|e| e.seq), Some(0));
 }
 
 #[test]
@@ -155,4 +155,72 @@ fn ordinary_crash_keeps_state_while_lose_unfsynced_restores_exactly_the_last_fsy
         *image = 2;
     }
     assert_eq!(disk.image(&node), Some(&2));
+}
+
+#[test]
+fn node_ids_are_recorded_by_name_even_when_their_memory_is_reused() {
+    let mut trace = Trace::new();
+    for i in 0..300 {
+        // Each id is dropped right after recording, so addresses get reused.
+        let node = NodeId::new(format!("n{i}"));
+        record!(trace, i, "seen", node = &node, again = vec![node.clone()]);
+    }
+    for (i, event) in trace.events().enumerate() {
+        let expected = NodeId::new(format!("n{i}"));
+        assert_eq!(event.field("node"), Some(Value::Node(expected.clone())));
+        assert_eq!(
+            event.field("again"),
+            Some(Value::List(vec![Value::Node(expected)]))
+        );
+    }
+}
+
+#[test]
+fn every_value_kind_survives_the_compact_store() {
+    let values = vec![
+        Value::UInt(0),
+        Value::UInt(u64::MAX),
+        Value::Int(i64::MIN),
+        Value::Int(-1),
+        Value::Bool(true),
+        Value::Bool(false),
+        Value::from("static text"),
+        Value::from(String::from("owned text")),
+        Value::Node(NodeId::new("n1")),
+        Value::Bytes(Bytes::from_static(&[0, 1, 255])),
+        Value::Bytes(Bytes::new()),
+        Value::List(vec![Value::UInt(1), Value::List(vec![Value::Absent])]),
+        Value::Absent,
+    ];
+    let mut trace = Trace::new();
+    for value in &values {
+        trace.push(
+            1,
+            "v",
+            [(std::borrow::Cow::Borrowed("value"), value.clone())],
+        );
+    }
+    let stored: Vec<Value> = trace.events().filter_map(|e| e.field("value")).collect();
+    assert_eq!(stored, values);
+    let owned_key = trace.to_events();
+    let mut copy = Trace::new();
+    let mut other = Trace::new();
+    for event in &owned_key {
+        other.push(event.tick, "v", event.fields.clone());
+    }
+    copy.append_run("copy", &other);
+    assert_eq!(copy.len(), values.len() + 1);
+    assert_eq!(
+        copy.get(1).and_then(|e| e.field("value")),
+        Some(Value::UInt(0))
+    );
+    assert_eq!(
+        trace.get(6).and_then(|e| e.str_field("value")),
+        Some("static text")
+    );
+    assert_eq!(
+        trace.get(7).and_then(|e| e.str_field("value")),
+        Some("owned text")
+    );
+    assert_eq!(trace.get(0).and_then(|e| e.str_field("value")), None);
 }

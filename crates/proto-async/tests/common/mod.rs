@@ -37,8 +37,8 @@ pub fn rejections(g: &AsyncPrimaryGroup, reason: &str) -> Vec<(String, String)> 
         .filter(|e| matches!(e.field("reason"), Some(Value::Str(r)) if r == reason))
         .map(|e| {
             (
-                e.field("node").map(ToString::to_string).unwrap_or_default(),
-                e.field("msg").map(ToString::to_string).unwrap_or_default(),
+                e.field("node").map(|v| v.to_string()).unwrap_or_default(),
+                e.field("msg").map(|v| v.to_string()).unwrap_or_default(),
             )
         })
         .collect()

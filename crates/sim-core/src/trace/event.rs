@@ -1,16 +1,23 @@
-//! One recorded trace event.
+//! One trace event: the owned form and the borrowed view.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use crate::clock::Tick;
+use crate::trace::codec::{Interner, Reader};
 use crate::trace::value::Value;
 
-/// An entry of the trace: `{seq, tick, kind, fields}`.
+/// One ordered key/value field of an event.
+pub type Field = (Cow<'static, str>, Value);
+
+/// An entry of the trace, owned: `{seq, tick, kind, fields}`.
 ///
 /// `seq` is the event's position in its trace, `kind` a stable snake_case
 /// name (`message_sent`, `isr_member_removed`, …) and `fields` ordered
-/// key/value pairs.
+/// key/value pairs. [`Trace`](crate::Trace) stores events compactly and
+/// hands out [`EventRef`] views; this owned form is what
+/// [`Trace::parse_jsonl`](crate::Trace::parse_jsonl) and
+/// [`Trace::to_events`](crate::Trace::to_events) return.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
     /// Position in the trace, from 0.
@@ -20,23 +27,155 @@ pub struct Event {
     /// Stable snake_case event name.
     pub kind: Cow<'static, str>,
     /// Ordered fields.
-    pub fields: Vec<(Cow<'static, str>, Value)>,
+    pub fields: Vec<Field>,
+}
+
+/// A borrowed view of one recorded event; its fields are decoded from the
+/// trace's compact storage on demand.
+#[derive(Clone, Copy)]
+pub struct EventRef<'a> {
+    /// Position in the trace, from 0.
+    pub seq: u64,
+    /// Tick at which the event was recorded.
+    pub tick: Tick,
+    /// Stable snake_case event name.
+    pub kind: &'a str,
+    pub(crate) encoded: &'a [u8],
+    pub(crate) interner: &'a Interner,
+}
+
+/// Iterator over an event's fields, decoded in order.
+pub struct Fields<'a> {
+    reader: Reader<'a>,
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = (&'a str, Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.reader.is_empty() {
+            return None;
+        }
+        let key = self.reader.interner.text_of(self.reader.varint()? as u32);
+        Some((key, self.reader.value()?))
+    }
+}
+
+fn find<'a>(fields: &'a [Field], key: &str) -> Option<&'a Value> {
+    fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+fn render<K: fmt::Display, V: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    seq: u64,
+    tick: Tick,
+    kind: &str,
+    fields: impl Iterator<Item = (K, V)>,
+) -> fmt::Result {
+    write!(f, "#{seq} @{tick} {kind}")?;
+    for (key, value) in fields {
+        write!(f, " {key}={value}")?;
+    }
+    Ok(())
 }
 
 impl Event {
     /// The value of field `key`, if present.
     pub fn field(&self, key: &str) -> Option<&Value> {
-        self.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        find(&self.fields, key)
+    }
+}
+
+impl<'a> EventRef<'a> {
+    fn reader(&self) -> Reader<'a> {
+        Reader {
+            bytes: self.encoded,
+            interner: self.interner,
+        }
+    }
+
+    /// The fields, decoded in order.
+    pub fn fields(&self) -> Fields<'a> {
+        Fields {
+            reader: self.reader(),
+        }
+    }
+
+    /// The value of field `key`, if present.
+    pub fn field(&self, key: &str) -> Option<Value> {
+        self.fields().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The text value of field `key`, if it is present and text (no
+    /// allocation).
+    pub fn str_field(&self, key: &str) -> Option<&'a str> {
+        let mut reader = self.reader();
+        while !reader.is_empty() {
+            let k = reader.interner.text_of(reader.varint()? as u32);
+            if k == key {
+                return reader.text_value();
+            }
+            reader.value()?;
+        }
+        None
+    }
+
+    /// An owned copy.
+    pub fn to_owned(&self) -> Event {
+        Event {
+            seq: self.seq,
+            tick: self.tick,
+            kind: Cow::Owned(self.kind.to_owned()),
+            fields: self
+                .fields()
+                .map(|(k, v)| (Cow::Owned(k.to_owned()), v))
+                .collect(),
+        }
+    }
+}
+
+impl fmt::Debug for EventRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_owned(), f)
+    }
+}
+
+impl PartialEq for EventRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.seq == other.seq
+            && self.tick == other.tick
+            && self.kind == other.kind
+            && self.fields().eq(other.fields())
+    }
+}
+
+impl PartialEq<Event> for EventRef<'_> {
+    fn eq(&self, other: &Event) -> bool {
+        self.seq == other.seq
+            && self.tick == other.tick
+            && self.kind == other.kind
+            && self
+                .fields()
+                .eq(other.fields.iter().map(|(k, v)| (k.as_ref(), v.clone())))
     }
 }
 
 /// The stable one-line text form: `#seq @tick kind key=value …`.
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{} @{} {}", self.seq, self.tick, self.kind)?;
-        for (key, value) in &self.fields {
-            write!(f, " {key}={value}")?;
-        }
-        Ok(())
+        render(
+            f,
+            self.seq,
+            self.tick,
+            &self.kind,
+            self.fields.iter().map(|(k, v)| (k, v)),
+        )
+    }
+}
+
+/// The stable one-line text form: `#seq @tick kind key=value …`.
+impl fmt::Display for EventRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        render(f, self.seq, self.tick, self.kind, self.fields())
     }
 }

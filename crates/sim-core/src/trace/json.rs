@@ -14,7 +14,7 @@ use serde_json::{Map, Value as Json, json};
 
 use crate::error::SimError;
 use crate::node::NodeId;
-use crate::trace::event::Event;
+use crate::trace::event::{Event, EventRef};
 use crate::trace::value::Value;
 
 /// A value in its JSON form.
@@ -41,15 +41,15 @@ pub fn value_to_json(value: &Value) -> Json {
 }
 
 /// An event in its JSON form.
-pub fn event_to_json(event: &Event) -> Json {
+pub fn event_to_json(event: EventRef<'_>) -> Json {
     let mut fields = Map::new();
-    for (key, value) in &event.fields {
-        fields.insert(key.to_string(), value_to_json(value));
+    for (key, value) in event.fields() {
+        fields.insert(key.to_string(), value_to_json(&value));
     }
     json!({
         "seq": event.seq,
         "tick": event.tick,
-        "kind": event.kind.as_ref(),
+        "kind": event.kind,
         "fields": fields,
     })
 }

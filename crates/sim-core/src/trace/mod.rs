@@ -1,5 +1,6 @@
 //! The structured, ordered record of a run.
 
+mod codec;
 mod event;
 mod json;
 mod value;
@@ -7,14 +8,23 @@ mod value;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-pub use event::Event;
+pub use event::{Event, EventRef, Field, Fields};
 pub use json::{event_from_json_line, event_to_json, value_from_json, value_to_json};
 pub use value::Value;
 
 use crate::clock::Tick;
 use crate::error::SimError;
+use codec::{Interner, encode_value};
 
-/// An append-only list of [`Event`]s.
+/// One event's tick, interned kind and where its encoded fields end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Header {
+    tick: Tick,
+    kind: u32,
+    fields_end: usize,
+}
+
+/// An append-only list of events `{seq, tick, kind, fields}`.
 ///
 /// Renders to a stable one-line-per-event text (for `insta` snapshots) and to
 /// JSON lines. Every recorded event is also emitted as a `tracing` event at
@@ -22,11 +32,68 @@ use crate::error::SimError;
 /// run live. Recording can be switched off for large runs: a disabled trace
 /// keeps nothing and the protocol's behaviour is unchanged (use the
 /// [`record!`](crate::record) macro so fields are not even built).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Storage is compact: one header per event and one byte buffer of encoded
+/// fields, with kinds, keys, static text and node ids interned, so a traced
+/// run costs tens of bytes per event and no allocation per event. Events
+/// are read back as [`EventRef`] views that decode on demand.
+#[derive(Debug, Clone, Default)]
 pub struct Trace {
-    events: Vec<Event>,
+    headers: Vec<Header>,
+    encoded: Vec<u8>,
+    interner: Interner,
     disabled: bool,
 }
+
+/// Two traces are equal when they hold the same events.
+impl PartialEq for Trace {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.events().eq(other.events())
+    }
+}
+impl Eq for Trace {}
+
+/// Iterator over a trace's events, in order.
+#[derive(Debug, Clone)]
+pub struct Events<'a> {
+    trace: &'a Trace,
+    front: usize,
+    back: usize,
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = EventRef<'a>;
+
+    fn next(&mut self) -> Option<EventRef<'a>> {
+        if self.front >= self.back {
+            return None;
+        }
+        let event = self.trace.get(self.front);
+        self.front += 1;
+        event
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+
+    fn last(mut self) -> Option<EventRef<'a>> {
+        self.next_back()
+    }
+}
+
+impl DoubleEndedIterator for Events<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.trace.get(self.back)
+    }
+}
+
+impl ExactSizeIterator for Events<'_> {}
 
 impl Trace {
     /// An empty, recording trace.
@@ -50,19 +117,99 @@ impl Trace {
         &mut self,
         tick: Tick,
         kind: &'static str,
-        fields: Vec<(Cow<'static, str>, crate::Value)>,
+        fields: impl IntoIterator<Item = Field>,
+    ) {
+        self.push_kind(tick, Cow::Borrowed(kind), fields);
+    }
+
+    fn push_kind(
+        &mut self,
+        tick: Tick,
+        kind: Cow<'static, str>,
+        fields: impl IntoIterator<Item = Field>,
     ) {
         if self.disabled {
             return;
         }
-        let event = Event {
-            seq: self.events.len() as u64,
+        let kind = self.interner.text(&kind);
+        for (key, value) in fields {
+            let key = self.interner.text(&key);
+            let mut id = u64::from(key);
+            while id >= 0x80 {
+                self.encoded.push((id as u8) | 0x80);
+                id >>= 7;
+            }
+            self.encoded.push(id as u8);
+            encode_value(&mut self.encoded, &mut self.interner, &value);
+        }
+        self.headers.push(Header {
             tick,
-            kind: Cow::Borrowed(kind),
-            fields,
+            kind,
+            fields_end: self.encoded.len(),
+        });
+        if tracing::enabled!(target: "minidist::trace", tracing::Level::DEBUG) {
+            if let Some(event) = self.events().next_back() {
+                tracing::debug!(target: "minidist::trace", "{}", event);
+            }
+        }
+    }
+
+    /// The event at position `seq`.
+    pub fn get(&self, seq: usize) -> Option<EventRef<'_>> {
+        let header = self.headers.get(seq)?;
+        let start = match seq {
+            0 => 0,
+            _ => self.headers[seq - 1].fields_end,
         };
-        tracing::debug!(target: "minidist::trace", "{}", event);
-        self.events.push(event);
+        Some(EventRef {
+            seq: seq as u64,
+            tick: header.tick,
+            kind: self.interner.text_of(header.kind),
+            encoded: self.encoded.get(start..header.fields_end).unwrap_or(&[]),
+            interner: &self.interner,
+        })
+    }
+
+    /// The recorded events, in order.
+    pub fn events(&self) -> Events<'_> {
+        self.since(0)
+    }
+
+    /// Events recorded from position `from` on (for "what happened since").
+    pub fn since(&self, from: usize) -> Events<'_> {
+        Events {
+            trace: self,
+            front: from.min(self.headers.len()),
+            back: self.headers.len(),
+        }
+    }
+
+    /// Owned copies of every event.
+    pub fn to_events(&self) -> Vec<Event> {
+        self.events().map(|e| e.to_owned()).collect()
+    }
+
+    /// Number of recorded events.
+    pub fn len(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// True when nothing has been recorded.
+    pub fn is_empty(&self) -> bool {
+        self.headers.is_empty()
+    }
+
+    /// Recorded events of one kind, in order.
+    pub fn of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = EventRef<'a>> + 'a {
+        self.events().filter(move |e| e.kind == kind)
+    }
+
+    /// How many events of `kind` were recorded.
+    pub fn count(&self, kind: &str) -> usize {
+        self.headers
+            .iter()
+            .filter(|h| self.interner.text_of(h.kind) == kind)
+            .count()
     }
 
     /// Appends the events of another run's trace after a `run_started`
@@ -72,54 +219,26 @@ impl Trace {
         if self.disabled {
             return;
         }
-        let tick = other.events.first().map_or(0, |e| e.tick);
+        let tick = other.headers.first().map_or(0, |h| h.tick);
         self.push(
             tick,
             "run_started",
-            vec![(Cow::Borrowed("name"), crate::Value::from(name))],
+            [(Cow::Borrowed("name"), Value::from(name))],
         );
-        for event in &other.events {
-            let mut event = event.clone();
-            event.seq = self.events.len() as u64;
-            self.events.push(event);
+        for event in other.events() {
+            let fields: Vec<Field> = event
+                .fields()
+                .map(|(k, v)| (Cow::Owned(k.to_owned()), v))
+                .collect();
+            self.push_kind(event.tick, Cow::Owned(event.kind.to_owned()), fields);
         }
-    }
-
-    /// The recorded events, in order.
-    pub fn events(&self) -> &[Event] {
-        &self.events
-    }
-
-    /// Number of recorded events.
-    pub fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    /// True when nothing has been recorded.
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-
-    /// Recorded events of one kind, in order.
-    pub fn of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
-        self.events.iter().filter(move |e| e.kind == kind)
-    }
-
-    /// How many events of `kind` were recorded.
-    pub fn count(&self, kind: &str) -> usize {
-        self.of_kind(kind).count()
-    }
-
-    /// Events recorded from position `from` on (for "what happened since").
-    pub fn since(&self, from: usize) -> &[Event] {
-        self.events.get(from..).unwrap_or(&[])
     }
 
     /// The stable text form: one `#seq @tick kind key=value …` line per
     /// event, each ending in a newline.
     pub fn to_text(&self) -> String {
-        let mut out = String::with_capacity(self.events.len() * 64);
-        for event in &self.events {
+        let mut out = String::with_capacity(self.headers.len() * 64);
+        for event in self.events() {
             let _ = writeln!(out, "{event}");
         }
         out
@@ -127,8 +246,8 @@ impl Trace {
 
     /// The JSON-lines form: one JSON object per line.
     pub fn to_jsonl(&self) -> String {
-        let mut out = String::with_capacity(self.events.len() * 96);
-        for event in &self.events {
+        let mut out = String::with_capacity(self.headers.len() * 96);
+        for event in self.events() {
             out.push_str(&event_to_json(event).to_string());
             out.push('\n');
         }
@@ -146,7 +265,8 @@ impl Trace {
 }
 
 /// Records an event on a [`Trace`] without building its fields when
-/// recording is off.
+/// recording is off. The fields go straight into the trace's arena (no
+/// per-event allocation).
 ///
 /// ```
 /// use sim_core::{record, NodeId, Trace};
@@ -160,7 +280,7 @@ macro_rules! record {
     ($trace:expr, $tick:expr, $kind:expr $(, $key:ident = $val:expr)* $(,)?) => {{
         let tick: $crate::Tick = $tick;
         if $trace.is_enabled() {
-            let fields = ::std::vec![
+            let fields: [$crate::Field; 0 $(+ { let _ = stringify!($key); 1 })*] = [
                 $((::std::borrow::Cow::Borrowed(stringify!($key)), $crate::Value::from($val))),*
             ];
             $trace.push(tick, $kind, fields);
