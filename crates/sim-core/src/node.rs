@@ -8,8 +8,36 @@ use std::sync::Arc;
 /// Cheap to clone (one shared allocation), totally ordered by name, and
 /// displayed as the bare name. The ordering is what every `BTreeMap` keyed by
 /// node relies on, so iteration order never depends on hashing.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Hash)]
 pub struct NodeId(Arc<str>);
+
+// Ids are cloned from one configured name, so comparing two handles to the
+// same allocation is the common case: answer it without reading the text.
+impl PartialEq for NodeId {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl Eq for NodeId {}
+
+impl PartialOrd for NodeId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NodeId {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            std::cmp::Ordering::Equal
+        } else {
+            self.0.cmp(&other.0)
+        }
+    }
+}
 
 impl NodeId {
     /// Builds a node id from any string-like name.
