@@ -75,9 +75,8 @@
 //! assert_eq!((r.value.as_deref(), r.node), (Some(&b"v"[..]), leader));
 //! ```
 //!
-//! Longer, runnable examples: `cargo run -p proto-raft --example raft_failover`,
-//! and the issue-8 benchmark shape
-//! `cargo run --release -p proto-raft --example raft_throughput -- 200000`.
+//! A longer, runnable example: `cargo run -p proto-raft --example raft_failover`.
+//! Throughput is measured by `cargo xtask bench` (workload `writes-raft`).
 
 mod config;
 mod events;

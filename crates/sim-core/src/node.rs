@@ -8,7 +8,7 @@ use std::sync::Arc;
 /// Cheap to clone (one shared allocation), totally ordered by name, and
 /// displayed as the bare name. The ordering is what every `BTreeMap` keyed by
 /// node relies on, so iteration order never depends on hashing.
-#[derive(Clone, Hash)]
+#[derive(Clone)]
 pub struct NodeId(Arc<str>);
 
 // Ids are cloned from one configured name, so comparing two handles to the
@@ -21,6 +21,13 @@ impl PartialEq for NodeId {
 }
 
 impl Eq for NodeId {}
+
+// Hashes the name, consistent with equality by name.
+impl std::hash::Hash for NodeId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl PartialOrd for NodeId {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
