@@ -13,11 +13,11 @@ use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 use sim_core::Value;
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
     SplitBrainRead,
 };
 use crate::protocol::Protocol;
-use crate::reads::{ReadOutcome, guard_outcome};
+use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
 
 /// The seed every async run uses.
@@ -274,14 +274,7 @@ pub fn exp6_read_levels() -> Result<Run, GroupError> {
     let follower = first_replica(&g)?;
     let written = Bytes::from_static(b"v");
     g.client_write(key(), written.clone(), AckLevel::Leader)?;
-    let local = g.client_read(KEY, ReadLevel::Local, Some(&follower));
-    let leader = g.client_read(KEY, ReadLevel::Leader, None);
-    let linearizable = g.client_read(KEY, ReadLevel::Linearizable, None);
-    let observed = ReadLevels {
-        local: ReadOutcome::classify(&local, &written)?,
-        leader: ReadOutcome::classify(&leader, &written)?,
-        linearizable: ReadOutcome::classify(&linearizable, &written)?,
-    };
+    let observed = read_levels(&mut g, KEY, &follower, &written)?;
     Ok(Run::new(
         Protocol::Async,
         "default",

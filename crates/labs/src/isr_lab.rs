@@ -9,11 +9,11 @@ use proto_isr::{IsrConfig, IsrGroup, IsrProbe};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
     SplitBrainRead,
 };
 use crate::protocol::Protocol;
-use crate::reads::{ReadOutcome, guard_outcome};
+use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
 
 const IDLE: u64 = 1_000;
@@ -247,14 +247,7 @@ pub fn exp6_read_levels() -> Result<Run, GroupError> {
     let follower = first_follower(&g.probe())?;
     let value = b("v");
     g.client_write(b("k"), value.clone(), AckLevel::Leader)?;
-    let local = g.client_read(b"k", ReadLevel::Local, Some(&follower));
-    let leader = g.client_read(b"k", ReadLevel::Leader, None);
-    let linearizable = g.client_read(b"k", ReadLevel::Linearizable, None);
-    let observed = ReadLevels {
-        local: ReadOutcome::classify(&local, &value)?,
-        leader: ReadOutcome::classify(&leader, &value)?,
-        linearizable: ReadOutcome::classify(&linearizable, &value)?,
-    };
+    let observed = read_levels(&mut g, b"k", &follower, &value)?;
     Ok(Run::new(
         Protocol::Isr,
         "default",

@@ -34,7 +34,7 @@ pub use observed::{
     SplitBrainRead,
 };
 pub use protocol::Protocol;
-pub use reads::{ReadOutcome, guard_outcome, show};
+pub use reads::{ReadOutcome, guard_outcome, read_levels, show};
 pub use replication::GroupError;
 pub use run::Run;
 

@@ -12,11 +12,11 @@ use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 use sim_core::Value;
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
     SplitBrainRead,
 };
 use crate::protocol::Protocol;
-use crate::reads::{ReadOutcome, guard_outcome};
+use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
 
 const VARIANT: &str = "default";
@@ -237,14 +237,7 @@ pub fn exp6_read_levels() -> Result<Run, GroupError> {
     let follower = first_follower(&g, &leader)?;
     let value = Bytes::from_static(b"v");
     g.client_write(key(), value.clone(), AckLevel::Quorum)?;
-    let local = g.client_read(b"k", ReadLevel::Local, Some(&follower));
-    let leader_read = g.client_read(b"k", ReadLevel::Leader, None);
-    let linearizable = g.client_read(b"k", ReadLevel::Linearizable, None);
-    let observed = ReadLevels {
-        local: ReadOutcome::classify(&local, &value)?,
-        leader: ReadOutcome::classify(&leader_read, &value)?,
-        linearizable: ReadOutcome::classify(&linearizable, &value)?,
-    };
+    let observed = read_levels(&mut g, b"k", &follower, &value)?;
     Ok(run(Observed::Reads(observed), &g))
 }
 

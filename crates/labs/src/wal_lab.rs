@@ -9,11 +9,11 @@ use proto_wal::{WalConfig, WalShippingGroup};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
     SplitBrainRead,
 };
 use crate::protocol::Protocol;
-use crate::reads::{ReadOutcome, guard_outcome};
+use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
 
 /// Seed of every group built here.
@@ -275,14 +275,7 @@ pub fn exp6_read_levels() -> Result<Run, GroupError> {
     let written = val("v");
     g.client_write(Bytes::from_static(KEY), written.clone(), AckLevel::Leader)?;
     let follower = id("standby-1");
-    let local = g.client_read(KEY, ReadLevel::Local, Some(&follower));
-    let leader = g.client_read(KEY, ReadLevel::Leader, None);
-    let linearizable = g.client_read(KEY, ReadLevel::Linearizable, None);
-    let observed = ReadLevels {
-        local: ReadOutcome::classify(&local, &written)?,
-        leader: ReadOutcome::classify(&leader, &written)?,
-        linearizable: ReadOutcome::classify(&linearizable, &written)?,
-    };
+    let observed = read_levels(&mut g, KEY, &follower, &written)?;
     Ok(Run::new(
         Protocol::Wal,
         "default",
