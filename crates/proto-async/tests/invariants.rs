@@ -240,10 +240,19 @@ fn run_schedule(seed: u64, seen: &mut BTreeMap<String, usize>) {
     }
 }
 
+/// Seeded schedules to run: 1,000 by default; `MINIDIST_SEEDS=50000 cargo
+/// test --release …` sweeps further.
+fn seed_count() -> u64 {
+    std::env::var("MINIDIST_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000)
+}
+
 #[test]
 fn invariants_hold_after_every_step_of_1000_random_schedules() {
     let mut seen = BTreeMap::new();
-    for seed in 0..1_000 {
+    for seed in 0..seed_count() {
         run_schedule(seed, &mut seen);
     }
     // The schedules really exercise every mechanism.

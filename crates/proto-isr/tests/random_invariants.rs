@@ -12,7 +12,14 @@ use proto_isr::{IsrConfig, IsrGroup, IsrProbe, LogEntry};
 use replication::{AckLevel, Bytes, NodeId, ReadLevel, ReplicationGroup};
 use sim_core::Rng;
 
-const SEEDS: u64 = 1_000;
+/// Seeded schedules to run: 1,000 by default; `MINIDIST_SEEDS=50000 cargo
+/// test --release …` sweeps further.
+fn seed_count() -> u64 {
+    std::env::var("MINIDIST_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000)
+}
 const OPS: usize = 60;
 
 /// State the checker carries across steps.
@@ -183,7 +190,7 @@ fn run_seed(seed: u64) {
 
 #[test]
 fn safety_invariants_hold_after_every_step_over_1000_seeded_schedules() {
-    for seed in 0..SEEDS {
+    for seed in 0..seed_count() {
         run_seed(seed);
     }
 }

@@ -88,8 +88,8 @@ fn run_schedule(seed: u64) -> (u64, u64) {
 fn thousand_seeded_runs_keep_election_safety_log_matching_leader_completeness_and_state_machine_safety()
  {
     let (mut re_elections, mut committed) = (0, 0);
-    // `RAFT_SEEDS=50000 cargo test --release …` sweeps further.
-    let seeds: u64 = std::env::var("RAFT_SEEDS")
+    // `MINIDIST_SEEDS=50000 cargo test --release …` sweeps further.
+    let seeds: u64 = std::env::var("MINIDIST_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);

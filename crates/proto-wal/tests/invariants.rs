@@ -12,7 +12,14 @@ use proto_wal::{WalConfig, WalRecord, WalShippingGroup};
 use replication::{AckLevel, GroupError, ReadLevel, ReplicationGroup};
 use sim_core::{NetConfig, NodeId, Rng};
 
-const SEEDS: u64 = 1_000;
+/// Seeded schedules to run: 1,000 by default; `MINIDIST_SEEDS=50000 cargo
+/// test --release …` sweeps further.
+fn seed_count() -> u64 {
+    std::env::var("MINIDIST_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000)
+}
 const OPS: usize = 60;
 
 /// A QUORUM-acknowledged write and the synchronous standbys that vouched.
@@ -243,7 +250,8 @@ impl Coverage {
 #[test]
 fn invariants_hold_after_every_step_of_a_thousand_seeded_schedules() {
     let mut coverage = Coverage::default();
-    let failures: Vec<String> = (0..SEEDS)
+    let seeds = seed_count();
+    let failures: Vec<String> = (0..seeds)
         .filter_map(|seed| {
             run_schedule(seed, &mut coverage)
                 .err()
@@ -256,7 +264,7 @@ fn invariants_hold_after_every_step_of_a_thousand_seeded_schedules() {
     for (kind, count) in &coverage.counts {
         assert!(
             *count >= 50,
-            "{kind} happened only {count} times over {SEEDS} schedules"
+            "{kind} happened only {count} times over {seeds} schedules"
         );
     }
 }
