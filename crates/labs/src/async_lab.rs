@@ -210,13 +210,22 @@ pub fn exp4_slow_replica() -> Result<Run, GroupError> {
     g.run_until_idle(MAX_TICKS)?;
     let slow_value = local(&mut g, &slow)?;
     let probe = g.probe();
+    let acked_at = ack.offset.unwrap_or(0);
     let membership = match probe.node(&slow) {
-        Some(node) => format!(
+        // The ack came while this replica lacked the entry: it has no vote.
+        Some(node) if ack.accepted && node.offset < acked_at => format!(
             "{} {} is not a voter: acked at offset {} while it was at offset {}",
             node.role.name(),
             node.id,
-            probe.primary_offset,
+            acked_at,
             node.offset
+        ),
+        Some(node) => format!(
+            "{} {} held offset {} when offset {} was answered",
+            node.role.name(),
+            node.id,
+            node.offset,
+            acked_at
         ),
         None => format!("{slow} is not in the probe"),
     };
