@@ -275,3 +275,61 @@ fn every_cell_is_derived_from_its_observation() {
         assert_eq!(run(r.experiment, r.protocol, r.variant).cell(), r.cell());
     }
 }
+
+fn events_with<'a>(p: Protocol, experiment: u8, kind: &'a str) -> Vec<sim_core::Event> {
+    run(experiment, p, "default")
+        .trace
+        .of_kind(kind)
+        .map(|e| e.to_owned())
+        .collect()
+}
+
+#[test]
+fn exp3_wal_promotion_moves_to_timeline_2_and_fences_old_timeline_records() {
+    let promoted = events_with(Wal, 3, "wal_promoted");
+    assert_eq!(promoted.len(), 1);
+    assert_eq!(
+        promoted[0].field("timeline"),
+        Some(&sim_core::Value::UInt(2))
+    );
+    let fenced = events_with(Wal, 3, "wal_fenced");
+    assert!(
+        fenced
+            .iter()
+            .any(|e| e.field("reason") == Some(&"stale_timeline".into())
+                && e.field("msg") == Some(&"wal_record".into()))
+    );
+}
+
+#[test]
+fn exp3_isr_election_bumps_both_epochs_and_rejects_old_epoch_appends() {
+    let elected = events_with(Isr, 3, "isr_controller_elected");
+    assert_eq!(elected.len(), 1);
+    assert_eq!(
+        elected[0].field("leader_epoch"),
+        Some(&sim_core::Value::UInt(2))
+    );
+    assert_eq!(
+        elected[0].field("controller_epoch"),
+        Some(&sim_core::Value::UInt(2))
+    );
+    let rejected = events_with(Isr, 3, "isr_append_rejected");
+    assert!(
+        rejected
+            .iter()
+            .any(|e| e.field("reason") == Some(&"stale_leader_epoch".into()))
+    );
+}
+
+#[test]
+fn exp3_raft_new_leader_is_elected_in_a_higher_term() {
+    let terms: Vec<u64> = events_with(Raft, 3, "raft_leader_elected")
+        .iter()
+        .filter_map(|e| match e.field("term") {
+            Some(sim_core::Value::UInt(t)) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    assert!(terms.len() >= 2, "{terms:?}");
+    assert!(terms.windows(2).all(|w| w[0] < w[1]), "{terms:?}");
+}
