@@ -276,7 +276,7 @@ fn every_cell_is_derived_from_its_observation() {
     }
 }
 
-fn events_with<'a>(p: Protocol, experiment: u8, kind: &'a str) -> Vec<sim_core::Event> {
+fn events_with(p: Protocol, experiment: u8, kind: &str) -> Vec<sim_core::Event> {
     run(experiment, p, "default")
         .trace
         .of_kind(kind)
