@@ -14,7 +14,7 @@ pub use value::Value;
 
 use crate::clock::Tick;
 use crate::error::SimError;
-use codec::{Interner, encode_value};
+use codec::{Interner, encode_value, put_varint};
 
 /// One event's tick, interned kind and where its encoded fields end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,12 +134,7 @@ impl Trace {
         let kind = self.interner.text(&kind);
         for (key, value) in fields {
             let key = self.interner.text(&key);
-            let mut id = u64::from(key);
-            while id >= 0x80 {
-                self.encoded.push((id as u8) | 0x80);
-                id >>= 7;
-            }
-            self.encoded.push(id as u8);
+            put_varint(&mut self.encoded, u64::from(key));
             encode_value(&mut self.encoded, &mut self.interner, &value);
         }
         self.headers.push(Header {
