@@ -333,3 +333,70 @@ fn exp3_raft_new_leader_is_elected_in_a_higher_term() {
     assert!(terms.len() >= 2, "{terms:?}");
     assert!(terms.windows(2).all(|w| w[0] < w[1]), "{terms:?}");
 }
+
+#[test]
+fn exp1_first_write_lands_at_offset_1_except_raft_whose_no_op_takes_index_1() {
+    for (p, v) in [
+        (Async, "default"),
+        (Wal, "leader"),
+        (Wal, "quorum"),
+        (Isr, "leader"),
+        (Isr, "all_isr"),
+    ] {
+        let o = normal(p, v);
+        assert_eq!(o.ack_offset, Some(1), "{p} {v}");
+        assert_eq!((o.leader_offset, o.follower_offset), (1, 1), "{p} {v}");
+        assert_eq!(o.follower_after, b("v"), "{p} {v}");
+    }
+}
+
+#[test]
+fn exp2_lost_writes_read_as_absent_and_survivors_read_the_value() {
+    for (p, v) in [(Async, "default"), (Wal, "leader"), (Isr, "leader")] {
+        assert_eq!(crash(p, v).value_after, None, "{p} {v}");
+    }
+    for (p, v) in [(Wal, "quorum"), (Isr, "all_isr"), (Raft, "default")] {
+        assert_eq!(crash(p, v).value_after, b("v"), "{p} {v}");
+    }
+}
+
+#[test]
+fn exp3_old_leader_ends_in_its_protocols_follower_role() {
+    assert_eq!(minority(Async).old_leader_role_after, "replica");
+    assert_eq!(minority(Wal).old_leader_role_after, "standby");
+    assert_eq!(minority(Isr).old_leader_role_after, "follower");
+    assert!(
+        minority(Wal).old_write_acked,
+        "an isolated PostgreSQL primary still commits locally"
+    );
+    assert!(
+        !minority(Isr).old_write_acked,
+        "ALL_ISR cannot be met by an isolated leader"
+    );
+}
+
+#[test]
+fn exp4_membership_says_why_the_slow_replica_does_or_does_not_gate_the_write() {
+    assert!(slow(Async, "default").membership.contains("is not a voter"));
+    assert!(
+        slow(Wal, "default")
+            .membership
+            .contains("does not gate commit")
+    );
+    assert!(
+        slow(Wal, "sync_standby")
+            .membership
+            .contains("gates QUORUM commit")
+    );
+    assert_eq!(slow(Isr, "default").membership, "removed from ISR");
+    assert!(
+        slow(Isr, "min_insync_3")
+            .membership
+            .starts_with("removed from ISR")
+    );
+    assert!(
+        slow(Raft, "default")
+            .membership
+            .starts_with("fixed voter; majority unaffected")
+    );
+}
