@@ -13,12 +13,12 @@ use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 use sim_core::Value;
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
-    SplitBrainRead,
+    MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
+use crate::script::crash_after_ack;
 
 /// The seed every async run uses.
 const SEED: u64 = 1;
@@ -118,22 +118,7 @@ pub fn exp1_normal() -> Result<Run, GroupError> {
 /// replica, read there.
 pub fn exp2_crash_after_ack() -> Result<Run, GroupError> {
     let mut g = group()?;
-    let written = Bytes::from_static(b"v");
-    let ack = g.client_write(key(), written.clone(), AckLevel::Leader)?;
-    let value_before = leader_read(&mut g)?;
-    let old_leader = primary(&g)?;
-    g.crash(&old_leader, false)?;
-    let new_leader = g.failover(None)?;
-    g.run_until_idle(MAX_TICKS)?;
-    let value_after = leader_read(&mut g)?;
-    let observed = CrashAfterAck {
-        acked: ack.accepted,
-        value_before,
-        old_leader,
-        new_leader,
-        survived: value_after.as_ref() == Some(&written),
-        value_after,
-    };
+    let observed = crash_after_ack(&mut g, AckLevel::Leader, MAX_TICKS)?;
     Ok(Run::new(
         Protocol::Async,
         "default",

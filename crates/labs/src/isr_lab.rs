@@ -9,12 +9,12 @@ use proto_isr::{IsrConfig, IsrGroup, IsrProbe};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
-    SplitBrainRead,
+    MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
+use crate::script::crash_after_ack;
 
 const IDLE: u64 = 1_000;
 
@@ -76,22 +76,7 @@ pub fn exp1_normal(level: AckLevel) -> Result<Run, GroupError> {
 /// controller elect the first eligible ISR member, read on it.
 pub fn exp2_crash_after_ack(level: AckLevel) -> Result<Run, GroupError> {
     let mut g = group(2)?;
-    let value = b("v");
-    let w = g.client_write(b("k"), value.clone(), level)?;
-    let value_before = g.client_read(b"k", ReadLevel::Leader, None)?.value;
-    let old_leader = g.probe().leader;
-    g.crash(&old_leader, false)?;
-    let new_leader = g.failover(None)?;
-    g.run_until_idle(IDLE)?;
-    let value_after = g.client_read(b"k", ReadLevel::Leader, None)?.value;
-    let observed = CrashAfterAck {
-        acked: w.accepted,
-        value_before,
-        old_leader,
-        new_leader,
-        survived: value_after.as_ref() == Some(&value),
-        value_after,
-    };
+    let observed = crash_after_ack(&mut g, level, IDLE)?;
     Ok(Run::new(
         Protocol::Isr,
         level.snake(),

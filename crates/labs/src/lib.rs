@@ -27,6 +27,7 @@ mod protocol;
 pub mod raft_lab;
 mod reads;
 mod run;
+mod script;
 pub mod wal_lab;
 
 pub use observed::{
@@ -37,6 +38,7 @@ pub use protocol::Protocol;
 pub use reads::{ReadOutcome, guard_outcome, read_levels, show};
 pub use replication::GroupError;
 pub use run::Run;
+pub use script::crash_after_ack;
 
 /// Every run of `protocol`, in experiment order then variant order.
 pub fn protocol_runs(protocol: Protocol) -> Result<Vec<Run>, GroupError> {

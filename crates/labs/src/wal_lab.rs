@@ -9,12 +9,12 @@ use proto_wal::{WalConfig, WalShippingGroup};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
-    SplitBrainRead,
+    MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
+use crate::script::crash_after_ack;
 
 /// Seed of every group built here.
 const SEED: u64 = 5;
@@ -115,22 +115,7 @@ pub fn exp1_normal(level: AckLevel) -> Result<Run, GroupError> {
 /// primary.
 pub fn exp2_crash_after_ack(level: AckLevel) -> Result<Run, GroupError> {
     let mut g = group(sync_for(level))?;
-    let written = val("v");
-    let ack = g.client_write(Bytes::from_static(KEY), written.clone(), level)?;
-    let value_before = leader_read(&mut g)?;
-    let old_leader = current_primary(&g)?;
-    g.crash(&old_leader, false)?;
-    let new_leader = g.failover(None)?;
-    g.run_until_idle(IDLE)?;
-    let value_after = leader_read(&mut g)?;
-    let observed = CrashAfterAck {
-        acked: ack.accepted,
-        value_before,
-        old_leader,
-        new_leader,
-        survived: value_after.as_ref() == Some(&written),
-        value_after,
-    };
+    let observed = crash_after_ack(&mut g, level, IDLE)?;
     Ok(Run::new(
         Protocol::Wal,
         level.snake(),
