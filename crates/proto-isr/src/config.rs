@@ -1,8 +1,6 @@
 //! Group configuration, its SPEC §6 defaults and its validation.
 
-use std::collections::BTreeSet;
-
-use replication::{GroupError, NodeId};
+use replication::{GroupError, NodeId, validate_node_ids};
 
 /// Settings of one ISR partition. Start from [`IsrConfig::default`] and
 /// override fields; [`IsrConfig::validate`] (called by
@@ -55,25 +53,8 @@ impl Default for IsrConfig {
 impl IsrConfig {
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), GroupError> {
-        if self.nodes.len() < 2 {
-            return Err(GroupError::config(
-                "nodes",
-                format!("need at least 2 nodes, got {}", self.nodes.len()),
-            ));
-        }
-        let mut seen = BTreeSet::new();
-        for node in &self.nodes {
-            if node.as_str().is_empty() {
-                return Err(GroupError::config("nodes", "node ids must be non-empty"));
-            }
-            if !seen.insert(node) {
-                return Err(GroupError::config(
-                    "nodes",
-                    format!("duplicate node id {node}"),
-                ));
-            }
-        }
-        if !seen.contains(&self.leader) {
+        validate_node_ids("nodes", &self.nodes, 2)?;
+        if !self.nodes.contains(&self.leader) {
             return Err(GroupError::config(
                 "leader",
                 format!("leader {} is not one of the nodes", self.leader),

@@ -1,8 +1,6 @@
 //! Group configuration and its validation.
 
-use std::collections::BTreeSet;
-
-use replication::GroupError;
+use replication::{GroupError, validate_node_ids};
 use sim_core::NodeId;
 
 /// Settings of a [`RaftGroup`](crate::RaftGroup).
@@ -46,24 +44,7 @@ impl RaftConfig {
     /// the heartbeat and exceeds `2 × delay + heartbeat` (so a follower of a
     /// healthy leader never times out between two heartbeats).
     pub fn validate(&self) -> Result<(), GroupError> {
-        if self.nodes.len() < 3 {
-            return Err(GroupError::config(
-                "nodes",
-                format!("raft needs at least 3 nodes, got {}", self.nodes.len()),
-            ));
-        }
-        let mut seen = BTreeSet::new();
-        for node in &self.nodes {
-            if node.as_str().is_empty() {
-                return Err(GroupError::config("nodes", "node ids must be non-empty"));
-            }
-            if !seen.insert(node) {
-                return Err(GroupError::config(
-                    "nodes",
-                    format!("duplicate node id {node}"),
-                ));
-            }
-        }
+        validate_node_ids("nodes", &self.nodes, 3)?;
         if self.heartbeat == 0 {
             return Err(GroupError::config("heartbeat", "must be at least 1 tick"));
         }

@@ -30,6 +30,7 @@ mod group;
 mod level;
 mod outcome;
 mod summary;
+mod validate;
 
 pub use bytes::Bytes;
 pub use error::GroupError;
@@ -38,3 +39,4 @@ pub use level::{AckLevel, ReadLevel};
 pub use outcome::{ReadResult, WriteResult};
 pub use sim_core::{NodeId, Tick, Trace};
 pub use summary::{GroupSummary, NodeSummary};
+pub use validate::validate_node_ids;
