@@ -5,8 +5,13 @@ use sim_core::{NodeId, Tick, Trace};
 
 use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
+use crate::op::{ClientOp, Completion, OpId};
 use crate::outcome::{ReadResult, WriteResult};
 use crate::summary::GroupSummary;
+
+/// The safety net of [`ReplicationGroup::await_completion`]: far above every
+/// protocol's own bound.
+pub const AWAIT_BOUND: u64 = 1_000_000;
 
 /// One replication protocol instance on its own simulator.
 ///
@@ -23,23 +28,89 @@ pub trait ReplicationGroup {
     /// The current leader / primary, if one is known and alive.
     fn leader(&self) -> Option<NodeId>;
 
-    /// Writes `key = value` and waits (driving ticks, bounded) for `level`.
+    /// Starts `op` without letting any time pass and returns its id.
+    ///
+    /// Refused — with no state change and no id — only when the operation
+    /// cannot start: an unknown node, an unsupported level, a named node
+    /// that is down, no leader to send it to. Everything decided later
+    /// (acknowledged, refused before append, blocked, timed out) arrives as
+    /// a [`Completion`] from [`take_completions`](Self::take_completions) /
+    /// [`take_completion`](Self::take_completion), at the latest when the
+    /// protocol's bound (e.g. `ack_timeout`) has passed. Any number of
+    /// operations may be in flight at once.
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        let _ = op;
+        Err(GroupError::NoLeader(format!(
+            "{} does not implement submit yet",
+            self.protocol()
+        )))
+    }
+
+    /// Every completion not yet taken, in completion order.
+    fn take_completions(&mut self) -> Vec<Completion> {
+        Vec::new()
+    }
+
+    /// The completion of `id`, if it has completed and was not yet taken.
+    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        let _ = id;
+        None
+    }
+
+    /// Ticks until `id` completes and returns its completion. The protocol
+    /// completes every operation within its own bound; this loop's bound
+    /// ([`AWAIT_BOUND`] ticks) only turns a protocol bug into
+    /// [`GroupError::NotIdle`] instead of a hang.
+    fn await_completion(&mut self, id: OpId) -> Result<Completion, GroupError> {
+        let mut ticks = 0;
+        loop {
+            if let Some(done) = self.take_completion(id) {
+                return Ok(done);
+            }
+            if ticks >= AWAIT_BOUND {
+                return Err(GroupError::NotIdle {
+                    ticks,
+                    waiting_for: format!("{id} to complete"),
+                });
+            }
+            self.tick();
+            ticks += 1;
+        }
+    }
+
+    /// Writes `key = value` at the leader and waits (driving ticks, bounded)
+    /// for `level`: [`submit`](Self::submit) then
+    /// [`await_completion`](Self::await_completion). *Done* is an accepted
+    /// [`WriteResult`]; *failed* and *unknown* are a refused one (with the
+    /// offset when it was appended), or the error a failed operation names.
     fn client_write(
         &mut self,
         key: Bytes,
         value: Bytes,
         level: AckLevel,
-    ) -> Result<WriteResult, GroupError>;
+    ) -> Result<WriteResult, GroupError> {
+        let id = self.submit(ClientOp::write(key, value, level))?;
+        self.await_completion(id)?.outcome.into_write_result()
+    }
 
     /// Reads `key` at `level`; `node` picks the node for `Local` reads (the
     /// leader when `None`) and is ignored by the other levels unless the
-    /// protocol documents otherwise.
+    /// protocol documents otherwise. [`submit`](Self::submit) then
+    /// [`await_completion`](Self::await_completion); a blocked read is
+    /// [`GroupError::ReadBlocked`].
     fn client_read(
         &mut self,
         key: &[u8],
         level: ReadLevel,
         node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError>;
+    ) -> Result<ReadResult, GroupError> {
+        let mut op = ClientOp::read(Bytes::copy_from_slice(key), level);
+        if let Some(node) = node {
+            op = op.at(node);
+        }
+        let id = self.submit(op)?;
+        self.await_completion(id)?.outcome.into_read_result(level)
+    }
 
     /// Advances the simulation one tick.
     fn tick(&mut self);

@@ -27,15 +27,19 @@
 
 mod error;
 mod group;
+mod inflight;
 mod level;
+mod op;
 mod outcome;
 mod summary;
 mod validate;
 
 pub use bytes::Bytes;
 pub use error::GroupError;
-pub use group::ReplicationGroup;
+pub use group::{AWAIT_BOUND, ReplicationGroup};
+pub use inflight::ClientOps;
 pub use level::{AckLevel, ReadLevel};
+pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
 pub use sim_core::{NodeId, Tick, Trace};
 pub use summary::{GroupSummary, NodeSummary};
