@@ -1,0 +1,1 @@
+//! A downstream user of MiniDist's protocol crates: see `tests/`.
