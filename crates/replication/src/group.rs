@@ -133,6 +133,46 @@ pub trait ReplicationGroup {
     /// Restores every link of `node`.
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError>;
 
+    /// Cuts the one-way link `from → to` (messages from `from` to `to` are
+    /// dropped; the other direction keeps working). Protocols without
+    /// one-way links answer [`GroupError::NotPermitted`]; the default does.
+    fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        let _ = to;
+        Err(GroupError::not_permitted(
+            from,
+            format!("{} does not offer one-way link cuts", self.protocol()),
+        ))
+    }
+
+    /// Restores the one-way link `from → to` cut by
+    /// [`cut_link`](Self::cut_link).
+    fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        let _ = to;
+        Err(GroupError::not_permitted(
+            from,
+            format!("{} does not offer one-way link cuts", self.protocol()),
+        ))
+    }
+
+    /// Marks a replica slow (it receives no replication traffic until
+    /// cleared) or clears it. Refused with [`GroupError::NotPermitted`] for
+    /// the leader, and by protocols that do not model slowness (the
+    /// default).
+    fn set_slow(&mut self, node: &NodeId, slow: bool) -> Result<(), GroupError> {
+        let _ = slow;
+        Err(GroupError::not_permitted(
+            node,
+            format!("{} does not model slow replicas", self.protocol()),
+        ))
+    }
+
+    /// The protocol's own safety invariants over its current state (SPEC
+    /// §6 for ISR; log matching and commit rules for Raft; …): `Err` names
+    /// the first one broken. The default checks nothing.
+    fn check_invariants(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Makes `node`'s current state durable.
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError>;
 

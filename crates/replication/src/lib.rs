@@ -41,6 +41,6 @@ pub use inflight::ClientOps;
 pub use level::{AckLevel, ReadLevel};
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
-pub use sim_core::{NodeId, Tick, Trace};
+pub use sim_core::{NodeId, Rng, Tick, Trace};
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;
