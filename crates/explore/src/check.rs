@@ -46,8 +46,9 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
         };
         if let Some(why) = lost {
             return Check::Violated(format!(
-                "{} acknowledged at {ack} ({}) is lost: the final read of {} shows {why}",
-                format!("{}={}", text(key), text(value)),
+                "{}={} acknowledged at {ack} ({}) is lost: the final read of {} shows {why}",
+                text(key),
+                text(value),
                 op.describe(),
                 text(key),
             ));
