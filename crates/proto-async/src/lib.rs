@@ -38,7 +38,8 @@
 //! ## Trace events
 //!
 //! Besides SimNet's `message_sent` / `message_delivered` /
-//! `message_dropped`: `async_group_started`, `async_write_applied`,
+//! `message_dropped` and the client's `client_op_submitted` /
+//! `client_op_completed`: `async_group_started`, `async_write_applied`,
 //! `async_stream_sent`, `async_stream_buffered`, `async_stream_flushed`,
 //! `async_stream_buffer_discarded`, `async_stream_applied`,
 //! `async_stream_duplicate`, `async_gap_detected`, `async_message_rejected`,
@@ -110,17 +111,23 @@
 //! let replica = NodeId::new("replica-1");
 //!
 //! // A write is done the moment the primary applies it: no tick passes.
-//! let write = group.submit(ClientOp::write("k", "v", AckLevel::Leader)).unwrap();
+//! let write = group
+//!     .submit(ClientOp::write("k", "v", AckLevel::Leader))
+//!     .unwrap();
 //! let acked = group.take_completion(write).unwrap();
 //! assert_eq!(acked.outcome.status(), OutcomeStatus::Done);
 //! assert_eq!(acked.completed, acked.submitted);
 //!
 //! // Acknowledged, yet the replica does not have it yet…
-//! let read = group.client_read(b"k", ReadLevel::Local, Some(&replica)).unwrap();
+//! let read = group
+//!     .client_read(b"k", ReadLevel::Local, Some(&replica))
+//!     .unwrap();
 //! assert_eq!(read.value, None);
 //! // …until the stream is delivered.
 //! group.run_until_idle(10).unwrap();
-//! let read = group.client_read(b"k", ReadLevel::Local, Some(&replica)).unwrap();
+//! let read = group
+//!     .client_read(b"k", ReadLevel::Local, Some(&replica))
+//!     .unwrap();
 //! assert_eq!(read.value, Some(Bytes::from("v")));
 //!
 //! // A replica refuses writes (Redis: READONLY) before anything happens.
