@@ -8,7 +8,7 @@
 //! worth comparing: `LEADER`).
 
 use bytes::Bytes;
-use proto_async::{AsyncConfig, AsyncPrimaryGroup, SyncMode};
+use proto_async::{AsyncConfig, AsyncPrimaryGroup};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 use sim_core::Value;
 
@@ -28,10 +28,7 @@ const MAX_TICKS: u64 = 1_000;
 const KEY: &[u8] = b"k";
 
 fn group() -> Result<AsyncPrimaryGroup, GroupError> {
-    AsyncPrimaryGroup::new(AsyncConfig {
-        seed: SEED,
-        ..AsyncConfig::default()
-    })
+    AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(SEED))
 }
 
 fn key() -> Bytes {
@@ -60,15 +57,6 @@ fn primary(group: &AsyncPrimaryGroup) -> Result<NodeId, GroupError> {
     group
         .leader()
         .ok_or_else(|| GroupError::NoLeader("the primary is down".into()))
-}
-
-/// The catch-up mode in the matrix's vocabulary: a partial resync is
-/// `incremental`.
-fn catch_up_name(mode: SyncMode) -> String {
-    match mode {
-        SyncMode::Partial => "incremental".to_owned(),
-        other => other.name().to_owned(),
-    }
 }
 
 /// Every run of this protocol, in experiment order then variant order.
@@ -229,6 +217,7 @@ pub fn exp4_slow_replica() -> Result<Run, GroupError> {
 
 /// Experiment 5: a replica restarted after missing 2 writes resyncs from the
 /// backlog (partial); after missing more than the backlog holds, in full.
+/// The cell prints Redis's words: `partial / full`.
 pub fn exp5_reconnect() -> Result<Run, GroupError> {
     let mut g = group()?;
     let replica = first_replica(&g)?;
@@ -246,7 +235,7 @@ pub fn exp5_reconnect() -> Result<Run, GroupError> {
         let probe = g.probe();
         Ok(probe
             .node(&replica)
-            .map_or_else(|| "unknown".to_owned(), |n| catch_up_name(n.sync_mode)))
+            .map_or_else(|| "unknown".to_owned(), |n| n.sync_mode.name().to_owned()))
     };
     let inside_window = catch_up(&mut g, 2)?;
     let overflow = g.config().backlog_size + 2;

@@ -4,8 +4,10 @@
 //!
 //! Run: `cargo run -p proto-async --example async_failover`
 
-use proto_async::{AsyncConfig, AsyncPrimaryGroup};
-use replication::{AckLevel, Bytes, GroupError, NodeId, ReadLevel, ReplicationGroup};
+use proto_async::{
+    AckLevel, AsyncConfig, AsyncPrimaryGroup, Bytes, GroupError, NodeId, ReadLevel,
+    ReplicationGroup,
+};
 
 fn main() -> Result<(), GroupError> {
     let mut group = AsyncPrimaryGroup::new(AsyncConfig::default())?;

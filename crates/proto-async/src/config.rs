@@ -9,7 +9,19 @@ use sim_core::NodeId;
 ///
 /// [`AsyncConfig::default`] gives the SPEC defaults: primary `primary`,
 /// replicas `replica-1` and `replica-2`, a backlog of 8 entries, a
-/// replication delay of 1 tick and seed 0.
+/// replication delay of 1 tick and seed 0. [`AsyncConfig::new`] names the
+/// nodes and keeps the other defaults; the `with_*` builders change one
+/// setting each:
+///
+/// ```
+/// use proto_async::{AsyncConfig, AsyncPrimaryGroup, NodeId};
+///
+/// let config = AsyncConfig::new(NodeId::new("m"), [NodeId::new("r1"), NodeId::new("r2")])
+///     .with_backlog_size(3)
+///     .with_seed(7);
+/// let group = AsyncPrimaryGroup::new(config).unwrap();
+/// assert_eq!(group.current_primary(), &NodeId::new("m"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsyncConfig {
     /// The node that starts as primary (generation 1).
@@ -38,6 +50,39 @@ impl Default for AsyncConfig {
 }
 
 impl AsyncConfig {
+    /// `primary` followed by `replicas`, every other setting at its default
+    /// (backlog 8, replication delay 1, seed 0). Validated when the group is
+    /// built.
+    #[must_use]
+    pub fn new(primary: NodeId, replicas: impl IntoIterator<Item = NodeId>) -> AsyncConfig {
+        AsyncConfig {
+            primary,
+            replicas: replicas.into_iter().collect(),
+            ..AsyncConfig::default()
+        }
+    }
+
+    /// The same configuration with seed `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> AsyncConfig {
+        self.seed = seed;
+        self
+    }
+
+    /// The same configuration with a backlog of `entries` entries.
+    #[must_use]
+    pub fn with_backlog_size(mut self, entries: usize) -> AsyncConfig {
+        self.backlog_size = entries;
+        self
+    }
+
+    /// The same configuration with `ticks` of replication delay.
+    #[must_use]
+    pub fn with_replication_delay(mut self, ticks: u64) -> AsyncConfig {
+        self.replication_delay = ticks;
+        self
+    }
+
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), GroupError> {
         if self.primary.as_str().is_empty() {
@@ -78,6 +123,7 @@ impl AsyncConfig {
     }
 
     /// Every node id: the primary first, then the replicas in the given order.
+    #[must_use]
     pub fn node_ids(&self) -> Vec<NodeId> {
         let mut ids = Vec::with_capacity(self.replicas.len() + 1);
         ids.push(self.primary.clone());

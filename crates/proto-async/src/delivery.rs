@@ -253,12 +253,13 @@ impl AsyncPrimaryGroup {
         }
     }
 
-    /// Flushes the output buffers, advances one tick and delivers what is
-    /// due.
+    /// Flushes the output buffers, advances one tick, delivers what is
+    /// due, then re-evaluates the operations in flight.
     pub(crate) fn step_tick(&mut self) {
         self.flush_outboxes();
         self.net.advance();
         self.deliver_due();
+        self.settle_pending();
     }
 
     /// Ticks until no message is in flight or buffered, at most

@@ -1,13 +1,15 @@
 //! The group: owns the simulator and is the only place that sends and
 //! delivers messages.
 
+use std::fmt;
+use std::sync::Arc;
+
 use bytes::Bytes;
-use replication::{AckLevel, GroupError, WriteResult};
+use replication::{AckLevel, ClientOp, ClientOps, GroupError, ReplicationGroup, WriteResult};
 use sim_core::{DurableImages, NetConfig, NodeId, Rng, SimNet, Trace, record};
 
 use crate::config::AsyncConfig;
-use std::sync::Arc;
-
+use crate::inflight::PendingOp;
 use crate::message::{AsyncMsg, Entry, replication_id_for};
 use crate::node::{DurableImage, Node};
 use crate::role::Role;
@@ -39,6 +41,23 @@ pub struct AsyncPrimaryGroup {
     /// tick, not yet handed to the network (the replica's output buffer).
     /// Flushed as one stream message per link at the next tick.
     pub(crate) outbox: Vec<Vec<Vec<Arc<Entry>>>>,
+    /// Op ids, client events in the trace and completions not yet taken.
+    pub(crate) ops: ClientOps,
+    /// Operations accepted and not yet completed (see [`crate::inflight`]).
+    pub(crate) pending: Vec<PendingOp>,
+}
+
+impl fmt::Debug for AsyncPrimaryGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AsyncPrimaryGroup")
+            .field("tick", &self.net.now())
+            .field("primary", self.current_primary())
+            .field("leader", &self.leader())
+            .field("generation", &self.generation)
+            .field("nodes", &self.nodes.len())
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl AsyncPrimaryGroup {
@@ -87,6 +106,8 @@ impl AsyncPrimaryGroup {
             net,
             trace: Trace::new(),
             disk,
+            ops: ClientOps::new(),
+            pending: Vec::new(),
         };
         record!(
             group.trace,
@@ -103,17 +124,20 @@ impl AsyncPrimaryGroup {
     }
 
     /// The configuration the group was built from.
+    #[must_use]
     pub fn config(&self) -> &AsyncConfig {
         &self.config
     }
 
     /// The current generation (1 at start, + 1 per promotion or primary
     /// history reset).
+    #[must_use]
     pub fn generation(&self) -> u64 {
         self.generation
     }
 
     /// The node the sentinel currently names primary (alive or not).
+    #[must_use]
     pub fn current_primary(&self) -> &NodeId {
         &self.nodes[self.current].id
     }
@@ -147,11 +171,16 @@ impl AsyncPrimaryGroup {
     }
 
     /// Writes `key = value` directly at `node`, as a client still connected
-    /// to it would. Only a node that believes it is primary accepts writes
-    /// (a replica answers `READONLY`): this is how a write reaches an old
-    /// primary cut off in a minority. `None` and `Leader` are acknowledged
-    /// once `node` has applied the write; `Quorum` / `AllIsr` are
-    /// unsupported.
+    /// to it would, and returns the acknowledgement: a thin wrapper over
+    /// [`submit`](ReplicationGroup::submit) of
+    /// `ClientOp::write(key, value, level).at(node)` and
+    /// [`await_completion`](ReplicationGroup::await_completion) (which
+    /// returns without a tick: async writes complete at once).
+    ///
+    /// Only a node that believes it is primary accepts writes (a replica
+    /// answers `READONLY`): this is how a write reaches an old primary cut
+    /// off in a minority. `None` and `Leader` are acknowledged once `node`
+    /// has applied the write; `Quorum` / `AllIsr` are unsupported.
     pub fn client_write_at(
         &mut self,
         node: &NodeId,
@@ -159,27 +188,24 @@ impl AsyncPrimaryGroup {
         value: Bytes,
         level: AckLevel,
     ) -> Result<WriteResult, GroupError> {
-        Self::check_ack_level(level)?;
-        let p = self.alive_index(node)?;
-        self.write_at(p, key, value, level)
+        let id = self.submit(ClientOp::write(key, value, level).at(node))?;
+        self.await_completion(id)?.outcome.into_write_result()
     }
 
-    /// Applies a write at node index `p` (alive, level already checked) and
-    /// streams it.
-    pub(crate) fn write_at(
+    /// Applies a write at node index `p` (alive, a primary, level already
+    /// checked), records it and streams it; returns its offset.
+    pub(crate) fn apply_write(
         &mut self,
         p: usize,
         key: Bytes,
         value: Bytes,
         level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        let node = &self.nodes[p].id;
-        if self.nodes[p].role != Role::Primary {
-            return Err(GroupError::not_permitted(
-                node,
-                "READONLY: a replica does not accept writes",
-            ));
-        }
+    ) -> u64 {
+        debug_assert_eq!(
+            self.nodes[p].role,
+            Role::Primary,
+            "only a primary applies client writes"
+        );
         let entry = self.nodes[p].apply_write(key, value);
         let offset = entry.offset;
         record!(
@@ -194,9 +220,6 @@ impl AsyncPrimaryGroup {
             value = &entry.value
         );
         self.stream(p, entry);
-        Ok(WriteResult::accepted(
-            offset,
-            "applied by the primary; replicas are not waited for",
-        ))
+        offset
     }
 }

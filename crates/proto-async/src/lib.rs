@@ -38,7 +38,8 @@
 //! ## Trace events
 //!
 //! Besides SimNet's `message_sent` / `message_delivered` /
-//! `message_dropped`: `async_group_started`, `async_write_applied`,
+//! `message_dropped` and the client's `client_op_submitted` /
+//! `client_op_completed`: `async_group_started`, `async_write_applied`,
 //! `async_stream_sent`, `async_stream_buffered`, `async_stream_flushed`,
 //! `async_stream_buffer_discarded`, `async_stream_applied`,
 //! `async_stream_duplicate`, `async_gap_detected`, `async_message_rejected`,
@@ -71,25 +72,68 @@
 //!   formats, replica-of-replica chains, timeouts and heartbeats, and
 //!   client redirection.
 //!
+//! ## Operations in flight
+//!
+//! [`submit`](ReplicationGroup::submit) starts a [`ClientOp`] and returns
+//! its [`OpId`]; [`take_completions`](ReplicationGroup::take_completions) /
+//! [`take_completion`](ReplicationGroup::take_completion) hand out the
+//! [`Completion`]s. In async **every operation completes in the `submit`
+//! that starts it** — its completion tick is its submit tick — because a
+//! Redis primary answers a write once it has applied it and a node answers
+//! a read from its own map; nobody waits for a replica (`WAIT` is omitted).
+//! So operations never overlap one another; what overlaps is replication:
+//! a write is *done* while its stream is still on the wire, and a `Local`
+//! read at a replica sees the old value until the stream arrives.
+//!
+//! - *done*: a write applied by a node that believes it is primary (with
+//!   [`ClientOp::at`], also an old primary cut off in a minority: a dirty
+//!   write that is discarded when it rejoins); a read served with the
+//!   node's current value.
+//! - *failed* / *unknown*: never. Everything async refuses, it refuses up
+//!   front as an `Err` from `submit` (no id, no trace event, no state
+//!   change): `Quorum` / `AllIsr` and `Linearizable` are unsupported, a
+//!   named node unknown or down, the primary down, a write at a replica
+//!   (`READONLY`). *Done* is not *durable*: an acknowledged write is lost
+//!   when the primary fails before streaming it (experiment 2).
+//!
+//! The trace records `client_op_submitted` and `client_op_completed` around
+//! the protocol's own events, so a client history can be rebuilt from it.
+//! The blocking [`client_write`](ReplicationGroup::client_write),
+//! [`client_read`](ReplicationGroup::client_read) and
+//! [`AsyncPrimaryGroup::client_write_at`] go through `submit` too.
+//!
 //! ## Example
 //!
 //! ```
-//! use proto_async::{AsyncConfig, AsyncPrimaryGroup};
-//! use replication::{AckLevel, Bytes, NodeId, ReadLevel, ReplicationGroup};
+//! use proto_async::prelude::*;
 //!
 //! let mut group = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
-//! let ack = group
-//!     .client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
-//!     .unwrap();
-//! assert!(ack.accepted);
 //! let replica = NodeId::new("replica-1");
+//!
+//! // A write is done the moment the primary applies it: no tick passes.
+//! let write = group
+//!     .submit(ClientOp::write("k", "v", AckLevel::Leader))
+//!     .unwrap();
+//! let acked = group.take_completion(write).unwrap();
+//! assert_eq!(acked.outcome.status(), OutcomeStatus::Done);
+//! assert_eq!(acked.completed, acked.submitted);
+//!
 //! // Acknowledged, yet the replica does not have it yet…
-//! let read = group.client_read(b"k", ReadLevel::Local, Some(&replica)).unwrap();
+//! let read = group
+//!     .client_read(b"k", ReadLevel::Local, Some(&replica))
+//!     .unwrap();
 //! assert_eq!(read.value, None);
 //! // …until the stream is delivered.
 //! group.run_until_idle(10).unwrap();
-//! let read = group.client_read(b"k", ReadLevel::Local, Some(&replica)).unwrap();
+//! let read = group
+//!     .client_read(b"k", ReadLevel::Local, Some(&replica))
+//!     .unwrap();
 //! assert_eq!(read.value, Some(Bytes::from("v")));
+//!
+//! // A replica refuses writes (Redis: READONLY) before anything happens.
+//! let refused = group.submit(ClientOp::write("k", "w", AckLevel::Leader).at(&replica));
+//! assert!(matches!(refused, Err(GroupError::NotPermitted { .. })));
+//! assert_eq!(group.probe().leader, Some(NodeId::new("primary")));
 //! ```
 //!
 //! A longer, runnable example: `cargo run -p proto-async --example async_failover`.
@@ -98,6 +142,7 @@ mod backlog;
 mod config;
 mod delivery;
 mod group;
+mod inflight;
 mod message;
 mod node;
 #[cfg(test)]
@@ -114,3 +159,18 @@ pub use message::{
 };
 pub use probe::{AsyncNodeProbe, AsyncProbe};
 pub use role::{Role, SyncMode};
+
+// The shared vocabulary, so depending on this crate alone is enough.
+pub use replication::{
+    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, NodeSummary, OpId,
+    Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Tick, Trace, WriteResult,
+};
+pub use sim_core::Value;
+
+/// The names most programs need: `use proto_async::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        AckLevel, AsyncConfig, AsyncPrimaryGroup, Bytes, ClientOp, Completion, GroupError, NodeId,
+        OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup, Role, SyncMode,
+    };
+}

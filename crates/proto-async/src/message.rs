@@ -10,6 +10,7 @@ use sim_core::Payload;
 pub type ReplicationId = Arc<str>;
 
 /// The replication id of `generation` (`repl-<generation>`).
+#[must_use]
 pub fn replication_id_for(generation: u64) -> ReplicationId {
     Arc::from(format!("repl-{generation}"))
 }
@@ -71,6 +72,7 @@ pub struct FullSync {
 ///
 /// Kept small (streamed entries are shared with the backlog, the rarer sync
 /// messages are boxed) so the network queue stays cheap.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AsyncMsg {
     /// Primary → replica: the entries streamed since the last tick, in
@@ -86,6 +88,7 @@ pub enum AsyncMsg {
 
 impl AsyncMsg {
     /// The generation the message was sent under.
+    #[must_use]
     pub fn generation(&self) -> u64 {
         match self {
             AsyncMsg::Stream(entries) => entries.first().map_or(0, |e| e.generation),

@@ -41,10 +41,12 @@ pub struct AsyncNodeProbe {
 pub struct AsyncProbe {
     /// Current tick.
     pub tick: Tick,
-    /// The primary the sentinel names current (it may be crashed).
+    /// The current primary while it is alive (what
+    /// [`leader`](crate::ReplicationGroup::leader) answers).
+    pub leader: Option<NodeId>,
+    /// The node the sentinel names primary, alive or not: `leader` while it
+    /// is alive. The fields below are its.
     pub primary: NodeId,
-    /// Whether that primary is alive.
-    pub primary_alive: bool,
     /// The current generation.
     pub generation: u64,
     /// The current primary's replication id.
@@ -53,32 +55,37 @@ pub struct AsyncProbe {
     pub primary_offset: u64,
     /// Offsets held in the current primary's backlog, oldest first.
     pub backlog_offsets: Vec<u64>,
-    /// One entry per node, ordered by node id.
+    /// One entry per node, in configuration order (the configured primary
+    /// first, then the replicas as listed in [`AsyncConfig`](crate::AsyncConfig)).
     pub nodes: Vec<AsyncNodeProbe>,
 }
 
 impl AsyncProbe {
-    /// The probe of `node`, if it exists.
-    pub fn node(&self, node: &NodeId) -> Option<&AsyncNodeProbe> {
-        self.nodes.iter().find(|n| n.id == *node)
+    /// The probe of `id`, if it is a node of the group.
+    #[must_use]
+    pub fn node(&self, id: &NodeId) -> Option<&AsyncNodeProbe> {
+        self.nodes.iter().find(|n| n.id == *id)
     }
 }
 
 impl AsyncPrimaryGroup {
     /// A snapshot of every field of the protocol state.
+    #[must_use]
     pub fn probe(&self) -> AsyncProbe {
         let primary = &self.nodes[self.current];
         AsyncProbe {
             tick: self.net.now(),
+            leader: primary.alive.then(|| primary.id.clone()),
             primary: primary.id.clone(),
-            primary_alive: primary.alive,
             generation: self.generation,
             replication_id: primary.replication_id.to_string(),
             primary_offset: primary.offset,
             backlog_offsets: primary.backlog.offsets(),
             nodes: self
-                .nodes
+                .config
+                .node_ids()
                 .iter()
+                .filter_map(|id| self.nodes.iter().find(|n| n.id == *id))
                 .map(|n| AsyncNodeProbe {
                     id: n.id.clone(),
                     alive: n.alive,

@@ -1,11 +1,9 @@
 //! The shared driver surface.
 
-use bytes::Bytes;
 use replication::{
-    AckLevel, GroupError, GroupSummary, NodeSummary, ReadLevel, ReadResult, ReplicationGroup,
-    WriteResult,
+    ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
-use sim_core::{NodeId, Tick, Trace, record};
+use sim_core::{NodeId, Tick, Trace};
 
 use crate::group::{AsyncPrimaryGroup, PROTOCOL};
 use crate::role::Role;
@@ -24,69 +22,37 @@ impl ReplicationGroup for AsyncPrimaryGroup {
         primary.alive.then(|| primary.id.clone())
     }
 
-    /// `None` / `Leader` at the current primary; `Quorum` / `AllIsr` are
-    /// unsupported; a crashed primary is [`GroupError::NodeDown`].
-    fn client_write(
-        &mut self,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        Self::check_ack_level(level)?;
-        let p = self.current;
-        if !self.nodes[p].alive {
-            return Err(GroupError::NodeDown(self.nodes[p].id.clone()));
-        }
-        self.write_at(p, key, value, level)
+    /// Starts `op`; in async it also completes in this call (no tick
+    /// passes), so its completion is ready at once.
+    ///
+    /// - **Writes** (`None` / `Leader`) are applied by the primary and
+    ///   complete *done* with their offset; replicas are not waited for.
+    ///   Without a node they go to the current primary (crashed:
+    ///   [`GroupError::NodeDown`]). With [`ClientOp::at`] they go to that
+    ///   node, as [`client_write_at`](AsyncPrimaryGroup::client_write_at)
+    ///   does: any node that believes it is primary accepts them — an old
+    ///   primary cut off in a minority acknowledges a dirty write — and a
+    ///   replica refuses with [`GroupError::NotPermitted`] (`READONLY`).
+    ///   `Quorum` / `AllIsr` are [`GroupError::UnsupportedAck`].
+    /// - **Reads**: `Local` at the named node (default the current
+    ///   primary), `Leader` at the current primary whatever node is named
+    ///   (crashed: [`GroupError::NoLeader`]); `Linearizable` is
+    ///   [`GroupError::UnsupportedRead`]. A read completes *done* with the
+    ///   node's value now.
+    ///
+    /// Every refusal is an `Err` here, before anything happens: no id, no
+    /// trace event, no state change. No async operation completes *failed*
+    /// or *unknown*.
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        self.submit_op(op)
     }
 
-    /// `Local` at `node` (default the current primary), `Leader` at the
-    /// current primary; `Linearizable` is unsupported.
-    fn client_read(
-        &mut self,
-        key: &[u8],
-        level: ReadLevel,
-        node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError> {
-        let i = match level {
-            ReadLevel::Linearizable => {
-                return Err(GroupError::UnsupportedRead {
-                    protocol: PROTOCOL,
-                    level,
-                });
-            }
-            ReadLevel::Local => match node {
-                Some(node) => self.alive_index(node)?,
-                None => self.alive_index(&self.nodes[self.current].id.clone())?,
-            },
-            ReadLevel::Leader => {
-                let primary = &self.nodes[self.current];
-                if !primary.alive {
-                    return Err(GroupError::NoLeader(format!(
-                        "primary {} is down and no replica has been promoted",
-                        primary.id
-                    )));
-                }
-                self.current
-            }
-        };
-        let node = &self.nodes[i];
-        let value = node.data.get(key).cloned();
-        record!(
-            self.trace,
-            self.net.now(),
-            "async_read_served",
-            node = &node.id,
-            level = level.name(),
-            key = Bytes::copy_from_slice(key),
-            offset = node.offset,
-            found = value.is_some()
-        );
-        Ok(ReadResult {
-            value,
-            node: node.id.clone(),
-            offset: node.offset,
-        })
+    fn take_completions(&mut self) -> Vec<Completion> {
+        self.ops.take_all()
+    }
+
+    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        self.ops.take(id)
     }
 
     fn tick(&mut self) {

@@ -3,6 +3,7 @@
 use std::fmt;
 
 /// What a node believes it is.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
     /// Accepts writes and streams them to replicas.
@@ -13,6 +14,7 @@ pub enum Role {
 
 impl Role {
     /// `primary` or `replica`.
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Role::Primary => "primary",
@@ -27,7 +29,9 @@ impl fmt::Display for Role {
     }
 }
 
-/// How a node most recently received data from a primary.
+/// How a node most recently received data from a primary: the catch-up
+/// mode the matrix prints (experiment 5: `partial / full`).
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SyncMode {
     /// Nothing received yet.
@@ -41,7 +45,9 @@ pub enum SyncMode {
 }
 
 impl SyncMode {
-    /// `never`, `streaming`, `partial` or `full`.
+    /// `never`, `streaming`, `partial` or `full` (Redis's words: a partial
+    /// resync is `+CONTINUE`, a full one `+FULLRESYNC`).
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             SyncMode::Never => "never",

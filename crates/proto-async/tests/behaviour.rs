@@ -202,3 +202,27 @@ fn trace_off_changes_no_behaviour() {
         "only the construction event, recorded before the switch"
     );
 }
+
+#[test]
+fn probe_lists_nodes_in_configuration_order_and_a_leader_only_while_the_primary_is_alive() {
+    let config = AsyncConfig::new(id("zeta"), [id("beta"), id("alpha")])
+        .with_backlog_size(2)
+        .with_replication_delay(3)
+        .with_seed(9);
+    assert_eq!(
+        (config.backlog_size, config.replication_delay, config.seed),
+        (2, 3, 9)
+    );
+    let mut g = AsyncPrimaryGroup::new(config).unwrap();
+    let probe = g.probe();
+    let order: Vec<&str> = probe.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(order, ["zeta", "beta", "alpha"]);
+    assert_eq!(probe.leader, Some(id("zeta")));
+    assert_eq!(
+        probe.node(&id("alpha")).map(|n| n.role.name()),
+        Some("replica")
+    );
+    g.crash(&id("zeta"), false).unwrap();
+    let probe = g.probe();
+    assert_eq!((probe.leader, probe.primary), (None, id("zeta")));
+}
