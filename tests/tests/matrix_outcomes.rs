@@ -226,7 +226,11 @@ fn exp4_strong_variants_refuse_the_write() {
 #[test]
 fn exp5_catch_up_modes_inside_and_outside_the_window() {
     // Redis calls its incremental resync "partial" (PSYNC).
-    for (p, inside) in [(Async, "partial"), (Wal, "incremental"), (Isr, "incremental")] {
+    for (p, inside) in [
+        (Async, "partial"),
+        (Wal, "incremental"),
+        (Isr, "incremental"),
+    ] {
         let o = reconnect(p);
         assert_eq!(
             (o.inside_window.as_str(), o.outside_window.as_str()),

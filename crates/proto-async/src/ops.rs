@@ -240,6 +240,36 @@ impl AsyncPrimaryGroup {
         Ok(())
     }
 
+    /// Cuts the one-way link `from → to`.
+    pub(crate) fn cut_one_way(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.index(from)?;
+        self.index(to)?;
+        self.net.partition(from, to);
+        record!(
+            self.trace,
+            self.net.now(),
+            "async_link_cut",
+            from = from,
+            to = to
+        );
+        Ok(())
+    }
+
+    /// Restores the one-way link `from → to`.
+    pub(crate) fn restore_one_way(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.index(from)?;
+        self.index(to)?;
+        self.net.heal(from, to);
+        record!(
+            self.trace,
+            self.net.now(),
+            "async_link_restored",
+            from = from,
+            to = to
+        );
+        Ok(())
+    }
+
     /// Restores every link of `node`. Each primary first flushes the output
     /// it buffered for a now-reachable replica (if the backlog still holds
     /// it); a primary that is no longer current is then demoted by the

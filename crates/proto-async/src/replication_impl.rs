@@ -83,6 +83,22 @@ impl ReplicationGroup for AsyncPrimaryGroup {
         self.fsync_node(node)
     }
 
+    /// Drops every message from `from` to `to` until `heal` of either
+    /// node (or [`restore_link`](ReplicationGroup::restore_link)).
+    fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.cut_one_way(from, to)
+    }
+
+    /// Restores `from → to`; a replica that missed stream output resyncs
+    /// when `heal` runs, as after any partition.
+    fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.restore_one_way(from, to)
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        AsyncPrimaryGroup::check_invariants(self)
+    }
+
     /// `Some(n)` promotes `n`; `None` promotes the first alive replica in
     /// id order.
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
