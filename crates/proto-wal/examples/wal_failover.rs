@@ -4,19 +4,13 @@
 //!
 //! Run: `cargo run -p proto-wal --example wal_failover`
 
-use bytes::Bytes;
-use proto_wal::{WalConfig, WalShippingGroup};
-use replication::{AckLevel, GroupError, ReadLevel, ReplicationGroup};
-use sim_core::NodeId;
+use proto_wal::prelude::*;
 
 fn main() -> Result<(), GroupError> {
     let primary = NodeId::new("primary");
     let sync = NodeId::new("standby-1");
     let lagging = NodeId::new("standby-2");
-    let config = WalConfig {
-        synchronous_standbys: vec![sync.clone()],
-        ..WalConfig::default()
-    };
+    let config = WalConfig::default().with_synchronous_standbys([sync.clone()]);
     let mut group = WalShippingGroup::new(config)?;
 
     let ack = group.client_write(Bytes::from("colour"), Bytes::from("red"), AckLevel::Quorum)?;

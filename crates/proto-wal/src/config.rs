@@ -9,18 +9,19 @@ use sim_core::NodeId;
 ///
 /// `Default` follows the SPEC: primary `primary`, standbys `standby-1` and
 /// `standby-2`, no synchronous standbys, retention 8 records, delay 1,
-/// ack timeout 32 ticks, seed 0.
+/// ack timeout 32 ticks, seed 0. [`WalConfig::new`] names the nodes and
+/// keeps the other defaults; the `with_*` builders change one setting each.
 ///
 /// ```
-/// use proto_wal::WalConfig;
-/// use sim_core::NodeId;
-/// let cfg = WalConfig {
-///     synchronous_standbys: vec![NodeId::new("standby-1")],
-///     ..WalConfig::default()
-/// };
+/// use proto_wal::{NodeId, WalConfig};
+/// let cfg = WalConfig::default()
+///     .with_synchronous_standbys([NodeId::new("standby-1")])
+///     .with_seed(7);
 /// assert!(cfg.validate().is_ok());
-/// let bad = WalConfig { retention: 0, ..WalConfig::default() };
+/// let bad = WalConfig::default().with_retention(0);
 /// assert!(bad.validate().unwrap_err().to_string().contains("retention"));
+/// let named = WalConfig::new(NodeId::new("pg-a"), [NodeId::new("pg-b")]);
+/// assert_eq!(named.node_ids(), vec![NodeId::new("pg-a"), NodeId::new("pg-b")]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalConfig {
@@ -58,13 +59,60 @@ impl Default for WalConfig {
 }
 
 impl WalConfig {
-    /// Every node id (primary and standbys), sorted.
+    /// `primary` streaming to `standbys` (none synchronous), every other
+    /// setting at its default.
+    #[must_use]
+    pub fn new(primary: NodeId, standbys: impl IntoIterator<Item = NodeId>) -> WalConfig {
+        WalConfig {
+            primary,
+            standbys: standbys.into_iter().collect(),
+            ..WalConfig::default()
+        }
+    }
+
+    /// The same settings with `synchronous_standbys` (each one of the
+    /// standbys) gating `QUORUM` writes.
+    #[must_use]
+    pub fn with_synchronous_standbys(mut self, sync: impl IntoIterator<Item = NodeId>) -> Self {
+        self.synchronous_standbys = sync.into_iter().collect();
+        self
+    }
+
+    /// The same settings retaining `records` records for incremental catch-up.
+    #[must_use]
+    pub fn with_retention(mut self, records: usize) -> Self {
+        self.retention = records;
+        self
+    }
+
+    /// The same settings with every message taking `ticks`.
+    #[must_use]
+    pub fn with_delay(mut self, ticks: u64) -> Self {
+        self.delay = ticks;
+        self
+    }
+
+    /// The same settings with `QUORUM` writes waiting at most `ticks`.
+    #[must_use]
+    pub fn with_ack_timeout(mut self, ticks: u64) -> Self {
+        self.ack_timeout = ticks;
+        self
+    }
+
+    /// The same settings with the random generator seeded by `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Every node id in configuration order: the primary, then the
+    /// standbys as listed.
+    #[must_use]
     pub fn node_ids(&self) -> Vec<NodeId> {
-        let mut ids: Vec<NodeId> = std::iter::once(self.primary.clone())
+        std::iter::once(self.primary.clone())
             .chain(self.standbys.iter().cloned())
-            .collect();
-        ids.sort();
-        ids
+            .collect()
     }
 
     /// Checks every setting; the error names the one at fault.

@@ -7,12 +7,14 @@ use sim_core::{NodeId, record};
 
 use crate::group::WalShippingGroup;
 use crate::message::WalMsg;
-use crate::probe::WalRole;
+use crate::role::Role;
 
 impl WalShippingGroup {
     /// Promotes `node` (`pg_promote`): timeline + 1, retention cleared, the
     /// new primary fsyncs and announces its timeline to every other node;
-    /// those that hear it follow it and resynchronise.
+    /// those that hear it follow it and resynchronise. A `QUORUM` write
+    /// still waiting completes *unknown* at once: its client's primary was
+    /// replaced under it.
     pub fn promote(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.alive_index(node)?;
         if self.primary == Some(i) {
@@ -47,6 +49,7 @@ impl WalShippingGroup {
                 );
             }
         }
+        self.settle_pending();
         Ok(())
     }
 
@@ -55,7 +58,7 @@ impl WalShippingGroup {
     /// announces itself and re-ships retained records its peers have not
     /// acknowledged; every other primary announces itself to `i`.
     pub(crate) fn reconnect(&mut self, i: usize) {
-        if self.nodes[i].role == WalRole::Primary {
+        if self.nodes[i].role == Role::Primary {
             let (timeline, lsn, first) = (
                 self.nodes[i].timeline,
                 self.nodes[i].lsn(),
@@ -89,7 +92,7 @@ impl WalShippingGroup {
             });
         }
         for j in 0..self.nodes.len() {
-            if j != i && self.nodes[j].alive && self.nodes[j].role == WalRole::Primary {
+            if j != i && self.nodes[j].alive && self.nodes[j].role == Role::Primary {
                 let msg = WalMsg::Keepalive {
                     timeline: self.nodes[j].timeline,
                     lsn: self.nodes[j].lsn(),

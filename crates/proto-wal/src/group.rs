@@ -1,15 +1,18 @@
 //! The group: owns the simulator and is the only place that sends, delivers
 //! and persists.
 
+use std::fmt;
+
 use bytes::Bytes;
-use replication::{AckLevel, GroupError, WriteResult};
+use replication::{ClientOps, GroupError};
 use sim_core::{DurableImages, NetConfig, NodeId, Rng, SimNet, Tick, Trace, record};
 
 use crate::config::WalConfig;
 use crate::message::WalMsg;
 use crate::node::{Effects, WalNode};
-use crate::probe::{SyncMode, WalRole};
+use crate::pending::PendingWrite;
 use crate::record::WalRecord;
+use crate::role::{Role, SyncMode};
 
 /// Protocol name used in errors and summaries.
 pub(crate) const PROTOCOL: &str = "wal";
@@ -24,14 +27,14 @@ pub(crate) struct DurableMark {
 /// A PostgreSQL-shaped primary with streaming standbys on one simulator.
 ///
 /// Build it with [`WalShippingGroup::new`], drive it through
-/// [`ReplicationGroup`](replication::ReplicationGroup) plus the WAL-specific
+/// [`ReplicationGroup`](crate::ReplicationGroup) plus the WAL-specific
 /// [`promote`](WalShippingGroup::promote),
 /// [`write_at`](WalShippingGroup::write_at),
 /// [`deliver_raw`](WalShippingGroup::deliver_raw) and
 /// [`probe`](WalShippingGroup::probe).
 pub struct WalShippingGroup {
     pub(crate) config: WalConfig,
-    /// Every node, ordered by id.
+    /// Every node, in configuration order (primary, then standbys).
     pub(crate) nodes: Vec<WalNode>,
     pub(crate) net: SimNet<WalMsg>,
     pub(crate) rng: Rng,
@@ -41,7 +44,30 @@ pub struct WalShippingGroup {
     pub(crate) primary: Option<usize>,
     /// The newest timeline ever issued.
     pub(crate) top_timeline: u64,
+    /// Op ids, client events and completions not yet taken.
+    pub(crate) client: ClientOps,
+    /// `QUORUM` writes waiting for their synchronous standbys, in
+    /// submission order.
+    pub(crate) pending: Vec<PendingWrite>,
     fx: Effects,
+}
+
+impl fmt::Debug for WalShippingGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WalShippingGroup")
+            .field("tick", &self.net.now())
+            .field(
+                "leader",
+                &self
+                    .primary
+                    .filter(|&p| self.nodes[p].alive)
+                    .map(|p| &self.nodes[p].id),
+            )
+            .field("timeline", &self.top_timeline)
+            .field("nodes", &self.nodes.len())
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl WalShippingGroup {
@@ -62,9 +88,9 @@ impl WalShippingGroup {
             .into_iter()
             .map(|id| {
                 let role = if id == config.primary {
-                    WalRole::Primary
+                    Role::Primary
                 } else {
-                    WalRole::Standby
+                    Role::Standby
                 };
                 let sync = config.synchronous_standbys.contains(&id);
                 WalNode::new(id, role, &config.primary, sync, config.retention)
@@ -79,6 +105,8 @@ impl WalShippingGroup {
             nodes,
             primary,
             top_timeline: 1,
+            client: ClientOps::new(),
+            pending: Vec::new(),
             fx: Effects::default(),
             config,
         };
@@ -100,6 +128,7 @@ impl WalShippingGroup {
     }
 
     /// The validated configuration.
+    #[must_use]
     pub fn config(&self) -> &WalConfig {
         &self.config
     }
@@ -162,7 +191,8 @@ impl WalShippingGroup {
         self.with_node(i, |n, _, _, fx| n.flush(fx));
     }
 
-    /// Advances one tick and delivers every message now due.
+    /// Advances one tick, delivers every message now due, then re-judges
+    /// every pending write.
     pub(crate) fn step(&mut self) {
         self.net.advance();
         while let Some(env) = self.net.next_delivery(&mut self.trace) {
@@ -182,145 +212,7 @@ impl WalShippingGroup {
                 node.handle(&src, msg, now, trace, fx)
             });
         }
-    }
-
-    /// Writes `key = value` at `node`, which must believe it is a primary
-    /// (the current one, or a displaced one that has not heard of its
-    /// successor — how a split-brain write is attempted).
-    ///
-    /// `LEADER` returns once the record is appended and flushed on `node`;
-    /// `QUORUM` then drives ticks (at most `ack_timeout`) until every
-    /// configured synchronous standby other than `node` has flushed and
-    /// acknowledged it, else `accepted = false` (the record stays appended).
-    /// When no configured synchronous standby remains besides `node` (e.g.
-    /// the only one was promoted), the local flush commits, as with an empty
-    /// `synchronous_standby_names`. `NONE` and `ALL_ISR` are
-    /// [`GroupError::UnsupportedAck`]; a standby or crashed `node` is an error.
-    pub fn write_at(
-        &mut self,
-        node: &NodeId,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        if !matches!(level, AckLevel::Leader | AckLevel::Quorum) {
-            return Err(GroupError::UnsupportedAck {
-                protocol: PROTOCOL,
-                level,
-            });
-        }
-        let p = self.alive_index(node)?;
-        if self.nodes[p].role != WalRole::Primary {
-            return Err(GroupError::not_permitted(
-                node,
-                "not a primary: standbys are read-only",
-            ));
-        }
-        if u32::try_from(key.len()).is_err() || u32::try_from(value.len()).is_err() {
-            return Err(GroupError::not_permitted(
-                node,
-                "key or value longer than u32::MAX bytes",
-            ));
-        }
-        let mut frame = Bytes::new();
-        self.with_node(p, |n, now, trace, fx| {
-            frame = n.append(key, value, now, trace, fx)
-        });
-        let lsn = self.nodes[p].lsn();
-        for j in 0..self.nodes.len() {
-            if j != p {
-                let msg = WalMsg::Record {
-                    frame: frame.clone(),
-                };
-                self.net.send(
-                    &self.nodes[p].id,
-                    &self.nodes[j].id,
-                    msg,
-                    &mut self.rng,
-                    &mut self.trace,
-                );
-            }
-        }
-        if level == AckLevel::Leader {
-            record!(
-                self.trace,
-                self.net.now(),
-                "wal_write_acked",
-                node = node,
-                level = "LEADER",
-                lsn = lsn
-            );
-            return Ok(WriteResult::accepted(
-                lsn,
-                format!("flushed on {node} at LSN {lsn}"),
-            ));
-        }
-        let mut waited = 0;
-        loop {
-            match self.missing_sync_ack(p, lsn) {
-                None => {
-                    record!(
-                        self.trace,
-                        self.net.now(),
-                        "wal_write_acked",
-                        node = node,
-                        level = "QUORUM",
-                        lsn = lsn,
-                        waited = waited
-                    );
-                    return Ok(WriteResult::accepted(
-                        lsn,
-                        if self.config.synchronous_standbys.iter().any(|s| s != node) {
-                            format!("flushed on {node} and every synchronous standby at LSN {lsn}")
-                        } else {
-                            format!(
-                                "flushed on {node} at LSN {lsn} (no synchronous standby \
-                                 besides the primary: local flush commits)"
-                            )
-                        },
-                    ));
-                }
-                Some(missing)
-                    if waited >= self.config.ack_timeout || !self.is_acting_primary(p) =>
-                {
-                    let message = format!(
-                        "synchronous standby {missing} did not acknowledge LSN {lsn} within {} ticks",
-                        self.config.ack_timeout
-                    );
-                    record!(
-                        self.trace,
-                        self.net.now(),
-                        "wal_write_refused",
-                        node = node,
-                        level = "QUORUM",
-                        lsn = lsn,
-                        missing = &missing,
-                        waited = waited
-                    );
-                    return Ok(WriteResult::refused(Some(lsn), message));
-                }
-                Some(_) => {
-                    self.step();
-                    waited += 1;
-                }
-            }
-        }
-    }
-
-    fn is_acting_primary(&self, p: usize) -> bool {
-        self.nodes[p].alive && self.nodes[p].role == WalRole::Primary
-    }
-
-    /// The first configured synchronous standby (other than `p` itself)
-    /// that has not acknowledged `lsn` to primary `p`.
-    fn missing_sync_ack(&self, p: usize, lsn: u64) -> Option<NodeId> {
-        let primary = &self.nodes[p];
-        self.config
-            .synchronous_standbys
-            .iter()
-            .filter(|s| **s != primary.id)
-            .find(|s| primary.peer_flush.get(*s).is_none_or(|&f| f < lsn))
-            .cloned()
+        self.settle_pending();
     }
 
     /// Hands raw bytes to standby `node` as if its primary had streamed
@@ -332,7 +224,7 @@ impl WalShippingGroup {
         let Some(src) = self.nodes[i]
             .following
             .clone()
-            .filter(|_| self.nodes[i].role == WalRole::Standby)
+            .filter(|_| self.nodes[i].role == Role::Standby)
         else {
             return Err(GroupError::not_permitted(
                 node,
@@ -361,6 +253,7 @@ impl WalShippingGroup {
     }
 
     /// The group's trace.
+    #[must_use]
     pub fn trace(&self) -> &Trace {
         &self.trace
     }

@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use crate::group::WalShippingGroup;
 use crate::node::WalNode;
-use crate::probe::WalRole;
+use crate::role::Role;
 
 impl WalShippingGroup {
     /// Checks the protocol's safety invariants and returns the first one
@@ -30,7 +30,7 @@ impl WalShippingGroup {
         }
         let mut primaries: BTreeMap<u64, &WalNode> = BTreeMap::new();
         for (i, a) in self.nodes.iter().enumerate() {
-            if a.role == WalRole::Primary
+            if a.role == Role::Primary
                 && let Some(b) = primaries.insert(a.timeline, a)
             {
                 return Err(format!(
@@ -119,7 +119,7 @@ impl WalShippingGroup {
                 node.lsn()
             ));
         }
-        if node.role == WalRole::Primary {
+        if node.role == Role::Primary {
             let first = node.retained_first() as usize;
             for (k, frame) in node.retained.iter().enumerate() {
                 let lsn = first + k;

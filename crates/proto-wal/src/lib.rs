@@ -7,16 +7,42 @@
 //! primary they follow on their timeline, and apply records strictly in LSN
 //! order, keeping the concatenated WAL bytes. The group runs on the
 //! deterministic `sim-core` simulator and implements
-//! [`replication::ReplicationGroup`].
+//! [`ReplicationGroup`].
 //!
 //! | level | meaning here |
 //! |---|---|
 //! | `LEADER` write | the primary has appended and flushed the record |
-//! | `QUORUM` write | …and *every* configured synchronous standby has flushed and acknowledged it (not a majority), within `ack_timeout` ticks, else `accepted = false` |
+//! | `QUORUM` write | …and *every* configured synchronous standby has flushed and acknowledged it (not a majority), within `ack_timeout` ticks, else *unknown* (`accepted = false` from the blocking call) |
 //! | `NONE`, `ALL_ISR` write | unsupported |
 //! | `LOCAL` read | the named node's data (may be stale) |
 //! | `LEADER` read | the current primary's data |
 //! | `LINEARIZABLE` read | unsupported: nothing proves a primary is still the primary |
+//!
+//! **Operations in flight.** [`ReplicationGroup::submit`] starts a write or
+//! a read without letting time pass and returns its [`OpId`]; each ends as
+//! one [`Completion`], taken in completion order with
+//! [`take_completions`](ReplicationGroup::take_completions) or by id with
+//! [`take_completion`](ReplicationGroup::take_completion). Any number may
+//! be in flight; the blocking `client_write` / `client_read` /
+//! [`write_at`](WalShippingGroup::write_at) are `submit` plus
+//! [`await_completion`](ReplicationGroup::await_completion).
+//!
+//! - A read is served at submission: *done* with the node's value.
+//! - A write is appended, flushed on its primary and shipped at submission.
+//!   `LEADER` completes *done* at once. `QUORUM` waits, as a PostgreSQL
+//!   backend waits in `SyncRepWaitForLSN`, and is re-judged after every
+//!   tick and after every crash or promotion: *done* in the tick the last
+//!   synchronous standby's flush acknowledgement arrives; *unknown* when
+//!   `ack_timeout` ticks have passed, its primary crashed or stepped down,
+//!   or another node was promoted first.
+//! - *Unknown* means the record is in the primary's WAL, flushed, and may
+//!   already be on a standby: it survives if that node stays or becomes
+//!   primary, and vanishes if a node without it is promoted and the old
+//!   primary is rebased. The outcome carries its LSN.
+//! - Nothing completes *failed*: everything that would stop a write before
+//!   its append (an unsupported level, an unknown or crashed node, no
+//!   primary, a standby) is refused by `submit` itself, with no id and no
+//!   state change.
 //!
 //! **Catch-up.** A standby that reconnects (restart, heal, a gap in the
 //! stream, a new primary) asks its primary to start replication at its next
@@ -60,39 +86,83 @@
 //! ## Example
 //!
 //! ```
-//! use bytes::Bytes;
-//! use proto_wal::{WalConfig, WalShippingGroup};
-//! use replication::{AckLevel, ReadLevel, ReplicationGroup};
-//! use sim_core::NodeId;
+//! use proto_wal::prelude::*;
 //!
 //! let sync = NodeId::new("standby-1");
-//! let config = WalConfig { synchronous_standbys: vec![sync.clone()], ..WalConfig::default() };
+//! let config = WalConfig::default().with_synchronous_standbys([sync.clone()]);
 //! let mut group = WalShippingGroup::new(config)?;
+//!
+//! // Blocking: a QUORUM write returns once standby-1 has flushed it.
 //! let ack = group.client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Quorum)?;
 //! assert!(ack.accepted);
-//! // The synchronous standby has flushed it at the ack.
 //! let read = group.client_read(b"k", ReadLevel::Local, Some(&sync))?;
 //! assert_eq!(read.value, Some(Bytes::from("v")));
-//! assert!(group.client_read(b"k", ReadLevel::Linearizable, None).is_err());
-//! # Ok::<(), replication::GroupError>(())
+//! let linearizable = group.client_read(b"k", ReadLevel::Linearizable, None);
+//! assert!(matches!(
+//!     linearizable,
+//!     Err(GroupError::UnsupportedRead { .. })
+//! ));
+//!
+//! // In flight: two QUORUM writes overlap and complete, in order, in the
+//! // tick standby-1's flush acknowledgement reaches the primary.
+//! let a = group.submit(ClientOp::write("a", "1", AckLevel::Quorum))?;
+//! let b = group.submit(ClientOp::write("b", "2", AckLevel::Quorum))?;
+//! assert!(group.take_completions().is_empty());
+//! group.run_until_idle(100)?;
+//! let done = group.take_completions();
+//! assert_eq!(done.iter().map(|c| c.id).collect::<Vec<_>>(), vec![a, b]);
+//! let statuses: Vec<_> = done.iter().map(|c| c.outcome.status()).collect();
+//! assert_eq!(statuses, [OutcomeStatus::Done; 2]);
+//!
+//! // Cut standby-1 off: the next QUORUM write is appended on the primary
+//! // but unacknowledged after ack_timeout ticks: unknown, with its LSN (the
+//! // blocking call answers it as a refused write).
+//! group.isolate(&sync)?;
+//! let c = group.submit(ClientOp::write("c", "3", AckLevel::Quorum))?;
+//! let end = group.await_completion(c)?;
+//! assert_eq!(end.outcome.status(), OutcomeStatus::Unknown);
+//! assert_eq!(end.completed - end.submitted, group.config().ack_timeout);
+//! let answer = end.outcome.into_write_result()?;
+//! assert_eq!((answer.accepted, answer.offset), (false, Some(4)));
+//! # Ok::<(), GroupError>(())
 //! ```
 //!
 //! A longer runnable example: `cargo run -p proto-wal --example wal_failover`.
 
+mod client;
 mod config;
 mod failover;
 mod group;
 mod invariants;
 mod message;
 mod node;
+mod pending;
 mod primary;
 mod probe;
 mod record;
 mod replication_impl;
+mod role;
 mod standby;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;
 pub use message::WalMsg;
-pub use probe::{SyncMode, WalNodeProbe, WalProbe, WalRole};
+pub use probe::{WalNodeProbe, WalProbe};
 pub use record::{RecordError, WalRecord};
+pub use role::{Role, SyncMode};
+
+// The shared vocabulary, so that depending on this crate is enough.
+pub use replication::{
+    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, NodeSummary, OpId,
+    Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Tick, Trace, WriteResult,
+};
+pub use sim_core::NetConfig;
+
+/// The names most programs against this crate use:
+/// `use proto_wal::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        AckLevel, Bytes, ClientOp, Completion, GroupError, NodeId, OpId, Outcome, OutcomeStatus,
+        ReadLevel, ReplicationGroup, Role, SyncMode, WalConfig, WalShippingGroup,
+    };
+}

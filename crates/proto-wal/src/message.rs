@@ -6,6 +6,7 @@ use sim_core::Payload;
 /// What travels between nodes. Records travel as their encoded bytes; the
 /// receiver decodes them, so a malformed frame is caught where it lands.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum WalMsg {
     /// One streamed record frame (primary → standby).
     Record {

@@ -11,8 +11,8 @@ use bytes::Bytes;
 use sim_core::{NodeId, Tick, Trace, record};
 
 use crate::message::WalMsg;
-use crate::probe::{SyncMode, WalRole};
 use crate::record::WalRecord;
+use crate::role::{Role, SyncMode};
 
 /// What one step of a node asks the group to do.
 #[derive(Debug, Default)]
@@ -38,7 +38,7 @@ pub(crate) enum Fence {
 pub(crate) struct WalNode {
     pub id: NodeId,
     pub alive: bool,
-    pub role: WalRole,
+    pub role: Role,
     pub timeline: u64,
     pub following: Option<NodeId>,
     pub synchronous: bool,
@@ -62,13 +62,13 @@ pub(crate) struct WalNode {
 impl WalNode {
     pub fn new(
         id: NodeId,
-        role: WalRole,
+        role: Role,
         primary: &NodeId,
         synchronous: bool,
         retention: usize,
     ) -> Self {
         WalNode {
-            following: (role == WalRole::Standby).then(|| primary.clone()),
+            following: (role == Role::Standby).then(|| primary.clone()),
             id,
             alive: true,
             role,
@@ -101,7 +101,7 @@ impl WalNode {
     pub fn flush(&mut self, fx: &mut Effects) {
         self.flushed_lsn = self.lsn();
         fx.fsync = true;
-        if self.role == WalRole::Standby
+        if self.role == Role::Standby
             && let Some(primary) = &self.following
         {
             fx.sends.push((
@@ -126,7 +126,7 @@ impl WalNode {
             Fence::Reject("stale_timeline")
         } else if timeline > self.timeline {
             Fence::NewerPrimary
-        } else if self.role == WalRole::Primary || self.following.as_ref() != Some(src) {
+        } else if self.role == Role::Primary || self.following.as_ref() != Some(src) {
             Fence::Reject("non_current_primary")
         } else {
             Fence::Accept
@@ -167,11 +167,11 @@ impl WalNode {
         trace: &mut Trace,
         fx: &mut Effects,
     ) {
-        if self.role == WalRole::Standby && self.following.as_ref() == Some(primary) {
+        if self.role == Role::Standby && self.following.as_ref() == Some(primary) {
             // Already switched; the base backup is normally on its way.
             return self.request_catchup(announced, now, trace, fx);
         }
-        if self.role == WalRole::Primary {
+        if self.role == Role::Primary {
             record!(
                 trace,
                 now,
@@ -182,7 +182,7 @@ impl WalNode {
                 new_timeline = timeline
             );
         }
-        self.role = WalRole::Standby;
+        self.role = Role::Standby;
         self.retained.clear();
         self.peer_flush.clear();
         self.following = Some(primary.clone());
@@ -203,7 +203,7 @@ impl WalNode {
         let Some(primary) = self.following.clone() else {
             return;
         };
-        if self.role != WalRole::Standby || (!force && self.requested_at == Some(self.lsn())) {
+        if self.role != Role::Standby || (!force && self.requested_at == Some(self.lsn())) {
             return;
         }
         self.requested_at = Some(self.lsn());
@@ -228,7 +228,7 @@ impl WalNode {
     /// Becomes the primary of `timeline`: retention cleared, no standby
     /// positions known yet.
     pub fn promote(&mut self, timeline: u64, fx: &mut Effects) {
-        self.role = WalRole::Primary;
+        self.role = Role::Primary;
         self.timeline = timeline;
         self.following = None;
         self.retained.clear();

@@ -6,8 +6,8 @@ use sim_core::{NodeId, Tick, Trace, record};
 
 use crate::message::WalMsg;
 use crate::node::{Effects, WalNode};
-use crate::probe::WalRole;
 use crate::record::WalRecord;
+use crate::role::Role;
 
 impl WalNode {
     /// Primary: appends a new record, applies and flushes it. Returns the
@@ -20,7 +20,7 @@ impl WalNode {
         trace: &mut Trace,
         fx: &mut Effects,
     ) -> Bytes {
-        debug_assert_eq!(self.role, WalRole::Primary, "only a primary appends");
+        debug_assert_eq!(self.role, Role::Primary, "only a primary appends");
         let lsn = self.lsn() + 1;
         let record = WalRecord::new(self.timeline, lsn, key, value);
         let frame = record.encode();
@@ -55,7 +55,7 @@ impl WalNode {
         trace: &mut Trace,
         fx: &mut Effects,
     ) {
-        if self.role != WalRole::Primary {
+        if self.role != Role::Primary {
             record!(
                 trace,
                 now,
@@ -126,7 +126,7 @@ impl WalNode {
         now: Tick,
         trace: &mut Trace,
     ) {
-        if self.role != WalRole::Primary || timeline != self.timeline {
+        if self.role != Role::Primary || timeline != self.timeline {
             record!(
                 trace,
                 now,

@@ -1,78 +1,23 @@
 //! The typed snapshot of a group: every field the SPEC lists.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use bytes::Bytes;
 use sim_core::{NodeId, Tick};
 
 use crate::group::WalShippingGroup;
-
-/// A node's role as it believes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum WalRole {
-    /// Accepts writes and ships WAL.
-    Primary,
-    /// Replays WAL received from the primary it follows.
-    Standby,
-}
-
-impl WalRole {
-    /// `primary` or `standby`.
-    pub fn name(self) -> &'static str {
-        match self {
-            WalRole::Primary => "primary",
-            WalRole::Standby => "standby",
-        }
-    }
-}
-
-impl fmt::Display for WalRole {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// How a node most recently received WAL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SyncMode {
-    /// Nothing received yet.
-    Never,
-    /// Records streamed one by one as the primary wrote them.
-    Streaming,
-    /// Catch-up with the missing records from the primary's retained WAL.
-    Incremental,
-    /// Catch-up by a base backup replacing WAL, records and data.
-    Full,
-}
-
-impl SyncMode {
-    /// `never`, `streaming`, `incremental` or `full`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SyncMode::Never => "never",
-            SyncMode::Streaming => "streaming",
-            SyncMode::Incremental => "incremental",
-            SyncMode::Full => "full",
-        }
-    }
-}
-
-impl fmt::Display for SyncMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use crate::role::{Role, SyncMode};
 
 /// One node in a [`WalProbe`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WalNodeProbe {
     /// The node.
     pub id: NodeId,
     /// False while crashed.
     pub alive: bool,
     /// The role it believes it has.
-    pub role: WalRole,
+    pub role: Role,
     /// Its timeline.
     pub timeline: u64,
     /// The primary it streams from (standbys only).
@@ -98,35 +43,40 @@ pub struct WalNodeProbe {
 /// Building one copies every node's WAL and data: it is for tests and
 /// experiments, not for hot loops.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WalProbe {
     /// Current tick.
     pub tick: Tick,
-    /// The current primary (the last one promoted), alive or not.
-    pub primary: Option<NodeId>,
+    /// The current primary (the last one promoted) if it is alive, as
+    /// [`ReplicationGroup::leader`](crate::ReplicationGroup::leader).
+    pub leader: Option<NodeId>,
     /// The newest timeline (the current primary's).
     pub timeline: u64,
     /// Configured synchronous standbys.
     pub synchronous_standbys: Vec<NodeId>,
     /// LSNs the current primary retains for incremental catch-up.
     pub retained_lsns: Vec<u64>,
-    /// One entry per node, ordered by id.
+    /// One entry per node, in configuration order (primary, then the
+    /// standbys as listed).
     pub nodes: Vec<WalNodeProbe>,
 }
 
 impl WalProbe {
-    /// The probe of `node`, if it exists.
-    pub fn node(&self, node: &NodeId) -> Option<&WalNodeProbe> {
-        self.nodes.iter().find(|n| &n.id == node)
+    /// The probe of `id`, if it is in the group.
+    #[must_use]
+    pub fn node(&self, id: &NodeId) -> Option<&WalNodeProbe> {
+        self.nodes.iter().find(|n| &n.id == id)
     }
 }
 
 impl WalShippingGroup {
     /// A typed snapshot (copies every node's WAL and data).
+    #[must_use]
     pub fn probe(&self) -> WalProbe {
         let primary = self.primary.map(|p| &self.nodes[p]);
         WalProbe {
             tick: self.net.now(),
-            primary: primary.map(|p| p.id.clone()),
+            leader: primary.filter(|p| p.alive).map(|p| p.id.clone()),
             timeline: self.top_timeline,
             synchronous_standbys: self.config.synchronous_standbys.clone(),
             retained_lsns: primary

@@ -16,8 +16,7 @@ const HEADER_LEN: usize = 1 + 8 + 8 + 4;
 /// ```
 ///
 /// ```
-/// use bytes::Bytes;
-/// use proto_wal::WalRecord;
+/// use proto_wal::{Bytes, WalRecord};
 /// let rec = WalRecord::new(2, 7, Bytes::from_static(b"k"), Bytes::from_static(b"v"));
 /// let frame = rec.encode();
 /// assert_eq!(frame.len(), rec.encoded_len());
@@ -38,6 +37,7 @@ pub struct WalRecord {
 
 /// Why bytes did not decode as a [`WalRecord`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecordError {
     /// The input ended before the record did.
     #[error("truncated record: needed {needed} bytes for the {field}, {available} available")]
@@ -62,6 +62,7 @@ pub enum RecordError {
 
 impl WalRecord {
     /// A record of `key = value` at `lsn` on `timeline`.
+    #[must_use]
     pub fn new(timeline: u64, lsn: u64, key: Bytes, value: Bytes) -> Self {
         WalRecord {
             timeline,
@@ -72,6 +73,7 @@ impl WalRecord {
     }
 
     /// Length of [`WalRecord::encode`]'s output.
+    #[must_use]
     pub fn encoded_len(&self) -> usize {
         HEADER_LEN + self.key.len() + 4 + self.value.len()
     }
@@ -80,6 +82,7 @@ impl WalRecord {
     ///
     /// Keys and values longer than `u32::MAX` bytes cannot be framed; the
     /// group refuses such writes before encoding.
+    #[must_use]
     pub fn encode(&self) -> Bytes {
         debug_assert!(
             u32::try_from(self.key.len()).is_ok() && u32::try_from(self.value.len()).is_ok(),

@@ -1,27 +1,11 @@
 //! The shared driver surface for WAL shipping.
 
-use bytes::Bytes;
 use replication::{
-    AckLevel, GroupError, GroupSummary, NodeSummary, ReadLevel, ReadResult, ReplicationGroup,
-    WriteResult,
+    ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
 use sim_core::{NodeId, Tick, Trace, record};
 
 use crate::group::{DurableMark, PROTOCOL, WalShippingGroup};
-use crate::probe::WalRole;
-
-impl WalShippingGroup {
-    /// The current primary's index, alive, or the reason there is none.
-    fn current_primary(&self) -> Result<usize, GroupError> {
-        let p = self
-            .primary
-            .ok_or_else(|| GroupError::NoLeader("no primary has been promoted".into()))?;
-        if !self.nodes[p].alive {
-            return Err(GroupError::NodeDown(self.nodes[p].id.clone()));
-        }
-        Ok(p)
-    }
-}
 
 impl ReplicationGroup for WalShippingGroup {
     fn protocol(&self) -> &'static str {
@@ -38,62 +22,56 @@ impl ReplicationGroup for WalShippingGroup {
             .map(|p| self.nodes[p].id.clone())
     }
 
-    /// Writes at the current primary; see [`WalShippingGroup::write_at`].
-    fn client_write(
-        &mut self,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        if !matches!(level, AckLevel::Leader | AckLevel::Quorum) {
-            return Err(GroupError::UnsupportedAck {
-                protocol: PROTOCOL,
-                level,
-            });
-        }
-        let p = self.current_primary()?;
-        let id = self.nodes[p].id.clone();
-        self.write_at(&id, key, value, level)
+    /// Starts `op` without letting time pass.
+    ///
+    /// **Writes.** `node: None` writes at the current primary; `Some(n)`
+    /// writes at `n` as [`WalShippingGroup::write_at`] does (`n` must
+    /// believe it is a primary — a displaced one accepts split-brain
+    /// writes). The record is appended, flushed and shipped at submission.
+    /// `LEADER` completes *done* at once; `QUORUM` completes *done* after
+    /// the tick in which the last configured synchronous standby's flush
+    /// acknowledgement arrives, or *unknown* (with its LSN: it is in the
+    /// primary's WAL and may survive) when `ack_timeout` ticks pass, its
+    /// primary crashes or steps down, or another node is promoted first.
+    ///
+    /// **Reads** complete at submission: `LOCAL` at `node` (default: the
+    /// current primary), `LEADER` at the current primary (`node` ignored).
+    ///
+    /// **Refused up front** (no id, no trace event, no state change), with
+    /// the same errors as the blocking calls: `NONE` / `ALL_ISR` writes and
+    /// `LINEARIZABLE` reads (unsupported), an unknown or crashed node, no
+    /// alive primary, a write at a standby, a key or value longer than
+    /// `u32::MAX` bytes.
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        self.submit_op(op)
     }
 
-    /// `LOCAL` reads `node` (default: the current primary); `LEADER` reads
-    /// the current primary; `LINEARIZABLE` is unsupported (a primary has no
-    /// way to prove it is still the primary).
-    fn client_read(
-        &mut self,
-        key: &[u8],
-        level: ReadLevel,
-        node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError> {
-        let i = match (level, node) {
-            (ReadLevel::Linearizable, _) => {
-                return Err(GroupError::UnsupportedRead {
-                    protocol: PROTOCOL,
-                    level,
-                });
-            }
-            (ReadLevel::Local, Some(node)) => self.alive_index(node)?,
-            (ReadLevel::Local, None) | (ReadLevel::Leader, _) => self.current_primary()?,
-        };
-        let node = &self.nodes[i];
-        Ok(ReadResult {
-            value: node.data.get(key).cloned(),
-            node: node.id.clone(),
-            offset: node.lsn(),
-        })
+    fn take_completions(&mut self) -> Vec<Completion> {
+        self.client.take_all()
+    }
+
+    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        self.client.take(id)
     }
 
     fn tick(&mut self) {
         self.step();
     }
 
+    /// Ticks until no WAL message is in flight and no `QUORUM` write is
+    /// waiting (each waits at most `ack_timeout` ticks).
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         let mut ticks = 0;
-        while self.net.in_flight() > 0 {
+        while self.net.in_flight() > 0 || !self.pending.is_empty() {
             if ticks >= max_ticks {
+                let waiting_for = if self.net.in_flight() > 0 {
+                    format!("{} WAL messages in flight", self.net.in_flight())
+                } else {
+                    format!("{} QUORUM writes in flight", self.pending.len())
+                };
                 return Err(GroupError::NotIdle {
                     ticks: max_ticks,
-                    waiting_for: format!("{} WAL messages in flight", self.net.in_flight()),
+                    waiting_for,
                 });
             }
             self.step();
@@ -104,7 +82,8 @@ impl ReplicationGroup for WalShippingGroup {
 
     /// A process crash keeps the WAL; `lose_unfsynced` (a power loss) rolls
     /// the node back to its last fsynced LSN and timeline and rebuilds its
-    /// data from that WAL prefix. Traffic to and from it is lost.
+    /// data from that WAL prefix. Traffic to and from it is lost, and a
+    /// `QUORUM` write waiting on it completes *unknown* at once.
     fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError> {
         let i = self.alive_index(node)?;
         let now = self.net.now();
@@ -131,6 +110,7 @@ impl ReplicationGroup for WalShippingGroup {
             lsn_before = before,
             lsn_after = self.nodes[i].lsn()
         );
+        self.settle_pending();
         Ok(())
     }
 
@@ -192,8 +172,9 @@ impl ReplicationGroup for WalShippingGroup {
     }
 
     /// `Some(n)` promotes `n`; `None` promotes the first alive node other
-    /// than the current primary in id order, preferring a configured
-    /// synchronous standby (it holds every `QUORUM`-acknowledged write).
+    /// than the current primary in configuration order, preferring a
+    /// configured synchronous standby (it holds every `QUORUM`-acknowledged
+    /// write). A `QUORUM` write still waiting completes *unknown*.
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
         let chosen = match candidate {
             Some(node) => node.clone(),
@@ -236,10 +217,7 @@ impl ReplicationGroup for WalShippingGroup {
                 .map(|n| NodeSummary {
                     id: n.id.clone(),
                     alive: n.alive,
-                    role: match n.role {
-                        WalRole::Primary => "primary",
-                        WalRole::Standby => "standby",
-                    },
+                    role: n.role.name(),
                     applied_offset: n.lsn(),
                     data: n.data.clone(),
                 })

@@ -6,8 +6,8 @@ use sim_core::{NodeId, Tick, Trace, record};
 
 use crate::message::WalMsg;
 use crate::node::{Effects, Fence, WalNode};
-use crate::probe::{SyncMode, WalRole};
 use crate::record::{RecordError, WalRecord};
+use crate::role::{Role, SyncMode};
 
 impl WalNode {
     /// Handles one delivered message.
@@ -214,7 +214,7 @@ impl WalNode {
                 return self.reject(src, "base_backup", timeline, reason, now, trace);
             }
             Fence::NewerPrimary => {
-                self.role = WalRole::Standby;
+                self.role = Role::Standby;
                 self.retained.clear();
                 self.peer_flush.clear();
                 self.following = Some(src.clone());

@@ -2,11 +2,11 @@
 
 mod common;
 
-use bytes::Bytes;
 use common::{b, group_with_sync, id, lsns, records};
-use proto_wal::{SyncMode, WalConfig, WalRecord, WalRole, WalShippingGroup};
-use replication::{AckLevel, GroupError, ReadLevel, ReplicationGroup};
-use sim_core::NetConfig;
+use proto_wal::{
+    AckLevel, Bytes, GroupError, NetConfig, ReadLevel, ReplicationGroup, Role, SyncMode, WalConfig,
+    WalRecord, WalShippingGroup,
+};
 
 #[test]
 fn leader_ack_exposes_ordered_wal_bytes_on_primary_before_any_standby_applies_them() {
@@ -139,7 +139,7 @@ fn promotion_increments_the_timeline_and_a_queued_old_timeline_record_is_rejecte
     g.promote(&id("standby-1")).unwrap();
     let probe = g.probe();
     assert_eq!(probe.timeline, 2);
-    assert_eq!(probe.primary, Some(id("standby-1")));
+    assert_eq!(probe.leader, Some(id("standby-1")));
     assert_eq!(probe.node(&id("standby-1")).unwrap().timeline, 2);
 
     g.tick();
@@ -168,7 +168,7 @@ fn promotion_increments_the_timeline_and_a_queued_old_timeline_record_is_rejecte
         );
         assert!(node.data.is_empty());
     }
-    assert_eq!(probe.node(&id("primary")).unwrap().role, WalRole::Standby);
+    assert_eq!(probe.node(&id("primary")).unwrap().role, Role::Standby);
     assert_eq!(
         probe.node(&id("primary")).unwrap().sync_mode,
         SyncMode::Full
@@ -327,11 +327,9 @@ fn a_malformed_record_is_rejected_with_an_error_and_never_applied() {
 }
 
 fn scripted(seed: u64, net: NetConfig) -> WalShippingGroup {
-    let config = WalConfig {
-        seed,
-        synchronous_standbys: vec![id("standby-1")],
-        ..WalConfig::default()
-    };
+    let config = WalConfig::default()
+        .with_seed(seed)
+        .with_synchronous_standbys([id("standby-1")]);
     let mut g = WalShippingGroup::with_network(config, net).unwrap();
     for i in 0..20u32 {
         let level = if i % 3 == 0 {

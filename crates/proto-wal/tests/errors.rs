@@ -4,9 +4,9 @@
 mod common;
 
 use common::{b, group_with_sync, id};
-use proto_wal::{WalConfig, WalShippingGroup};
-use replication::{AckLevel, GroupError, ReadLevel, ReplicationGroup};
-use sim_core::NetConfig;
+use proto_wal::{
+    AckLevel, GroupError, NetConfig, ReadLevel, ReplicationGroup, WalConfig, WalShippingGroup,
+};
 
 fn config_error(config: WalConfig) -> (String, String) {
     match WalShippingGroup::new(config) {
@@ -19,69 +19,27 @@ fn config_error(config: WalConfig) -> (String, String) {
 #[test]
 fn invalid_configurations_name_the_setting() {
     let d = WalConfig::default;
+    let named = |primary: &str, standbys: &[&str]| {
+        WalConfig::new(id(primary), standbys.iter().map(|s| id(s)))
+    };
     let cases = [
+        (d().with_retention(0), "retention"),
+        (d().with_delay(0), "delay"),
+        (d().with_ack_timeout(0), "ack_timeout"),
+        (named("", &["standby-1"]), "primary"),
+        (named("primary", &["a", "a"]), "standbys"),
+        (named("primary", &["primary"]), "standbys"),
+        (named("primary", &[""]), "standbys"),
         (
-            WalConfig {
-                retention: 0,
-                ..d()
-            },
-            "retention",
-        ),
-        (WalConfig { delay: 0, ..d() }, "delay"),
-        (
-            WalConfig {
-                ack_timeout: 0,
-                ..d()
-            },
-            "ack_timeout",
-        ),
-        (
-            WalConfig {
-                primary: id(""),
-                ..d()
-            },
-            "primary",
-        ),
-        (
-            WalConfig {
-                standbys: vec![id("a"), id("a")],
-                ..d()
-            },
-            "standbys",
-        ),
-        (
-            WalConfig {
-                standbys: vec![id("primary")],
-                ..d()
-            },
-            "standbys",
-        ),
-        (
-            WalConfig {
-                standbys: vec![id("")],
-                ..d()
-            },
-            "standbys",
-        ),
-        (
-            WalConfig {
-                synchronous_standbys: vec![id("ghost")],
-                ..d()
-            },
+            d().with_synchronous_standbys([id("ghost")]),
             "synchronous_standbys",
         ),
         (
-            WalConfig {
-                synchronous_standbys: vec![id("primary")],
-                ..d()
-            },
+            d().with_synchronous_standbys([id("primary")]),
             "synchronous_standbys",
         ),
         (
-            WalConfig {
-                synchronous_standbys: vec![id("standby-1"), id("standby-1")],
-                ..d()
-            },
+            d().with_synchronous_standbys([id("standby-1"), id("standby-1")]),
             "synchronous_standbys",
         ),
     ];

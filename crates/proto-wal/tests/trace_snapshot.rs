@@ -3,7 +3,7 @@
 mod common;
 
 use common::{b, group_with_sync, id};
-use replication::{AckLevel, ReplicationGroup};
+use proto_wal::{AckLevel, ReplicationGroup};
 
 #[test]
 fn promotion_with_a_queued_record_fences_the_old_timeline_and_rebases_everyone() {

@@ -1,9 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use bytes::Bytes;
-use proto_wal::{WalConfig, WalRecord, WalShippingGroup};
-use sim_core::NodeId;
+use proto_wal::{Bytes, NodeId, WalConfig, WalRecord, WalShippingGroup};
 
 pub fn id(name: &str) -> NodeId {
     NodeId::new(name)
@@ -14,10 +12,9 @@ pub fn b(text: &str) -> Bytes {
 }
 
 pub fn group_with_sync(sync: &[&str]) -> WalShippingGroup {
-    WalShippingGroup::new(WalConfig {
-        synchronous_standbys: sync.iter().map(|s| id(s)).collect(),
-        ..WalConfig::default()
-    })
+    WalShippingGroup::new(
+        WalConfig::default().with_synchronous_standbys(sync.iter().map(|s| id(s))),
+    )
     .expect("the default config with listed standbys is valid")
 }
 

@@ -1,0 +1,347 @@
+//! Client operations: where a write or read goes, what is refused up front,
+//! and how each operation in flight completes.
+//!
+//! A read and a `LEADER` write complete at submission. A `QUORUM` write is
+//! appended, flushed and shipped at submission and then waits as a
+//! [`PendingWrite`], re-judged after every tick and after every crash or
+//! promotion, until it is acknowledged or ends *unknown*.
+
+use bytes::Bytes;
+use replication::{
+    AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult, ReplicationGroup,
+    WriteResult,
+};
+use sim_core::{NodeId, record};
+
+use crate::group::{PROTOCOL, WalShippingGroup};
+use crate::message::WalMsg;
+use crate::pending::{Facts, PendingWrite, Verdict};
+use crate::role::Role;
+
+impl WalShippingGroup {
+    /// The current primary's index, alive, or the reason there is none.
+    pub(crate) fn current_primary(&self) -> Result<usize, GroupError> {
+        let p = self
+            .primary
+            .ok_or_else(|| GroupError::NoLeader("no primary has been promoted".into()))?;
+        if !self.nodes[p].alive {
+            return Err(GroupError::NodeDown(self.nodes[p].id.clone()));
+        }
+        Ok(p)
+    }
+
+    /// The node a write goes to (`node`, else the current primary), or the
+    /// error that refuses it before anything is appended.
+    fn write_target(
+        &self,
+        level: AckLevel,
+        node: Option<&NodeId>,
+        key: &Bytes,
+        value: &Bytes,
+    ) -> Result<usize, GroupError> {
+        if !matches!(level, AckLevel::Leader | AckLevel::Quorum) {
+            return Err(GroupError::UnsupportedAck {
+                protocol: PROTOCOL,
+                level,
+            });
+        }
+        let p = match node {
+            Some(node) => self.alive_index(node)?,
+            None => self.current_primary()?,
+        };
+        let id = &self.nodes[p].id;
+        if self.nodes[p].role != Role::Primary {
+            return Err(GroupError::not_permitted(
+                id,
+                "not a primary: standbys are read-only",
+            ));
+        }
+        if u32::try_from(key.len()).is_err() || u32::try_from(value.len()).is_err() {
+            return Err(GroupError::not_permitted(
+                id,
+                "key or value longer than u32::MAX bytes",
+            ));
+        }
+        Ok(p)
+    }
+
+    /// The node a read consults, or the error that refuses it.
+    fn read_target(&self, level: ReadLevel, node: Option<&NodeId>) -> Result<usize, GroupError> {
+        match (level, node) {
+            (ReadLevel::Linearizable, _) => Err(GroupError::UnsupportedRead {
+                protocol: PROTOCOL,
+                level,
+            }),
+            (ReadLevel::Local, Some(node)) => self.alive_index(node),
+            _ => self.current_primary(),
+        }
+    }
+
+    /// Validates and starts `op`; see
+    /// [`ReplicationGroup::submit`](crate::ReplicationGroup::submit).
+    pub(crate) fn submit_op(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        match op {
+            ClientOp::Write {
+                ref key,
+                ref value,
+                level,
+                ref node,
+            } => {
+                let p = self.write_target(level, node.as_ref(), key, value)?;
+                let (key, value) = (key.clone(), value.clone());
+                Ok(self.start_write(p, op, key, value, level))
+            }
+            ClientOp::Read {
+                ref key,
+                level,
+                ref node,
+            } => {
+                let i = self.read_target(level, node.as_ref())?;
+                let now = self.net.now();
+                let id = self.client.submitted(&mut self.trace, now, &op);
+                let n = &self.nodes[i];
+                let read = ReadResult {
+                    value: n.data.get(key).cloned(),
+                    node: n.id.clone(),
+                    offset: n.lsn(),
+                };
+                let node = Some(read.node.clone());
+                let outcome = Outcome::Read(read);
+                self.client
+                    .complete(&mut self.trace, now, id, op, now, node, outcome);
+                Ok(id)
+            }
+            other => Err(GroupError::not_permitted(
+                other.node().unwrap_or(&self.config.primary),
+                format!(
+                    "{} operations are not supported by {PROTOCOL}",
+                    other.kind()
+                ),
+            )),
+        }
+    }
+
+    /// Appends `key = value` on primary `p`, ships it, and either
+    /// acknowledges it (`LEADER`) or leaves it waiting (`QUORUM`).
+    fn start_write(
+        &mut self,
+        p: usize,
+        op: ClientOp,
+        key: Bytes,
+        value: Bytes,
+        level: AckLevel,
+    ) -> OpId {
+        let now = self.net.now();
+        let id = self.client.submitted(&mut self.trace, now, &op);
+        let lsn = self.append_and_ship(p, key, value);
+        if level == AckLevel::Leader {
+            let node = self.nodes[p].id.clone();
+            record!(
+                self.trace,
+                now,
+                "wal_write_acked",
+                node = &node,
+                level = "LEADER",
+                lsn = lsn
+            );
+            let outcome = Outcome::Written {
+                offset: lsn,
+                message: format!("flushed on {node} at LSN {lsn}"),
+            };
+            self.client
+                .complete(&mut self.trace, now, id, op, now, Some(node), outcome);
+        } else {
+            self.pending.push(PendingWrite {
+                id,
+                op,
+                submitted: now,
+                primary: p,
+                lsn,
+                timeline: self.top_timeline,
+            });
+            self.settle_pending();
+        }
+        id
+    }
+
+    /// Appends and flushes the record on `p` and streams it to every other
+    /// node; returns its LSN.
+    fn append_and_ship(&mut self, p: usize, key: Bytes, value: Bytes) -> u64 {
+        let mut frame = Bytes::new();
+        self.with_node(p, |n, now, trace, fx| {
+            frame = n.append(key, value, now, trace, fx)
+        });
+        for j in 0..self.nodes.len() {
+            if j != p {
+                let msg = WalMsg::Record {
+                    frame: frame.clone(),
+                };
+                self.net.send(
+                    &self.nodes[p].id,
+                    &self.nodes[j].id,
+                    msg,
+                    &mut self.rng,
+                    &mut self.trace,
+                );
+            }
+        }
+        self.nodes[p].lsn()
+    }
+
+    /// Re-judges every pending write, in submission order, and completes
+    /// those that are decided. Called at submission, after every tick, and
+    /// after a crash or a promotion.
+    pub(crate) fn settle_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut k = 0;
+        while k < self.pending.len() {
+            let w = &self.pending[k];
+            let primary = &self.nodes[w.primary];
+            let facts = Facts {
+                now: self.net.now(),
+                alive: primary.alive,
+                is_primary: primary.role == Role::Primary,
+                newest_timeline: self.top_timeline,
+                missing: self.missing_sync_ack(w.primary, w.lsn),
+                ack_timeout: self.config.ack_timeout,
+            };
+            match w.judge(facts) {
+                Verdict::Wait => k += 1,
+                verdict => {
+                    let w = self.pending.remove(k);
+                    self.finish(w, verdict);
+                }
+            }
+        }
+    }
+
+    /// Records and completes a decided write.
+    fn finish(&mut self, w: PendingWrite, verdict: Verdict) {
+        let now = self.net.now();
+        let node = self.nodes[w.primary].id.clone();
+        let lsn = w.lsn;
+        let ack_timeout = self.config.ack_timeout;
+        let (answered_by, outcome) = match verdict {
+            Verdict::Wait => unreachable!("a waiting write is not finished"),
+            Verdict::Acked { waited } => {
+                record!(
+                    self.trace,
+                    now,
+                    "wal_write_acked",
+                    node = &node,
+                    level = "QUORUM",
+                    lsn = lsn,
+                    waited = waited
+                );
+                let message = if self.config.synchronous_standbys.iter().any(|s| *s != node) {
+                    format!("flushed on {node} and every synchronous standby at LSN {lsn}")
+                } else {
+                    format!(
+                        "flushed on {node} at LSN {lsn} (no synchronous standby \
+                         besides the primary: local flush commits)"
+                    )
+                };
+                let outcome = Outcome::Written {
+                    offset: lsn,
+                    message,
+                };
+                (Some(node), outcome)
+            }
+            Verdict::TimedOut { missing, waited } => {
+                self.record_refused(&node, lsn, &missing, waited);
+                let message = format!(
+                    "synchronous standby {missing} did not acknowledge LSN {lsn} \
+                     within {ack_timeout} ticks"
+                );
+                (Some(node), Outcome::unknown(Some(lsn), message))
+            }
+            Verdict::SteppedDown { missing, waited } => {
+                self.record_refused(&node, lsn, &missing, waited);
+                let message = format!(
+                    "{node} stepped down (it heard a newer timeline) before synchronous \
+                     standby {missing} acknowledged LSN {lsn}"
+                );
+                (Some(node), Outcome::unknown(Some(lsn), message))
+            }
+            Verdict::Crashed { missing } => {
+                let message = format!(
+                    "{node} crashed before synchronous standby {missing} acknowledged LSN {lsn}"
+                );
+                (None, Outcome::unknown(Some(lsn), message))
+            }
+            Verdict::Superseded { missing, timeline } => {
+                let promoted = self.primary.map(|i| self.nodes[i].id.clone());
+                let promoted = promoted.as_ref().map_or("another node", NodeId::as_str);
+                let message = format!(
+                    "{promoted} was promoted to timeline {timeline} before synchronous \
+                     standby {missing} acknowledged LSN {lsn} on {node}"
+                );
+                (None, Outcome::unknown(Some(lsn), message))
+            }
+        };
+        self.client.complete(
+            &mut self.trace,
+            now,
+            w.id,
+            w.op,
+            w.submitted,
+            answered_by,
+            outcome,
+        );
+    }
+
+    /// The primary gave up waiting for `missing` (timeout or step-down).
+    fn record_refused(&mut self, node: &NodeId, lsn: u64, missing: &NodeId, waited: u64) {
+        record!(
+            self.trace,
+            self.net.now(),
+            "wal_write_refused",
+            node = node,
+            level = "QUORUM",
+            lsn = lsn,
+            missing = missing,
+            waited = waited
+        );
+    }
+
+    /// The first configured synchronous standby (other than `p` itself)
+    /// that has not acknowledged `lsn` to primary `p`.
+    fn missing_sync_ack(&self, p: usize, lsn: u64) -> Option<NodeId> {
+        let primary = &self.nodes[p];
+        self.config
+            .synchronous_standbys
+            .iter()
+            .filter(|s| **s != primary.id)
+            .find(|s| primary.peer_flush.get(*s).is_none_or(|&f| f < lsn))
+            .cloned()
+    }
+
+    /// Writes `key = value` at `node` and waits for `level`:
+    /// [`submit`](crate::ReplicationGroup::submit) of the write sent to
+    /// `node`, then
+    /// [`await_completion`](crate::ReplicationGroup::await_completion).
+    ///
+    /// `node` must believe it is a primary: the current one, or a displaced
+    /// one that has not heard of its successor — how a split-brain write is
+    /// attempted. `LEADER` is acknowledged once the record is appended and
+    /// flushed on `node`; `QUORUM` once every configured synchronous standby
+    /// other than `node` has flushed and acknowledged it to `node`, else,
+    /// after at most `ack_timeout` ticks, `accepted = false` with the LSN
+    /// (the record stays appended). When no configured synchronous standby
+    /// remains besides `node` (e.g. the only one was promoted), the local
+    /// flush commits, as with an empty `synchronous_standby_names`. `NONE`
+    /// and `ALL_ISR` are [`GroupError::UnsupportedAck`]; a standby or
+    /// crashed `node` is an error.
+    pub fn write_at(
+        &mut self,
+        node: &NodeId,
+        key: Bytes,
+        value: Bytes,
+        level: AckLevel,
+    ) -> Result<WriteResult, GroupError> {
+        let id = self.submit(ClientOp::write(key, value, level).at(node))?;
+        self.await_completion(id)?.outcome.into_write_result()
+    }
+}

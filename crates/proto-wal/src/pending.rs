@@ -1,0 +1,173 @@
+//! A `QUORUM` write in flight, and the pure decision of when it completes.
+//!
+//! PostgreSQL's backend, after flushing a commit record with
+//! `synchronous_commit = on`, sleeps in `SyncRepWaitForLSN` until every
+//! synchronous standby's reported flush position reaches the commit LSN.
+//! Here that wait is a [`PendingWrite`]; the group hands it the facts after
+//! every tick (and after a crash or a promotion) and it answers with a
+//! [`Verdict`]. Nothing here touches the simulator or the trace.
+
+use replication::{ClientOp, OpId};
+use sim_core::{NodeId, Tick};
+
+/// A `QUORUM` write appended and flushed on its primary, waiting for every
+/// configured synchronous standby to report that LSN flushed.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingWrite {
+    pub id: OpId,
+    pub op: ClientOp,
+    pub submitted: Tick,
+    /// Index of the node it was appended on.
+    pub primary: usize,
+    /// The LSN it was appended at.
+    pub lsn: u64,
+    /// The group's newest timeline when it was appended.
+    pub timeline: u64,
+}
+
+/// What the group knows about a pending write's primary right now.
+#[derive(Debug, Clone)]
+pub(crate) struct Facts {
+    pub now: Tick,
+    /// The primary is running.
+    pub alive: bool,
+    /// The primary still believes it is a primary.
+    pub is_primary: bool,
+    /// The newest timeline issued by any promotion.
+    pub newest_timeline: u64,
+    /// The first synchronous standby that has not reported the LSN flushed
+    /// to the primary; `None` once all have.
+    pub missing: Option<NodeId>,
+    /// The longest a write waits.
+    pub ack_timeout: u64,
+}
+
+/// How a pending write stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Keep waiting.
+    Wait,
+    /// Every synchronous standby flushed it: *done*.
+    Acked { waited: u64 },
+    /// Its primary crashed before the acknowledgement: *unknown*.
+    Crashed { missing: NodeId },
+    /// Another node was promoted while it waited: *unknown*.
+    Superseded { missing: NodeId, timeline: u64 },
+    /// Its primary heard a newer timeline and stepped down: *unknown*.
+    SteppedDown { missing: NodeId, waited: u64 },
+    /// `ack_timeout` ticks passed: *unknown*.
+    TimedOut { missing: NodeId, waited: u64 },
+}
+
+impl PendingWrite {
+    /// Decides from `facts`. An acknowledgement that has arrived wins; a
+    /// crash, a promotion, a step-down or the timeout end the wait (the
+    /// record stays appended and flushed on the primary, so the write may
+    /// still survive: *unknown*).
+    pub fn judge(&self, facts: Facts) -> Verdict {
+        let waited = facts.now - self.submitted;
+        let Some(missing) = facts.missing else {
+            return Verdict::Acked { waited };
+        };
+        if !facts.alive {
+            Verdict::Crashed { missing }
+        } else if facts.newest_timeline != self.timeline {
+            Verdict::Superseded {
+                missing,
+                timeline: facts.newest_timeline,
+            }
+        } else if !facts.is_primary {
+            Verdict::SteppedDown { missing, waited }
+        } else if waited >= facts.ack_timeout {
+            Verdict::TimedOut { missing, waited }
+        } else {
+            Verdict::Wait
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use replication::AckLevel;
+
+    fn pending() -> PendingWrite {
+        PendingWrite {
+            id: OpId(1),
+            op: ClientOp::write("k", "v", AckLevel::Quorum),
+            submitted: 10,
+            primary: 0,
+            lsn: 3,
+            timeline: 1,
+        }
+    }
+
+    fn facts(now: Tick, missing: Option<&str>) -> Facts {
+        Facts {
+            now,
+            alive: true,
+            is_primary: true,
+            newest_timeline: 1,
+            missing: missing.map(NodeId::new),
+            ack_timeout: 4,
+        }
+    }
+
+    #[test]
+    fn an_arrived_acknowledgement_wins_over_every_ending() {
+        let f = Facts {
+            alive: false,
+            is_primary: false,
+            newest_timeline: 2,
+            ..facts(99, None)
+        };
+        assert_eq!(pending().judge(f), Verdict::Acked { waited: 89 });
+    }
+
+    #[test]
+    fn it_waits_until_exactly_ack_timeout_ticks_have_passed() {
+        let s = NodeId::new("s");
+        assert_eq!(pending().judge(facts(13, Some("s"))), Verdict::Wait);
+        assert_eq!(
+            pending().judge(facts(14, Some("s"))),
+            Verdict::TimedOut {
+                missing: s,
+                waited: 4
+            }
+        );
+    }
+
+    #[test]
+    fn a_crash_a_promotion_and_a_step_down_end_the_wait_before_the_timeout() {
+        let s = || NodeId::new("s");
+        let crashed = Facts {
+            alive: false,
+            newest_timeline: 2,
+            ..facts(11, Some("s"))
+        };
+        assert_eq!(pending().judge(crashed), Verdict::Crashed { missing: s() });
+        let promoted = Facts {
+            is_primary: false,
+            newest_timeline: 2,
+            ..facts(11, Some("s"))
+        };
+        assert_eq!(
+            pending().judge(promoted),
+            Verdict::Superseded {
+                missing: s(),
+                timeline: 2
+            }
+        );
+        let demoted = Facts {
+            is_primary: false,
+            ..facts(11, Some("s"))
+        };
+        assert_eq!(
+            pending().judge(demoted),
+            Verdict::SteppedDown {
+                missing: s(),
+                waited: 1
+            }
+        );
+    }
+}
