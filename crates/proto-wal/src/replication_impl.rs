@@ -157,6 +157,44 @@ impl ReplicationGroup for WalShippingGroup {
         Ok(())
     }
 
+    /// Drops every message from `from` to `to` until `heal` of either
+    /// node or [`restore_link`](ReplicationGroup::restore_link).
+    fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.index(from)?;
+        self.index(to)?;
+        self.net.partition(from, to);
+        record!(
+            self.trace,
+            self.net.now(),
+            "wal_link_cut",
+            from = from,
+            to = to
+        );
+        Ok(())
+    }
+
+    /// Restores `from → to`; the receiving node, if alive, reconnects.
+    fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.index(from)?;
+        let j = self.index(to)?;
+        self.net.heal(from, to);
+        record!(
+            self.trace,
+            self.net.now(),
+            "wal_link_restored",
+            from = from,
+            to = to
+        );
+        if self.nodes[j].alive {
+            self.reconnect(j);
+        }
+        Ok(())
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        WalShippingGroup::check_invariants(self)
+    }
+
     /// Flushes `node`'s WAL; a standby reports the new flush LSN.
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.alive_index(node)?;
