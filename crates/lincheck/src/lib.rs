@@ -1,0 +1,168 @@
+//! # lincheck — a linearizability checker for recorded histories
+//!
+//! Give it a history — which client called which operation when, when (or
+//! whether) it returned, and what it was told — and a sequential model of
+//! the object, and it says whether the history is **linearizable**: whether
+//! every operation can be given one instant inside its call–return interval
+//! so that, taken in that order, the answers are exactly what a single
+//! atomic copy of the object would have given. If not, it explains where
+//! every attempt got stuck.
+//!
+//! It knows nothing about how the history was produced: a simulator, a
+//! Jepsen-style test against a real cluster, or a log scraped from
+//! production all work, as JSON lines or as [`Operation`] values.
+//!
+//! ```
+//! use lincheck::{check, parse_jsonl, CheckOptions, CheckResult, KvModel};
+//!
+//! // Client 0 writes v1 and is acknowledged at tick 2; client 1 reads the
+//! // key at tick 3..4, strictly later, and still finds it absent.
+//! let history = parse_jsonl(r#"
+//! {"id":1,"client":0,"call":0,"return":2,"op":"put","key":"k","value":"v1"}
+//! {"id":2,"client":1,"call":3,"return":4,"op":"get","key":"k","value":null}
+//! "#)?;
+//! let result = check(&KvModel, &history, &CheckOptions::default())?;
+//! let CheckResult::Violation(explanation) = result else { panic!("a stale read") };
+//! assert_eq!(explanation.partition.as_deref(), Some("k"));
+//! assert_eq!(explanation.unplaceable.id, 2);
+//! println!("{explanation}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! prints
+//!
+//! ```text
+//! not linearizable: partition "k"
+//! longest linearizable prefix: 1 of 2 operations, from initial state absent
+//!     1. op 1 (client 0, ticks 0..2): put("k", "v1") -> ok  => "v1"
+//! state reached: "v1"
+//! cannot place next: op 2 (client 1, ticks 3..4): get("k") -> absent
+//!   it returned at tick 4, so it must take effect before every operation called after tick 4, but no order of the operations still pending lets it take effect from this point
+//! ```
+//!
+//! A longer, runnable example that checks a JSON-lines file (or a built-in
+//! history): `cargo run -p lincheck --example check_jsonl -- history.jsonl`.
+//!
+//! ## The pieces
+//!
+//! | piece | what it is |
+//! |---|---|
+//! | [`Model`] | a sequential specification: `init`, `step(state, input, output) → next states`, partition key, descriptions |
+//! | [`KvModel`], [`KvInput`], [`KvOutput`] | the built-in key/value register model (string keys and values, partitioned by key) |
+//! | [`Operation`] | one recorded operation: `id`, `client`, `call`, `ret`, `input`, `output` |
+//! | [`check`], [`CheckOptions`], [`CheckResult`] | the checker, its step budget, its verdict |
+//! | [`Explanation`] | a violation in words: partition, longest linearizable prefix, the operation that cannot be placed |
+//! | [`parse_jsonl`], [`to_jsonl`] | key/value histories as JSON lines |
+//! | [`synthetic`] | generated linearizable histories, for benchmarks and tests |
+//!
+//! ## Time
+//!
+//! Ticks are integers from whatever clock recorded the history; only their
+//! order matters. An operation that returned at tick `t` happened before
+//! every operation called at a tick **strictly greater** than `t`.
+//! Operations whose intervals merely touch (`a.ret == b.call`) are treated
+//! as concurrent: at one tick the recorder could not tell which came first,
+//! so the checker is permissive and allows either order. A recorder with a
+//! coarse clock therefore never produces a false violation from ties.
+//!
+//! ## Unknown outcomes
+//!
+//! An operation whose client never got an answer (a timeout, a crash) is
+//! recorded with `ret: None` and `output: None`. It may have taken effect
+//! at any time after its call — even long after the client gave up — or
+//! never. The checker models exactly that: the operation has no return
+//! event, so nothing forces it to be linearized before anything else, and
+//! the search succeeds once every operation *with* a return is placed;
+//! unknown ones left over never happened. When it is placed, the model's
+//! [`step`](Model::step) is called with `output: None` and decides what it
+//! did (an unknown put still writes its value). Unknown operations that
+//! cannot matter — read-only ones ([`Model::is_read_only`]), for
+//! [`KvModel`] the gets — are dropped up front, since each unknown
+//! operation left in multiplies the search.
+//!
+//! ## The algorithm
+//!
+//! The search is the one of Wing & Gong (1993) with Lowe's improvements
+//! ("Testing for linearizability", 2017), as used by Porcupine and Knossos:
+//!
+//! 1. The partition's call and return events are sorted by tick (calls
+//!    before returns at equal ticks) into a doubly linked list.
+//! 2. Walking from the front, at a call the search tries to linearize that
+//!    operation next: if the model has a next state and the configuration
+//!    (set of linearized operations, state) has not been seen before, the
+//!    operation's events are lifted out of the list, the decision is pushed
+//!    on a stack, and the walk restarts from the front.
+//! 3. At a return the search is stuck: that operation had to be placed
+//!    before anything called later, and nothing placed it. It pops the
+//!    last decision (trying the model's other next states first, for
+//!    nondeterministic models), puts the events back, and continues with
+//!    the entry after the undone call.
+//! 4. Success is an empty list of pending returns; failure is being stuck
+//!    with nothing left to undo.
+//!
+//! The cache of visited configurations (a bitset of linearized operations
+//! with an incrementally updated hash, plus the model state) is what keeps
+//! this from being factorial: two orders that reach the same set and state
+//! share one future. Lifting and undoing are O(1) list operations, and
+//! nothing larger than a bitset is cloned per step.
+//!
+//! Every model step counts against [`CheckOptions::max_steps`] (10 million
+//! per partition by default). A partition that exhausts it makes the result
+//! [`CheckResult::Unknown`] rather than hanging — linearizability checking
+//! is NP-complete in general, and histories with many long-overlapping or
+//! unknown operations can be genuinely hard.
+//!
+//! ## P-compositionality
+//!
+//! Linearizability is *local* (Herlihy & Wing): a history of a map of
+//! independent registers is linearizable iff each register's sub-history
+//! is. [`Model::partition_key`] names the part an operation touches, and
+//! [`check`] searches each partition on its own, in key order, reporting
+//! the first violated one by name. Splitting 10,000 operations over 10 keys
+//! turns one hard search into ten easy ones.
+//!
+//! ## JSON lines
+//!
+//! One object per line ([`parse_jsonl`] has the details):
+//!
+//! ```text
+//! {"id":1,"client":0,"call":3,"return":7,"op":"put","key":"k","value":"v1"}
+//! {"id":2,"client":1,"call":4,"return":9,"op":"get","key":"k","value":"v1"}
+//! {"id":3,"client":1,"call":10,"return":12,"op":"get","key":"x","value":null}
+//! {"id":4,"client":2,"call":5,"return":null,"op":"put","key":"k","value":"v2"}
+//! ```
+//!
+//! A get's `value` is what it returned (`null` = the key was absent). A
+//! `"return": null` marks an unknown outcome: a put's `value` is what it
+//! tried to write, a get's is ignored. Errors name the line.
+//!
+//! ## What it mirrors, simplifies, omits
+//!
+//! - **Mirrors** Porcupine's checker (linked-list search, cache keyed by
+//!   bitset and state, P-compositional partitions, unknown outcomes as
+//!   operations that may complete at any later time) and the Knossos /
+//!   Jepsen treatment of indeterminate operations.
+//! - **Simplifies** explanations to the single longest linearizable prefix
+//!   and the operation that blocked it, rather than every partial
+//!   linearization; and time to integer ticks.
+//! - **Omits** visualisation, parallel search over partitions, and
+//!   weaker consistency models (sequential consistency, serializability).
+
+mod bitset;
+mod cache;
+mod check;
+mod entries;
+mod explain;
+mod history;
+mod jsonl;
+mod kv;
+mod model;
+mod search;
+pub mod synthetic;
+
+pub use check::{CheckOptions, CheckResult, check};
+pub use explain::{Explanation, OpSummary, PrefixStep};
+pub use history::{HistoryError, Operation};
+pub use jsonl::{ParseError, parse_jsonl, to_jsonl};
+pub use kv::{KvInput, KvModel, KvOutput};
+pub use model::Model;
