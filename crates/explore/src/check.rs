@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use lincheck::{CheckOptions, CheckResult, KvInput, KvModel, KvOutput, Operation};
 use replication::{AckLevel, Bytes, OutcomeStatus};
 
 use crate::history::{HistoryOp, OpKind, text};
@@ -64,6 +65,43 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
 /// history. Failed operations are left out (definitely not applied);
 /// unknown writes may take effect at any time after their call, or never.
 pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
-    let _ = history;
-    Check::Unknown("lincheck not wired yet".into())
+    let mut ops = Vec::with_capacity(history.len());
+    for (id, op) in history.iter().enumerate() {
+        let input = match &op.kind {
+            OpKind::Write { key, value } => KvInput::put(text(key), text(value)),
+            OpKind::Read { key } => KvInput::get(text(key)),
+        };
+        let id = id as u64;
+        let client = u64::from(op.client);
+        match (op.status, op.ret) {
+            (Some(OutcomeStatus::Done), Some(ret)) => {
+                let output = match &op.read_value {
+                    Some(value) => KvOutput::Value(value.as_ref().map(text)),
+                    None => KvOutput::Ok,
+                };
+                ops.push(Operation::completed(id, client, op.call, ret, input, output));
+            }
+            // Definitely not applied: not an operation of the history.
+            (Some(OutcomeStatus::Failed), _) => {}
+            // Unknown, or still in flight when the run ended.
+            _ => {
+                if matches!(op.kind, OpKind::Write { .. }) {
+                    ops.push(Operation::unknown(id, client, op.call, input));
+                }
+            }
+        }
+    }
+    match lincheck::check(&KvModel, &ops, &CheckOptions::default()) {
+        Ok(CheckResult::Linearizable) => Check::Holds,
+        Ok(CheckResult::Violation(why)) => {
+            let text = why.to_string();
+            let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            Check::Violated(lines.join("; "))
+        }
+        Ok(CheckResult::Unknown { partition, steps }) => Check::Unknown(format!(
+            "lincheck budget exhausted on key {} after {steps} steps",
+            partition.unwrap_or_default()
+        )),
+        Err(err) => Check::Unknown(format!("history rejected by lincheck: {err}")),
+    }
 }

@@ -328,15 +328,21 @@ impl Runner<'_> {
                 self.clock += 1;
                 let call = self.clock;
                 let call_tick = self.group.now();
-                self.collect();
-                let done = match self.group.await_completion(id) {
-                    Ok(done) => done,
-                    Err(err) => {
-                        last = err.to_string();
-                        break;
+                let mut waited = 0;
+                let done = loop {
+                    if let Some(done) = self.group.take_completion(id) {
+                        break Some(done);
                     }
+                    if waited >= SETTLE_TICKS {
+                        break None;
+                    }
+                    self.tick();
+                    waited += 1;
                 };
-                self.collect();
+                let Some(done) = done else {
+                    last = format!("{id} did not complete within {SETTLE_TICKS} ticks");
+                    break;
+                };
                 self.clock += 1;
                 let status = done.outcome.status();
                 if let Outcome::Read(read) = done.outcome {

@@ -1,0 +1,40 @@
+//! The configurations the explorer checks: every protocol × the ack and read
+//! levels it offers × the settings that change an answer.
+
+use explore::Configuration;
+use proto_async::{AsyncConfig, AsyncPrimaryGroup};
+use proto_wal::{WalConfig, WalShippingGroup};
+use replication::{AckLevel, NodeId, ReadLevel, ReplicationGroup};
+
+fn boxed<G: ReplicationGroup + 'static>(group: G) -> Box<dyn ReplicationGroup> {
+    Box::new(group)
+}
+
+/// Every configuration of the verdict table, in table order: protocol,
+/// then ack level, then setting, then read level.
+pub fn explore_configs() -> Vec<Configuration> {
+    use AckLevel as A;
+    use ReadLevel as R;
+    let mut configs = Vec::new();
+    for read in [R::Local, R::Leader] {
+        configs.push(Configuration::new("async", A::Leader, read, "default", |seed| {
+            AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(seed)).map(boxed)
+        }));
+    }
+    for read in [R::Local, R::Leader] {
+        configs.push(Configuration::new("wal", A::Leader, read, "default", |seed| {
+            WalShippingGroup::new(WalConfig::default().with_seed(seed)).map(boxed)
+        }));
+    }
+    for read in [R::Local, R::Leader] {
+        configs.push(Configuration::new("wal", A::Quorum, read, "sync_standby_1", |seed| {
+            WalShippingGroup::new(
+                WalConfig::default()
+                    .with_synchronous_standbys([NodeId::new("standby-1")])
+                    .with_seed(seed),
+            )
+            .map(boxed)
+        }));
+    }
+    configs
+}

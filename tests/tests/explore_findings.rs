@@ -1,0 +1,33 @@
+//! The explorer finds, by itself, what each configuration guarantees and
+//! what it does not (issue #13's pinned findings).
+
+use explore::{Property, Status, SweepOptions, Verdict, sweep};
+
+fn verdicts(key: &str, schedules: u64) -> Vec<Verdict> {
+    let config = labs::explore_configs()
+        .into_iter()
+        .find(|c| c.key() == key)
+        .unwrap_or_else(|| panic!("no configuration {key}"));
+    let options = SweepOptions {
+        schedules,
+        jobs: 2,
+        ..SweepOptions::default()
+    };
+    sweep(&config, &options).expect("the sweep runs")
+}
+
+fn status(verdicts: &[Verdict], property: Property) -> &Verdict {
+    verdicts
+        .iter()
+        .find(|v| v.property == property)
+        .expect("one verdict per property")
+}
+
+#[test]
+fn async_leader_writes_are_not_durable_and_shrink_to_at_most_six_steps() {
+    let v = verdicts("async.leader.leader.default", 200);
+    let durable = status(&v, Property::Durable);
+    assert_eq!(durable.status, Status::Violated, "{durable:?}");
+    let cx = durable.counterexample.as_ref().expect("a counterexample");
+    assert!(cx.steps <= 6, "{cx:?}");
+}
