@@ -99,13 +99,14 @@ type Partitions<'a, I, O> = BTreeMap<Option<Cow<'a, str>>, Vec<&'a Operation<I, 
 /// The history is validated first (unique ids, no return before its call,
 /// return tick and output known together). Operations with an unknown
 /// outcome that the model calls read-only ([`Model::is_read_only`]) are
-/// dropped; the rest are split by
-/// [`Model::partition_key`] and each partition is searched on its own, in
-/// key order, within [`CheckOptions::max_steps`]. The first violation
-/// found is returned; a partition that runs out of budget makes the result
+/// dropped; the rest are split by [`Model::partition_key`] and each
+/// partition is searched on its own, in key order, within
+/// [`CheckOptions::max_steps`]. The first violation found is returned; a
+/// partition that runs out of budget makes the result
 /// [`CheckResult::Unknown`] unless another partition is violated.
 ///
-/// The order of `history` does not matter: only ticks do.
+/// The order of `history` does not matter, only ticks do (ids break ties,
+/// so the same operations always get the same explanation).
 pub fn check<M: Model>(
     model: &M,
     history: &[Operation<M::Input, M::Output>],

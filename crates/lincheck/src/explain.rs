@@ -87,11 +87,11 @@ impl fmt::Display for Explanation {
         match self.unplaceable.ret {
             Some(ret) => write!(
                 f,
-                "  it returned at tick {ret}, so it must take effect before every operation \
-                 called after tick {ret}, but no order of the operations still pending \
-                 lets it take effect from this point"
+                "  it returned at tick {ret}, so it must take effect before anything called \
+                 after tick {ret},\n  but no order of the operations still pending lets it \
+                 take effect here"
             ),
-            None => write!(f, "  no order lets it take effect from this point"),
+            None => write!(f, "  no order lets it take effect here"),
         }
     }
 }
@@ -127,9 +127,9 @@ mod tests {
              \x20   1. op 1 (client 1, ticks 0..2): put(\"k\", \"v1\") -> ok  => \"v1\"\n\
              state reached: \"v1\"\n\
              cannot place next: op 2 (client 2, ticks 3..4): get(\"k\") -> absent\n\
-             \x20 it returned at tick 4, so it must take effect before every operation \
-             called after tick 4, but no order of the operations still pending lets it \
-             take effect from this point"
+             \x20 it returned at tick 4, so it must take effect before anything called \
+             after tick 4,\n\
+             \x20 but no order of the operations still pending lets it take effect here"
         );
     }
 }

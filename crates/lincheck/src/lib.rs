@@ -25,19 +25,14 @@
 //! let CheckResult::Violation(explanation) = result else { panic!("a stale read") };
 //! assert_eq!(explanation.partition.as_deref(), Some("k"));
 //! assert_eq!(explanation.unplaceable.id, 2);
-//! println!("{explanation}");
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! prints
-//!
-//! ```text
-//! not linearizable: partition "k"
+//! assert_eq!(explanation.to_string(), r#"not linearizable: partition "k"
 //! longest linearizable prefix: 1 of 2 operations, from initial state absent
 //!     1. op 1 (client 0, ticks 0..2): put("k", "v1") -> ok  => "v1"
 //! state reached: "v1"
 //! cannot place next: op 2 (client 1, ticks 3..4): get("k") -> absent
-//!   it returned at tick 4, so it must take effect before every operation called after tick 4, but no order of the operations still pending lets it take effect from this point
+//!   it returned at tick 4, so it must take effect before anything called after tick 4,
+//!   but no order of the operations still pending lets it take effect here"#);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! A longer, runnable example that checks a JSON-lines file (or a built-in
@@ -87,30 +82,47 @@
 //!
 //! 1. The partition's call and return events are sorted by tick (calls
 //!    before returns at equal ticks) into a doubly linked list.
-//! 2. Walking from the front, at a call the search tries to linearize that
-//!    operation next: if the model has a next state and the configuration
-//!    (set of linearized operations, state) has not been seen before, the
-//!    operation's events are lifted out of the list, the decision is pushed
-//!    on a stack, and the walk restarts from the front.
-//! 3. At a return the search is stuck: that operation had to be placed
-//!    before anything called later, and nothing placed it. It pops the
-//!    last decision (trying the model's other next states first, for
-//!    nondeterministic models), puts the events back, and continues with
-//!    the entry after the undone call.
-//! 4. Success is an empty list of pending returns; failure is being stuck
-//!    with nothing left to undo.
+//! 2. The candidates for the next place in the order are the operations
+//!    called before the first pending return in the list — nothing called
+//!    later may come first. The search tries them one at a time: if the
+//!    model has a next state and the configuration (set of linearized
+//!    operations, state) has not been seen before, the operation's events
+//!    are lifted out of the list, the decision is pushed on a stack, and
+//!    the search goes on from the shorter list.
+//! 3. If no candidate can be placed the search is stuck: the operation of
+//!    that first pending return had to be placed before anything called
+//!    later, and nothing placed it. It pops the last decision (trying the
+//!    model's other next states first, for nondeterministic models), puts
+//!    the events back, and tries the next candidate of that level.
+//! 4. Success is no pending return left (operations with unknown outcomes
+//!    still in the list never took effect); failure is being stuck with
+//!    nothing left to undo.
 //!
 //! The cache of visited configurations (a bitset of linearized operations
 //! with an incrementally updated hash, plus the model state) is what keeps
 //! this from being factorial: two orders that reach the same set and state
-//! share one future. Lifting and undoing are O(1) list operations, and
-//! nothing larger than a bitset is cloned per step.
+//! share one future. Lifting and undoing are O(1) list operations, a set
+//! is cached in a short form (full leading words are counted, not stored),
+//! and nothing larger than that is cloned per step.
+//!
+//! Two things beyond Porcupine's walk make a wrong guess rarer; neither
+//! changes a verdict. Candidates are tried read-only first
+//! ([`Model::is_read_only`]), then earliest-return first. And a read-only
+//! candidate that fits the current state is placed without trying that
+//! level's alternatives: any order that places it later can place it now
+//! instead, since it changes nothing and everything that must precede it
+//! is already placed. For a register this leaves only the order of the
+//! writes to search.
 //!
 //! Every model step counts against [`CheckOptions::max_steps`] (10 million
 //! per partition by default). A partition that exhausts it makes the result
 //! [`CheckResult::Unknown`] rather than hanging — linearizability checking
 //! is NP-complete in general, and histories with many long-overlapping or
-//! unknown operations can be genuinely hard.
+//! unknown operations can be genuinely hard. As a guide, on generated
+//! register histories ([`synthetic`]) 10,000 operations by 5 clients over
+//! 10 keys check in a few milliseconds; with all of them on one key the
+//! cost grows steeply with how many operations overlap — about a second
+//! for 15 clients, and 20 clients exhaust the default budget.
 //!
 //! ## P-compositionality
 //!
@@ -141,7 +153,9 @@
 //! - **Mirrors** Porcupine's checker (linked-list search, cache keyed by
 //!   bitset and state, P-compositional partitions, unknown outcomes as
 //!   operations that may complete at any later time) and the Knossos /
-//!   Jepsen treatment of indeterminate operations.
+//!   Jepsen treatment of indeterminate operations. Unlike Porcupine, an
+//!   unknown operation may also never take effect, even for a model in
+//!   which it could not be placed last.
 //! - **Simplifies** explanations to the single longest linearizable prefix
 //!   and the operation that blocked it, rather than every partial
 //!   linearization; and time to integer ticks.

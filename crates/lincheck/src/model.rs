@@ -39,9 +39,24 @@ use std::hash::Hash;
 ///             (CounterOp::Read, None) => vec![*count],
 ///         }
 ///     }
+///
+///     // Reads never change the count: a promise that speeds up the search.
+///     fn is_read_only(&self, input: &CounterOp) -> bool {
+///         matches!(input, CounterOp::Read)
+///     }
 /// }
 ///
 /// assert_eq!(Counter.step(&2, &CounterOp::Read, Some(&3)), Vec::<u64>::new());
+///
+/// // Two concurrent increments, then a read of 2: linearizable.
+/// use lincheck::{check, CheckOptions, Operation};
+/// let history = [
+///     Operation::completed(1, 0, 0, 5, CounterOp::Inc, 0),
+///     Operation::completed(2, 1, 1, 4, CounterOp::Inc, 0),
+///     Operation::completed(3, 0, 6, 7, CounterOp::Read, 2),
+/// ];
+/// assert!(check(&Counter, &history, &CheckOptions::default())?.is_linearizable());
+/// # Ok::<(), lincheck::HistoryError>(())
 /// ```
 pub trait Model {
     /// The state of the object between operations. Cloned when the search

@@ -47,7 +47,9 @@ pub fn synthetic_history(
     // Each client's next call tick; start them slightly apart.
     let mut free_at: Vec<u64> = (0..clients).map(|_| below(4)).collect();
     // (operation, key index, effect tick)
-    let mut planned = Vec::with_capacity(ops);
+    // Capped so an absurd `ops` fails by running out of memory while
+    // generating, not by a capacity overflow up front.
+    let mut planned = Vec::with_capacity(ops.min(1 << 20));
     for id in 0..ops as u64 {
         let client = (0..clients)
             .min_by_key(|&c| (free_at[c], c))
