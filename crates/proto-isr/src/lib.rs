@@ -98,12 +98,14 @@
 mod config;
 mod controller;
 mod group;
+mod inflight;
 mod inspect;
 mod invariants;
 mod log;
 mod message;
 mod node;
 mod ops;
+mod pending;
 mod probe;
 mod reads;
 mod replication_impl;
