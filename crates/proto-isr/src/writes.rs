@@ -93,7 +93,6 @@ impl IsrGroup {
         offset
     }
 
-
     /// Checks that a write at `level` can start at `target` (the controller's
     /// leader when `None`) without changing anything. The errors, and their
     /// order, are those of the blocking calls: unsupported level, unknown or
@@ -260,10 +259,13 @@ impl IsrGroup {
                     high_watermark = self.high_watermark
                 );
                 let message = "all current ISR replicas acknowledged and HW advanced";
-                (Some(writer), Outcome::Written {
-                    offset,
-                    message: message.to_owned(),
-                })
+                (
+                    Some(writer),
+                    Outcome::Written {
+                        offset,
+                        message: message.to_owned(),
+                    },
+                )
             }
             Verdict::NotAcknowledged {
                 reason,
