@@ -29,13 +29,23 @@ fn b(text: &str) -> Bytes {
     Bytes::copy_from_slice(text.as_bytes())
 }
 
+/// Every node other than the controller's leader, in id order.
+fn followers(probe: &IsrProbe) -> Vec<NodeId> {
+    let mut ids: Vec<NodeId> = probe
+        .nodes
+        .iter()
+        .map(|n| n.id.clone())
+        .filter(|id| *id != probe.controller_leader)
+        .collect();
+    ids.sort();
+    ids
+}
+
 /// The first node other than the controller's leader, in id order.
 fn first_follower(probe: &IsrProbe) -> Result<NodeId, GroupError> {
-    probe
-        .nodes
-        .keys()
-        .find(|n| **n != probe.leader)
-        .cloned()
+    followers(probe)
+        .into_iter()
+        .next()
         .ok_or_else(|| GroupError::NoLeader("no follower in the group".into()))
 }
 
@@ -61,7 +71,7 @@ pub fn exp1_normal(level: AckLevel) -> Result<Run, GroupError> {
         ack_offset: w.offset,
         follower_at_ack,
         follower_after,
-        leader_offset: applied_hw(&probe, &probe.leader),
+        leader_offset: applied_hw(&probe, &probe.controller_leader),
         follower_offset: applied_hw(&probe, &follower),
     };
     Ok(Run::new(
@@ -93,7 +103,7 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
     let mut g = group(3)?;
     g.client_write(b("k"), b("base"), AckLevel::AllIsr)?;
     g.run_until_idle(IDLE)?;
-    let old = g.probe().leader;
+    let old = g.probe().controller_leader;
     g.isolate(&old)?;
     let new = g.failover(None)?;
     let old_write = g.produce_to(&old, b("k"), b("minority"), AckLevel::AllIsr)?;
@@ -119,7 +129,10 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
             .filter(|n| n.alive)
             .all(|n| Some(&n.data) == leader_data.as_ref());
     let probe = g.probe();
-    let old_leader_role_after = probe.node(&old).map_or("unknown", |n| n.role).to_owned();
+    let old_leader_role_after = probe
+        .node(&old)
+        .map_or("unknown", |n| n.role.name())
+        .to_owned();
     let minority_value = local(&mut g, &old, b"k")?;
     let majority_value = g.client_read(b"k", ReadLevel::Leader, Some(&new))?.value;
     let observed = MinorityLeader {
@@ -204,13 +217,8 @@ fn mode_after_reconnect(
 /// window) then, crashed again, `retention + 2` writes (outside).
 pub fn exp5_reconnect() -> Result<Run, GroupError> {
     let mut g = group(5)?;
-    let probe = g.probe();
-    let follower = probe
-        .nodes
-        .keys()
-        .rev()
-        .find(|n| **n != probe.leader)
-        .cloned()
+    let follower = followers(&g.probe())
+        .pop()
         .ok_or_else(|| GroupError::NoLeader("no follower in the group".into()))?;
     let inside_window = mode_after_reconnect(&mut g, &follower, 2)?;
     let outside = g.config().retention + 2;
@@ -247,7 +255,7 @@ pub fn exp7_split_brain() -> Result<Run, GroupError> {
     let mut g = group(7)?;
     g.client_write(b("k"), b("before"), AckLevel::AllIsr)?;
     g.run_until_idle(IDLE)?;
-    let old = g.probe().leader;
+    let old = g.probe().controller_leader;
     g.isolate(&old)?;
     g.failover(None)?;
     g.client_write(b("k"), b("after"), AckLevel::AllIsr)?;

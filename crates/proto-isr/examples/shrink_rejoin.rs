@@ -3,8 +3,9 @@
 //!
 //! Run: `cargo run -p proto-isr --example shrink_rejoin`
 
-use proto_isr::{IsrConfig, IsrGroup};
-use replication::{AckLevel, Bytes, GroupError, NodeId, ReplicationGroup};
+use proto_isr::{
+    AckLevel, Bytes, GroupError, IsrConfig, IsrGroup, IsrProbe, NodeId, ReplicationGroup,
+};
 
 fn python_list(nodes: &[NodeId]) -> String {
     let items: Vec<String> = nodes.iter().map(|n| format!("'{n}'")).collect();
@@ -16,12 +17,12 @@ fn python_bool(b: bool) -> &'static str {
 }
 
 fn main() -> Result<(), GroupError> {
-    let mut g = IsrGroup::new(IsrConfig {
-        replica_lag_timeout: 2,
-        min_insync_replicas: 2,
-        ..IsrConfig::default()
-    })?;
-    let leader = g.probe().leader;
+    let mut g = IsrGroup::new(
+        IsrConfig::default()
+            .with_replica_lag_timeout(2)
+            .with_min_insync_replicas(2),
+    )?;
+    let leader = g.probe().controller_leader;
     let slow = g
         .node_ids()
         .into_iter()
@@ -38,7 +39,7 @@ fn main() -> Result<(), GroupError> {
         accepted = result.accepted;
     }
     let state = g.probe();
-    let slow_leo = |p: &proto_isr::IsrProbe| p.node(&slow).map_or(0, |n| n.log_end_offset);
+    let slow_leo = |p: &IsrProbe| p.node(&slow).map_or(0, |n| n.log_end_offset);
     println!("write: {}", python_bool(accepted));
     println!("ISR after lag: {}", python_list(&state.isr));
     println!(

@@ -2,9 +2,21 @@
 
 use replication::{GroupError, NodeId, validate_node_ids};
 
-/// Settings of one ISR partition. Start from [`IsrConfig::default`] and
-/// override fields; [`IsrConfig::validate`] (called by
+/// Settings of one ISR partition. Start from [`IsrConfig::default`] (SPEC
+/// defaults, `node-1..3` led by `node-1`) or [`IsrConfig::with_nodes`] (the
+/// same defaults over your nodes, led by the first) and override with the
+/// `with_*` builders; [`IsrConfig::validate`] (called by
 /// [`IsrGroup::new`](crate::IsrGroup::new)) names the first bad setting.
+///
+/// ```
+/// use proto_isr::{IsrConfig, NodeId};
+///
+/// let config = IsrConfig::with_nodes(["a", "b", "c"])
+///     .with_min_insync_replicas(3)
+///     .with_seed(7);
+/// assert_eq!(config.leader, NodeId::new("a"));
+/// config.validate().unwrap();
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IsrConfig {
     /// Every replica, in id order of appearance (at least two, no duplicates).
@@ -51,6 +63,79 @@ impl Default for IsrConfig {
 }
 
 impl IsrConfig {
+    /// The SPEC defaults over `nodes`, led by the first of them (an empty
+    /// list keeps the default leader and fails validation on `nodes`).
+    #[must_use]
+    pub fn with_nodes<I>(nodes: I) -> IsrConfig
+    where
+        I: IntoIterator,
+        I::Item: Into<NodeId>,
+    {
+        let nodes: Vec<NodeId> = nodes.into_iter().map(Into::into).collect();
+        let defaults = IsrConfig::default();
+        IsrConfig {
+            leader: nodes.first().cloned().unwrap_or(defaults.leader),
+            nodes,
+            ..defaults
+        }
+    }
+
+    /// The same settings with `leader` as the initial leader.
+    #[must_use]
+    pub fn with_leader(mut self, leader: impl Into<NodeId>) -> IsrConfig {
+        self.leader = leader.into();
+        self
+    }
+
+    /// The same settings with `min.insync.replicas = n`.
+    #[must_use]
+    pub fn with_min_insync_replicas(mut self, n: usize) -> IsrConfig {
+        self.min_insync_replicas = n;
+        self
+    }
+
+    /// The same settings with a replica lag timeout of `ticks`.
+    #[must_use]
+    pub fn with_replica_lag_timeout(mut self, ticks: u64) -> IsrConfig {
+        self.replica_lag_timeout = ticks;
+        self
+    }
+
+    /// The same settings retaining `entries` for incremental catch-up.
+    #[must_use]
+    pub fn with_retention(mut self, entries: usize) -> IsrConfig {
+        self.retention = entries;
+        self
+    }
+
+    /// The same settings with a network delay of `ticks`.
+    #[must_use]
+    pub fn with_delay(mut self, ticks: u64) -> IsrConfig {
+        self.delay = ticks;
+        self
+    }
+
+    /// The same settings with an `AllIsr` ack timeout of `ticks`.
+    #[must_use]
+    pub fn with_ack_timeout(mut self, ticks: u64) -> IsrConfig {
+        self.ack_timeout = ticks;
+        self
+    }
+
+    /// The same settings with a lease of `ticks`.
+    #[must_use]
+    pub fn with_lease_duration(mut self, ticks: u64) -> IsrConfig {
+        self.lease_duration = ticks;
+        self
+    }
+
+    /// The same settings with `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> IsrConfig {
+        self.seed = seed;
+        self
+    }
+
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), GroupError> {
         validate_node_ids("nodes", &self.nodes, 2)?;

@@ -2,12 +2,15 @@
 //! replicas and the in-process controller. The only place that sends and
 //! delivers.
 
-use replication::{GroupError, NodeId, Tick};
+use std::fmt;
+
+use replication::{ClientOps, GroupError, NodeId, Tick};
 use sim_core::{DurableImages, Envelope, NetConfig, Rng, SimNet, Trace, record};
 
 use crate::config::IsrConfig;
 use crate::message::IsrMessage;
 use crate::node::{IsrNode, StepOutcome};
+use crate::pending::PendingWrite;
 
 /// A Kafka-shaped partition: replicas, an in-process controller (leader,
 /// leader epoch, controller epoch, ISR), a high watermark, and one
@@ -36,6 +39,22 @@ pub struct IsrGroup {
     pub(crate) tick_checks: bool,
     /// The first violation seen by a per-tick check.
     pub(crate) violation: Option<String>,
+    /// Op ids, client trace events, completions not yet taken.
+    pub(crate) client_ops: ClientOps,
+    /// Appended writes waiting for their verdict, in submission order.
+    pub(crate) pending: Vec<PendingWrite>,
+}
+
+impl fmt::Debug for IsrGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IsrGroup")
+            .field("tick", &self.tick_now())
+            .field("leader", &self.nodes[self.leader].id)
+            .field("leader_epoch", &self.leader_epoch)
+            .field("nodes", &self.nodes.len())
+            .field("pending_writes", &self.pending.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl IsrGroup {
@@ -86,11 +105,14 @@ impl IsrGroup {
             last_caught_up: vec![0; n],
             tick_checks: false,
             violation: None,
+            client_ops: ClientOps::new(),
+            pending: Vec::new(),
             config,
         })
     }
 
     /// The configuration the group was built from.
+    #[must_use]
     pub fn config(&self) -> &IsrConfig {
         &self.config
     }
@@ -169,13 +191,15 @@ impl IsrGroup {
         }
     }
 
-    /// One tick: deliver everything due, then refresh ISR, HW and lease.
+    /// One tick: deliver everything due, refresh ISR, HW and lease, then
+    /// re-evaluate every pending write.
     pub(crate) fn step_tick(&mut self) {
         self.net.advance();
         while let Some(env) = self.net.next_delivery(&mut self.trace) {
             self.deliver(env);
         }
         self.refresh();
+        self.settle_pending();
         if self.tick_checks && self.violation.is_none() {
             if let Err(v) = self.check_invariants() {
                 self.violation = Some(format!("tick {}: {v}", self.tick_now()));
@@ -191,6 +215,7 @@ impl IsrGroup {
     }
 
     /// The first invariant violation a per-tick check found, if any.
+    #[must_use]
     pub fn invariant_violation(&self) -> Option<&str> {
         self.violation.as_deref()
     }

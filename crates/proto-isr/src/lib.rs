@@ -8,14 +8,13 @@
 //!
 //! ## The mechanism
 //!
-//! - **Writes.** [`AckLevel::Leader`](replication::AckLevel::Leader) appends
-//!   on the leader, streams the entry to every follower that is not marked
-//!   slow, and returns at once. [`AckLevel::AllIsr`](replication::AckLevel::AllIsr)
-//!   first refreshes ISR and HW and refuses *before appending* when the ISR
-//!   is smaller than `min.insync.replicas`; otherwise it appends and drives
-//!   ticks until every current ISR member holds the entry and HW covers it
-//!   (accepted), the ISR drops below the minimum, or `ack_timeout` passes
-//!   (refused). `None` and `Quorum` are unsupported.
+//! - **Writes.** [`AckLevel::Leader`] appends on the leader, streams the
+//!   entry to every follower that is not marked slow, and is acknowledged at
+//!   once. [`AckLevel::AllIsr`] first refreshes ISR and HW and refuses
+//!   *before appending* when the ISR is smaller than `min.insync.replicas`;
+//!   otherwise it appends and waits until every current ISR member holds
+//!   the entry and HW covers it (acknowledged), the ISR drops below the
+//!   minimum, or `ack_timeout` passes. `None` and `Quorum` are unsupported.
 //! - **ISR.** Every tick the controller checks each follower: it is caught
 //!   up only if it is alive, not slow, linked to the leader, and has
 //!   received the *current* leader's entries in the *current* epoch up to
@@ -42,8 +41,9 @@
 //!   lost can never be confused with new ones.
 //! - **Stale leaders.** A replica learns of an election only when the
 //!   controller can reach it (alive, not isolated). An isolated displaced
-//!   leader therefore still believes it leads: [`IsrGroup::produce_to`] lets
-//!   a client with stale metadata write to it; its packets carry the old
+//!   leader therefore still believes it leads: [`IsrGroup::produce_to`]
+//!   (or `submit(ClientOp::write(..).at(node))`) lets a client with stale
+//!   metadata write to it; its packets carry the old
 //!   epoch and, once it reconnects, are fenced by every receiver before it
 //!   learns the new epoch and is repaired. The probe's per-node `role` is
 //!   the replica's own belief.
@@ -79,17 +79,72 @@
 //!   transactional producers, KRaft metadata replication, unclean election,
 //!   reassignment, rack awareness, throttling.
 //!
+//! ## Operations in flight
+//!
+//! [`ReplicationGroup::submit`] starts a [`ClientOp`] and returns its
+//! [`OpId`] without letting time pass; completions come out of
+//! [`ReplicationGroup::take_completions`] /
+//! [`ReplicationGroup::take_completion`] in completion order. The blocking
+//! `client_write` / `client_read` (and [`IsrGroup::produce_to`]) are
+//! `submit` + `await_completion`. Pending writes are re-evaluated at
+//! submission and after every tick; each completes within `ack_timeout`
+//! ticks.
+//!
+//! | operation | *done* | *failed* (not applied) | *unknown* (appended, not acknowledged) |
+//! |---|---|---|---|
+//! | `Leader` write | at submission | — | — |
+//! | `AllIsr` write | every ISR member holds it and HW ≥ its offset | ISR below min.insync at submission (refused before append) | ISR shrank below min.insync while it waited; its leader crashed; the controller elected another leader; `ack_timeout` passed |
+//! | write at a displaced leader ([`ClientOp::at`]) | `Leader`: at submission (the `acks=1` hazard) | — | `AllIsr`: `ack_timeout` passed or the node learned the new epoch |
+//! | read | at submission, with the value | at submission: a `Linearizable` guard failed ([`GroupError::ReadBlocked`]) | never |
+//!
+//! *Unknown* means what Kafka's `NOT_ENOUGH_REPLICAS_AFTER_APPEND` or a
+//! request timeout mean to a producer: the record is in a leader's log and
+//! may still become committed (a later HW advance covers it) or be
+//! truncated (a clean election or divergence repair drops it). The
+//! completion carries its offset. `submit` itself refuses, changing
+//! nothing, only what cannot start: an unsupported level, an unknown or
+//! crashed node, a named node that is not a leader, a crashed leader or one
+//! outside the ISR.
+//!
 //! ## Example
 //!
 //! ```
-//! use proto_isr::{IsrConfig, IsrGroup};
-//! use replication::{AckLevel, Bytes, ReplicationGroup};
+//! use proto_isr::prelude::*;
 //!
-//! let mut g = IsrGroup::new(IsrConfig::default()).unwrap();
-//! let w = g.client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::AllIsr).unwrap();
+//! // Three replicas led by the first; min.insync.replicas 2, ack timeout 32.
+//! let mut g = IsrGroup::new(IsrConfig::with_nodes(["a", "b", "c"]))?;
+//!
+//! // Blocking: returns once every ISR member holds the entry and HW covers it.
+//! let w = g.client_write(Bytes::from("k"), Bytes::from("v1"), AckLevel::AllIsr)?;
 //! assert!(w.accepted);
-//! assert!(g.probe().high_watermark >= 1);
-//! g.check_invariants().unwrap();
+//!
+//! // In flight: two ALL_ISR writes overlap; submitting lets no time pass.
+//! let first = g.submit(ClientOp::write("k", "v2", AckLevel::AllIsr))?;
+//! let second = g.submit(ClientOp::write("k", "v3", AckLevel::AllIsr))?;
+//!
+//! // Reads are answered at once. The leader holds entries above HW, so a
+//! // LINEARIZABLE read fails (blocked); a LEADER read already sees v3.
+//! let read = g.submit(ClientOp::read("k", ReadLevel::Linearizable))?;
+//! let blocked = g.take_completion(read).expect("reads complete at submission");
+//! assert_eq!(blocked.outcome.status(), OutcomeStatus::Failed);
+//! let leader_read = g.client_read(b"k", ReadLevel::Leader, None)?;
+//! assert_eq!(leader_read.value, Some(Bytes::from("v3")));
+//!
+//! // Time passes: both writes complete, in offset order.
+//! let mut done = Vec::new();
+//! for _ in 0..g.config().ack_timeout {
+//!     g.tick();
+//!     done.extend(g.take_completions());
+//! }
+//! let ids: Vec<OpId> = done.iter().map(|c| c.id).collect();
+//! assert_eq!(ids, vec![first, second]);
+//! assert!(done.iter().all(|c| c.outcome.status() == OutcomeStatus::Done));
+//!
+//! let read = g.client_read(b"k", ReadLevel::Linearizable, None)?;
+//! assert_eq!(read.value, Some(Bytes::from("v3")));
+//! assert_eq!(g.probe().leader, Some(NodeId::new("a")));
+//! assert!(g.check_invariants().is_ok());
+//! # Ok::<(), GroupError>(())
 //! ```
 //!
 //! Runnable: `cargo run -p proto-isr --example shrink_rejoin` (the
@@ -98,15 +153,18 @@
 mod config;
 mod controller;
 mod group;
+mod inflight;
 mod inspect;
 mod invariants;
 mod log;
 mod message;
 mod node;
 mod ops;
+mod pending;
 mod probe;
 mod reads;
 mod replication_impl;
+mod role;
 mod writes;
 
 pub use config::IsrConfig;
@@ -114,3 +172,17 @@ pub use group::IsrGroup;
 pub use log::LogEntry;
 pub use message::{AppendKind, IsrMessage};
 pub use probe::{CatchUpMode, IsrProbe, NodeProbe};
+pub use role::Role;
+
+pub use replication::{
+    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, NodeSummary, OpId,
+    Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Tick, Trace, WriteResult,
+};
+
+/// The names most programs need: `use proto_isr::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        AckLevel, Bytes, ClientOp, Completion, GroupError, IsrConfig, IsrGroup, IsrProbe, NodeId,
+        OpId, Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Role, WriteResult,
+    };
+}

@@ -8,6 +8,7 @@ use crate::log::LogEntry;
 
 /// How a leader's append packet was produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AppendKind {
     /// A new entry streamed to a follower as it is appended.
     Live,
@@ -19,6 +20,7 @@ pub enum AppendKind {
 /// A replication message. Every leader packet carries the sender's *packet*
 /// leader epoch and its id; each entry carries its own *entry* epoch.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IsrMessage {
     /// Leader → follower: entries after `prev_offset`.
     Append {

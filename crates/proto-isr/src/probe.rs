@@ -7,9 +7,11 @@ use bytes::Bytes;
 use replication::{NodeId, Tick};
 
 use crate::log::LogEntry;
+use crate::role::Role;
 
 /// How a replica last got its log from a leader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum CatchUpMode {
     /// Never received anything from a leader.
     Never,
@@ -22,7 +24,9 @@ pub enum CatchUpMode {
 }
 
 impl CatchUpMode {
-    /// `never`, `streaming`, `incremental` or `full`.
+    /// `never`, `streaming`, `incremental` or `full` (the words of the
+    /// matrix).
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             CatchUpMode::Never => "never",
@@ -42,11 +46,14 @@ impl fmt::Display for CatchUpMode {
 /// One replica as the probe sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeProbe {
+    /// The replica.
+    pub id: NodeId,
     /// False while crashed.
     pub alive: bool,
-    /// `leader` when this replica believes it leads (a displaced, isolated
-    /// leader still does until it hears of the election), else `follower`.
-    pub role: &'static str,
+    /// [`Role::Leader`] when this replica believes it leads (a displaced,
+    /// isolated leader still does until it hears of the election), else
+    /// [`Role::Follower`].
+    pub role: Role,
     /// Marked slow with `set_replica_slow`.
     pub slow: bool,
     /// The leader epoch this replica knows.
@@ -72,8 +79,12 @@ pub struct NodeProbe {
 pub struct IsrProbe {
     /// Current tick.
     pub tick: Tick,
-    /// The controller's leader.
-    pub leader: NodeId,
+    /// The controller's leader while it can serve (alive and in the ISR),
+    /// as [`ReplicationGroup::leader`](replication::ReplicationGroup::leader).
+    pub leader: Option<NodeId>,
+    /// The replica the controller names leader, even while it is crashed
+    /// or restarted without the committed prefix (then `leader` is `None`).
+    pub controller_leader: NodeId,
     /// The controller's leader epoch (starts at 1).
     pub leader_epoch: u64,
     /// The controller epoch (starts at 1).
@@ -88,17 +99,19 @@ pub struct IsrProbe {
     pub lease_expiry: Tick,
     /// Offsets in the leader's retained window, ascending.
     pub retained_offsets: Vec<u64>,
-    /// Every replica, by id.
-    pub nodes: BTreeMap<NodeId, NodeProbe>,
+    /// Every replica, in configuration order.
+    pub nodes: Vec<NodeProbe>,
 }
 
 impl IsrProbe {
-    /// The probe of `node`, if it exists.
-    pub fn node(&self, node: &NodeId) -> Option<&NodeProbe> {
-        self.nodes.get(node)
+    /// The probe of `id`, if it is in the group.
+    #[must_use]
+    pub fn node(&self, id: &NodeId) -> Option<&NodeProbe> {
+        self.nodes.iter().find(|n| &n.id == id)
     }
 
     /// True when `node` is in the ISR.
+    #[must_use]
     pub fn in_isr(&self, node: &NodeId) -> bool {
         self.isr.contains(node)
     }

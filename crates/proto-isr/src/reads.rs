@@ -37,8 +37,10 @@ impl IsrGroup {
         Ok(l)
     }
 
+    /// Serves a read at once, changing nothing: `Err` is an up-front error
+    /// or [`GroupError::ReadBlocked`].
     pub(crate) fn read(
-        &mut self,
+        &self,
         key: &[u8],
         level: ReadLevel,
         node: Option<&NodeId>,
@@ -71,7 +73,7 @@ impl IsrGroup {
 
     /// The leader's `committed_data`, only when the leader has nothing above
     /// HW, ISR ≥ min.insync and the lease is live.
-    fn linearizable(&mut self, key: &[u8]) -> Result<ReadResult, GroupError> {
+    fn linearizable(&self, key: &[u8]) -> Result<ReadResult, GroupError> {
         let level = ReadLevel::Linearizable;
         let l = self.serving_leader()?;
         let end = self.nodes[l].log.end();

@@ -1,9 +1,7 @@
 //! The shared driver surface.
 
-use bytes::Bytes;
 use replication::{
-    AckLevel, GroupError, GroupSummary, NodeId, ReadLevel, ReadResult, ReplicationGroup, Tick,
-    Trace, WriteResult,
+    ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReplicationGroup, Tick, Trace,
 };
 
 use crate::group::IsrGroup;
@@ -23,24 +21,40 @@ impl ReplicationGroup for IsrGroup {
             .then(|| self.nodes[self.leader].id.clone())
     }
 
-    /// `Leader` or `AllIsr` at the controller's leader; `None` and `Quorum`
-    /// are [`GroupError::UnsupportedAck`].
-    fn client_write(
-        &mut self,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        self.write(key, value, level)
+    /// Starts a write or a read; no time passes.
+    ///
+    /// - **Writes** take `Leader` or `AllIsr` (`None` and `Quorum` are
+    ///   [`GroupError::UnsupportedAck`]). Without a node the write goes to
+    ///   the controller's leader ([`GroupError::NodeDown`] when it is
+    ///   crashed, [`GroupError::NoLeader`] when it restarted without the
+    ///   committed prefix). A named node ([`ClientOp::at`]) is a produce
+    ///   request from a client whose metadata may be stale, as
+    ///   [`IsrGroup::produce_to`]: the controller's leader serves it
+    ///   normally; a displaced leader that has not heard of the election
+    ///   appends it in its old epoch; any other replica answers
+    ///   [`GroupError::NotPermitted`].
+    /// - A `Leader` write completes at once (*done*). An `AllIsr` write is
+    ///   *failed* at once when the ISR is below `min.insync.replicas`
+    ///   (refused before append); otherwise it is appended and completes
+    ///   after a later tick: *done* once every current ISR member holds it
+    ///   and HW covers it; *unknown* (with its offset) when the ISR shrinks
+    ///   below min.insync, its leader crashes, the controller elects another
+    ///   leader, or `ack_timeout` ticks pass. A write at a displaced leader
+    ///   is never acknowledged at `AllIsr`: *unknown* once `ack_timeout`
+    ///   passes or the node learns of the new epoch.
+    /// - **Reads** are answered at submission: *done* with the value, or
+    ///   *failed* with [`GroupError::ReadBlocked`] when a `Linearizable`
+    ///   guard fails. The node matters only for `Local`.
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        self.submit_op(op)
     }
 
-    fn client_read(
-        &mut self,
-        key: &[u8],
-        level: ReadLevel,
-        node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError> {
-        self.read(key, level, node)
+    fn take_completions(&mut self) -> Vec<Completion> {
+        self.client_ops.take_all()
+    }
+
+    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        self.client_ops.take(id)
     }
 
     fn tick(&mut self) {

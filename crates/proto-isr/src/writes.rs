@@ -1,16 +1,19 @@
 //! Client writes: `Leader` and `AllIsr` at the controller's leader, and a
 //! produce request sent to a named broker (as a client with stale metadata
-//! would).
+//! would): admission, the append, and how a pending write ends.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
-use replication::{AckLevel, GroupError, NodeId, WriteResult};
+use replication::{
+    AckLevel, ClientOp, GroupError, NodeId, OpId, Outcome, ReplicationGroup, WriteResult,
+};
 use sim_core::record;
 
 use crate::group::IsrGroup;
 use crate::log::LogEntry;
 use crate::message::{AppendKind, IsrMessage};
+use crate::pending::{PendingWrite, Verdict, WriteFacts, WriteWait};
 
 impl IsrGroup {
     fn check_level(level: AckLevel) -> Result<(), GroupError> {
@@ -90,32 +93,32 @@ impl IsrGroup {
         offset
     }
 
-    fn refuse(
-        &mut self,
-        offset: Option<u64>,
-        reason: &'static str,
-        message: String,
-    ) -> WriteResult {
-        record!(
-            self.trace,
-            self.tick_now(),
-            "isr_write_refused",
-            offset = offset,
-            reason = reason,
-            isr = self.isr_sorted(),
-            high_watermark = self.high_watermark
-        );
-        WriteResult::refused(offset, message)
-    }
-
-    /// A write at the controller's leader.
-    pub(crate) fn write(
-        &mut self,
-        key: Bytes,
-        value: Bytes,
+    /// Checks that a write at `level` can start at `target` (the controller's
+    /// leader when `None`) without changing anything. The errors, and their
+    /// order, are those of the blocking calls: unsupported level, unknown or
+    /// crashed target, a target that is not a leader, a crashed leader, a
+    /// leader outside the ISR.
+    pub(crate) fn admit_write(
+        &self,
         level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
+        target: Option<&NodeId>,
+    ) -> Result<Writer, GroupError> {
         Self::check_level(level)?;
+        if let Some(node) = target {
+            let idx = self.alive_index(node)?;
+            if idx != self.leader {
+                if !self.nodes[idx].believes_leader() {
+                    return Err(GroupError::not_permitted(
+                        node,
+                        format!(
+                            "not the leader: it knows leader {} in epoch {}",
+                            self.nodes[idx].known_leader, self.nodes[idx].known_epoch
+                        ),
+                    ));
+                }
+                return Ok(Writer::StaleLeader(idx));
+            }
+        }
         let l = self.leader;
         if !self.nodes[l].alive {
             return Err(GroupError::NodeDown(self.nodes[l].id.clone()));
@@ -129,79 +132,180 @@ impl IsrGroup {
                 self.high_watermark
             )));
         }
-        let min = self.config.min_insync_replicas;
-        if level == AckLevel::AllIsr {
-            self.refresh();
-            let size = self.isr_len();
-            if size < min {
-                let msg = format!(
-                    "refused before append: ISR size {size} is below min.insync.replicas {min}"
+        Ok(Writer::Leader(l))
+    }
+
+    /// Starts an admitted write: refuses it before appending (an `AllIsr`
+    /// write while the ISR is below min.insync) or acknowledges it at once
+    /// (`Leader`) — completing it — or appends it and returns it pending.
+    /// `op` is the submitted operation, kept for its completion; `key`,
+    /// `value` and `level` are its fields.
+    pub(crate) fn start_write(
+        &mut self,
+        writer: Writer,
+        id: OpId,
+        op: ClientOp,
+        key: Bytes,
+        value: Bytes,
+        level: AckLevel,
+    ) -> Option<PendingWrite> {
+        let submitted = self.tick_now();
+        let (idx, wait, epoch) = match writer {
+            Writer::Leader(l) => {
+                let min = self.config.min_insync_replicas;
+                if level == AckLevel::AllIsr {
+                    self.refresh();
+                    let size = self.isr_len();
+                    if size < min {
+                        self.record_refused(None, "isr_below_min_insync");
+                        let outcome = Outcome::refused_before_append(format!(
+                            "refused before append: ISR size {size} is below min.insync.replicas {min}"
+                        ));
+                        let node = Some(self.nodes[l].id.clone());
+                        self.complete(id, op, submitted, node, outcome);
+                        return None;
+                    }
+                }
+                debug_assert_eq!(
+                    self.nodes[l].known_epoch, self.leader_epoch,
+                    "the controller's leader knows the current epoch"
                 );
-                return Ok(self.refuse(None, "isr_below_min_insync", msg));
+                (l, WriteWait::AllIsr, self.leader_epoch)
             }
-        }
-        let offset = self.append_local(l, key, value, level);
+            Writer::StaleLeader(idx) => (idx, WriteWait::StaleLeader, self.nodes[idx].known_epoch),
+        };
+        let offset = self.append_local(idx, key, value, level);
         if level == AckLevel::Leader {
+            let node = self.nodes[idx].id.clone();
+            let (high_watermark, message) = match wait {
+                WriteWait::AllIsr => (
+                    self.high_watermark,
+                    "appended on the leader; not yet replicated".to_owned(),
+                ),
+                WriteWait::StaleLeader => (
+                    self.nodes[idx].log.applied_hw,
+                    format!("appended on {node}, which still believes it leads epoch {epoch}"),
+                ),
+            };
             record!(
                 self.trace,
                 self.tick_now(),
                 "isr_write_acknowledged",
                 offset = offset,
                 level = level.name(),
-                high_watermark = self.high_watermark
+                high_watermark = high_watermark
             );
-            return Ok(WriteResult::accepted(
-                offset,
-                "appended on the leader; not yet replicated",
-            ));
+            let outcome = Outcome::Written { offset, message };
+            self.complete(id, op, submitted, Some(node), outcome);
+            return None;
         }
-        let mut waited = 0;
-        loop {
-            let size = self.isr_len();
-            if size < min {
-                let msg = format!(
-                    "ISR shrank to {size}, below min.insync.replicas {min}, while waiting for offset {offset}"
-                );
-                return Ok(self.refuse(Some(offset), "isr_below_min_insync", msg));
-            }
-            let all_have = (0..self.nodes.len())
-                .filter(|&j| self.in_isr[j])
-                .all(|j| self.match_of(j) >= offset);
-            if all_have && self.high_watermark >= offset {
+        Some(PendingWrite {
+            id,
+            op,
+            submitted,
+            wait,
+            writer: idx,
+            epoch,
+            offset,
+        })
+    }
+
+    /// The facts `write` is judged on now, and its verdict.
+    pub(crate) fn judge(&self, write: &PendingWrite) -> Option<Verdict> {
+        let offset = write.offset;
+        let writer = &self.nodes[write.writer];
+        let isr_holds = (0..self.nodes.len())
+            .filter(|&j| self.in_isr[j])
+            .all(|j| self.match_of(j) >= offset);
+        let confirmed = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(j, n)| {
+                *j != write.writer && n.matched_epoch == write.epoch && n.matched_end >= offset
+            })
+            .count()
+            + 1;
+        write.decide(&WriteFacts {
+            now: self.tick_now(),
+            ack_timeout: self.config.ack_timeout,
+            writer: &writer.id,
+            writer_alive: writer.alive,
+            writer_epoch: writer.known_epoch,
+            leader: &self.nodes[self.leader].id,
+            leader_epoch: self.leader_epoch,
+            isr_len: self.isr_len(),
+            min_insync: self.config.min_insync_replicas,
+            isr_holds,
+            high_watermark: self.high_watermark,
+            confirmed,
+            replicas: self.nodes.len(),
+        })
+    }
+
+    /// Records how `write` ended and completes it: *done* when
+    /// acknowledged, *unknown* otherwise (it is in the writer's log).
+    pub(crate) fn finish_write(&mut self, write: PendingWrite, verdict: Verdict) {
+        let writer = self.nodes[write.writer].id.clone();
+        let offset = write.offset;
+        let (node, outcome) = match verdict {
+            Verdict::Acknowledged => {
                 record!(
                     self.trace,
                     self.tick_now(),
                     "isr_write_acknowledged",
                     offset = offset,
-                    level = level.name(),
+                    level = write.op.level_name(),
                     high_watermark = self.high_watermark
                 );
-                return Ok(WriteResult::accepted(
-                    offset,
-                    "all current ISR replicas acknowledged and HW advanced",
-                ));
+                let message = "all current ISR replicas acknowledged and HW advanced";
+                (
+                    Some(writer),
+                    Outcome::Written {
+                        offset,
+                        message: message.to_owned(),
+                    },
+                )
             }
-            if waited >= self.config.ack_timeout {
-                let msg = format!(
-                    "ack timeout after {waited} ticks: HW {} has not reached offset {offset}",
-                    self.high_watermark
-                );
-                return Ok(self.refuse(Some(offset), "ack_timeout", msg));
+            Verdict::NotAcknowledged {
+                reason,
+                message,
+                answered,
+            } => {
+                self.record_refused(Some(offset), reason);
+                (
+                    answered.then_some(writer),
+                    Outcome::unknown(Some(offset), message),
+                )
             }
-            self.step_tick();
-            waited += 1;
-        }
+        };
+        self.complete(write.id, write.op, write.submitted, node, outcome);
+    }
+
+    fn record_refused(&mut self, offset: Option<u64>, reason: &'static str) {
+        record!(
+            self.trace,
+            self.tick_now(),
+            "isr_write_refused",
+            offset = offset,
+            reason = reason,
+            isr = self.isr_sorted(),
+            high_watermark = self.high_watermark
+        );
     }
 
     /// A produce request sent to `node` by a client whose metadata may be
-    /// stale. At the controller's leader it is an ordinary
-    /// [`client_write`](replication::ReplicationGroup::client_write). At a
-    /// displaced leader that has not yet heard of the election (e.g. it is
-    /// isolated) the broker still appends in its old epoch and streams the
-    /// entry, as a real stale leader would: `Leader` is acknowledged at once
-    /// (the `acks=1` hazard), `AllIsr` waits up to `ack_timeout` ticks for
+    /// stale: [`submit`](ReplicationGroup::submit)`(ClientOp::write(key,
+    /// value, level).at(node))`, then ticks until it completes. At the
+    /// controller's leader it is an ordinary
+    /// [`client_write`](ReplicationGroup::client_write). At a displaced
+    /// leader that has not yet heard of the election (e.g. it is isolated)
+    /// the broker still appends in its old epoch and streams the entry, as a
+    /// real stale leader would: `Leader` is acknowledged at once (the
+    /// `acks=1` hazard), `AllIsr` waits up to `ack_timeout` ticks for
     /// confirmations that no replica of the new epoch will give, and is
-    /// refused. At any other replica it is [`GroupError::NotPermitted`].
+    /// refused (the completion is *unknown*: the entry is in the old
+    /// leader's log). At any other replica it is [`GroupError::NotPermitted`].
     pub fn produce_to(
         &mut self,
         node: &NodeId,
@@ -209,57 +313,16 @@ impl IsrGroup {
         value: Bytes,
         level: AckLevel,
     ) -> Result<WriteResult, GroupError> {
-        Self::check_level(level)?;
-        let idx = self.alive_index(node)?;
-        if idx == self.leader {
-            return self.write(key, value, level);
-        }
-        if !self.nodes[idx].believes_leader() {
-            return Err(GroupError::not_permitted(
-                node,
-                format!(
-                    "not the leader: it knows leader {} in epoch {}",
-                    self.nodes[idx].known_leader, self.nodes[idx].known_epoch
-                ),
-            ));
-        }
-        let epoch = self.nodes[idx].known_epoch;
-        let offset = self.append_local(idx, key, value, level);
-        if level == AckLevel::Leader {
-            record!(
-                self.trace,
-                self.tick_now(),
-                "isr_write_acknowledged",
-                offset = offset,
-                level = level.name(),
-                high_watermark = self.nodes[idx].log.applied_hw
-            );
-            return Ok(WriteResult::accepted(
-                offset,
-                format!("appended on {node}, which still believes it leads epoch {epoch}"),
-            ));
-        }
-        let mut waited = 0;
-        loop {
-            let node_state = &self.nodes[idx];
-            let confirmed = self
-                .nodes
-                .iter()
-                .enumerate()
-                .filter(|(j, n)| *j != idx && n.matched_epoch == epoch && n.matched_end >= offset)
-                .count()
-                + 1;
-            if waited >= self.config.ack_timeout || node_state.known_epoch != epoch {
-                let msg = format!(
-                    "not acknowledged by the ISR of leader epoch {epoch} ({confirmed} of {} replicas \
-                     confirmed offset {offset}); the controller's epoch is {}",
-                    self.nodes.len(),
-                    self.leader_epoch
-                );
-                return Ok(self.refuse(Some(offset), "stale_leader", msg));
-            }
-            self.step_tick();
-            waited += 1;
-        }
+        let id = self.submit(ClientOp::write(key, value, level).at(node))?;
+        self.await_completion(id)?.outcome.into_write_result()
     }
+}
+
+/// Where an admitted write goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Writer {
+    /// The controller's leader (index).
+    Leader(usize),
+    /// A displaced leader that still believes it leads (index).
+    StaleLeader(usize),
 }

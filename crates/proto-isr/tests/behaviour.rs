@@ -1,6 +1,6 @@
 //! One test per behaviour of SPEC §6 / chapter 10, through the public API.
 
-use proto_isr::{CatchUpMode, IsrConfig, IsrGroup, IsrProbe};
+use proto_isr::{CatchUpMode, IsrConfig, IsrGroup, IsrProbe, Role};
 use replication::{AckLevel, Bytes, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 fn n(name: &str) -> NodeId {
@@ -37,7 +37,7 @@ fn chapter_hands_on_all_isr_write_is_refused_before_append_when_isr_below_min() 
         min_insync_replicas: 2,
         ..IsrConfig::default()
     });
-    let leader = g.probe().leader;
+    let leader = g.probe().controller_leader;
     for f in g.node_ids().into_iter().filter(|x| x != &leader) {
         g.set_replica_slow(&f, true).unwrap();
     }
@@ -199,7 +199,7 @@ fn clean_election_bumps_both_epochs_truncates_to_hw_and_drops_the_old_leader_fro
         (p.leader_epoch, p.controller_epoch),
         (p0.leader_epoch + 1, p0.controller_epoch + 1)
     );
-    assert_eq!(p.leader, n("node-2"));
+    assert_eq!(p.leader, Some(n("node-2")));
     assert!(!p.in_isr(&n("node-1")));
     assert_eq!(node(&p, "node-2").log_end_offset, 1, "truncated to HW");
     assert_eq!(
@@ -240,7 +240,7 @@ fn displaced_leaders_divergent_suffix_is_repaired_after_heal() {
     g.run_until_idle(100).unwrap();
     let p = g.probe();
     assert_eq!(node(&p, "node-1").log, node(&p, "node-2").log);
-    assert_eq!(node(&p, "node-1").role, "follower");
+    assert_eq!(node(&p, "node-1").role, Role::Follower);
     assert_eq!(
         node(&p, "node-1").committed_data.get(&b("k")),
         Some(&b("new"))

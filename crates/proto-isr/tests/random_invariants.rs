@@ -48,7 +48,8 @@ fn check(g: &IsrGroup, h: &mut History, seed: u64, step: &str) {
         "seed {seed} after {step}: HW moved back"
     );
     h.hw = p.high_watermark;
-    for (id, node) in &p.nodes {
+    for node in &p.nodes {
+        let id = &node.id;
         let prev = h.applied.insert(id.clone(), node.applied_hw).unwrap_or(0);
         assert!(
             node.applied_hw >= prev,
@@ -58,8 +59,7 @@ fn check(g: &IsrGroup, h: &mut History, seed: u64, step: &str) {
     // 1. Acknowledged ALL_ISR writes are never lost nor replaced: the
     //    current leader (when it can serve) holds each at its offset, and
     //    every alive ISR member that holds that offset holds the same entry.
-    if g.leader().is_some() {
-        let leader = &p.nodes[&p.leader];
+    if let Some(leader) = p.leader.as_ref().and_then(|l| p.node(l)) {
         for entry in &h.acked {
             let at = leader.log.get((entry.offset - 1) as usize);
             assert_eq!(
@@ -112,7 +112,8 @@ fn run_seed(seed: u64) {
                 if let (true, Ok(w)) = (acked, &r) {
                     let offset = w.offset.expect("accepted write has an offset");
                     let p = g.probe();
-                    let entry = p.nodes[&p.leader].log[(offset - 1) as usize].clone();
+                    let leader = p.node(&p.controller_leader).expect("the leader is a node");
+                    let entry = leader.log[(offset - 1) as usize].clone();
                     assert_eq!((&entry.key, &entry.value), (&key, &value));
                     h.acked.push(entry);
                     h.last_acked.insert(key, writes);
