@@ -31,3 +31,18 @@ fn async_leader_writes_are_not_durable_and_shrink_to_at_most_six_steps() {
     let cx = durable.counterexample.as_ref().expect("a counterexample");
     assert!(cx.steps <= 6, "{cx:?}");
 }
+
+#[test]
+fn isr_leader_writes_are_not_durable() {
+    let v = verdicts("isr.leader.linearizable.default", 200);
+    assert_eq!(status(&v, Property::Durable).status, Status::Violated);
+}
+
+#[test]
+fn isr_all_isr_with_min_insync_2_and_linearizable_reads_is_durable_and_linearizable() {
+    let v = verdicts("isr.all_isr.linearizable.default", 300);
+    for property in Property::ALL {
+        let verdict = status(&v, property);
+        assert_eq!(verdict.status, Status::Holds, "{verdict:?}");
+    }
+}

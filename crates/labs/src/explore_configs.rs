@@ -3,6 +3,7 @@
 
 use explore::Configuration;
 use proto_async::{AsyncConfig, AsyncPrimaryGroup};
+use proto_isr::{IsrConfig, IsrGroup};
 use proto_wal::{WalConfig, WalShippingGroup};
 use replication::{AckLevel, NodeId, ReadLevel, ReplicationGroup};
 
@@ -36,5 +37,26 @@ pub fn explore_configs() -> Vec<Configuration> {
             .map(boxed)
         }));
     }
+    for ack in [A::Leader, A::AllIsr] {
+        for read in [R::Local, R::Leader, R::Linearizable] {
+            configs.push(Configuration::new("isr", ack, read, "default", |seed| {
+                IsrGroup::new(IsrConfig::default().with_seed(seed)).map(boxed)
+            }));
+        }
+    }
+    configs.push(Configuration::new(
+        "isr",
+        A::AllIsr,
+        R::Linearizable,
+        "min_insync_1",
+        |seed| {
+            IsrGroup::new(
+                IsrConfig::default()
+                    .with_min_insync_replicas(1)
+                    .with_seed(seed),
+            )
+            .map(boxed)
+        },
+    ));
     configs
 }

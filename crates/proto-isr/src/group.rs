@@ -33,6 +33,8 @@ pub struct IsrGroup {
     pub(crate) lease_expiry: Tick,
     pub(crate) slow: Vec<bool>,
     pub(crate) isolated: Vec<bool>,
+    /// One-way cuts `(from, to)`, in the order they were made.
+    pub(crate) cut_links: Vec<(usize, usize)>,
     /// Per node: last tick at which it was caught up with the leader.
     pub(crate) last_caught_up: Vec<Tick>,
     /// Run [`IsrGroup::check_invariants`] after every tick (a test aid).
@@ -102,6 +104,7 @@ impl IsrGroup {
             high_watermark: 0,
             slow: vec![false; n],
             isolated: vec![false; n],
+            cut_links: Vec::new(),
             last_caught_up: vec![0; n],
             tick_checks: false,
             violation: None,
@@ -188,6 +191,9 @@ impl IsrGroup {
             if !node.alive || self.isolated[i] {
                 self.net.isolate(&node.id, ids.iter());
             }
+        }
+        for &(from, to) in &self.cut_links {
+            self.net.partition(&ids[from], &ids[to]);
         }
     }
 

@@ -162,9 +162,34 @@ impl IsrGroup {
         Ok(())
     }
 
+    /// Cuts the one-way link `from → to` (kept across isolate / heal of
+    /// other nodes; `heal` of either end restores it).
+    pub(crate) fn cut_one_way(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        let (a, b) = (self.index_of(from)?, self.index_of(to)?);
+        if !self.cut_links.contains(&(a, b)) {
+            self.cut_links.push((a, b));
+        }
+        record!(self.trace, self.tick_now(), "isr_link_cut", from = from, to = to);
+        self.recompute_links();
+        Ok(())
+    }
+
+    /// Restores the one-way link `from → to`; the receiver catches up.
+    pub(crate) fn restore_one_way(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        let (a, b) = (self.index_of(from)?, self.index_of(to)?);
+        self.cut_links.retain(|&link| link != (a, b));
+        record!(self.trace, self.tick_now(), "isr_link_restored", from = from, to = to);
+        self.recompute_links();
+        if self.nodes[b].alive && b != self.leader {
+            self.sync(b);
+        }
+        Ok(())
+    }
+
     pub(crate) fn heal_node(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let idx = self.index_of(node)?;
         self.isolated[idx] = false;
+        self.cut_links.retain(|&(a, b)| a != idx && b != idx);
         record!(self.trace, self.tick_now(), "isr_node_healed", node = node);
         self.recompute_links();
         if !self.nodes[idx].alive {

@@ -81,6 +81,23 @@ impl ReplicationGroup for IsrGroup {
         self.heal_node(node)
     }
 
+    fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.cut_one_way(from, to)
+    }
+
+    fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.restore_one_way(from, to)
+    }
+
+    /// [`IsrGroup::set_replica_slow`]: refused for the leader.
+    fn set_slow(&mut self, node: &NodeId, slow: bool) -> Result<(), GroupError> {
+        self.set_replica_slow(node, slow)
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        IsrGroup::check_invariants(self)
+    }
+
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
         self.fsync_node(node)
     }
