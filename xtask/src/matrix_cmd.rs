@@ -75,17 +75,17 @@ pub fn run(options: Options) -> Result<ExitCode, Failure> {
     }
     let runs = selected_runs(options.protocol, options.experiment)?;
     if let Some(path) = &options.check {
-        return check(path, &labs::matrix::to_markdown_file(&runs));
+        return check(path, &labs::matrix::to_markdown(&runs));
     }
     if let Some(path) = &options.write {
-        std::fs::write(path, labs::matrix::to_markdown_file(&runs))
+        std::fs::write(path, labs::matrix::to_markdown(&runs))
             .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
         output::println(&format!("wrote {}", path.display()))?;
         return Ok(ExitCode::SUCCESS);
     }
     match options.format.unwrap_or(MatrixFormat::Text) {
         MatrixFormat::Text => output::print(&to_text(&runs, TEXT_WIDTH))?,
-        MatrixFormat::Markdown => output::print(&labs::matrix::to_markdown(&runs))?,
+        MatrixFormat::Markdown => output::print(&labs::matrix::to_markdown_tables(&runs))?,
         MatrixFormat::Json => {
             let json = serde_json::to_string_pretty(&labs::matrix::to_json(&runs))
                 .map_err(|e| Failure::Failed(e.to_string()))?;
