@@ -7,20 +7,26 @@
 //! fresh group and reports the median time.
 
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use bytes::Bytes;
 use replication::{AckLevel, GroupError, NodeId, ReplicationGroup};
 use serde_json::{Value as Json, json};
 
+use crate::args::Workload;
+use crate::output::{self, Failure};
+
+/// The most writes a write workload may be asked for (`--writes`).
+pub const MAX_WRITES: u64 = 10_000_000;
+
 /// Every workload, in report order.
-pub const WORKLOADS: [&str; 5] = [
-    "matrix",
-    "writes-async",
-    "writes-wal",
-    "writes-isr",
-    "writes-raft",
+pub const WORKLOADS: [Workload; 5] = [
+    Workload::Matrix,
+    Workload::WritesAsync,
+    Workload::WritesWal,
+    Workload::WritesIsr,
+    Workload::WritesRaft,
 ];
 
 const REPEATS: usize = 3;
@@ -29,7 +35,9 @@ const REPEATS: usize = 3;
 struct Sample {
     seconds: f64,
     ops: u64,
-    trace_events: u64,
+    /// Events recorded, or `None` when the trace was switched off (a group
+    /// may record its start event before the switch, which is no trace).
+    trace_events: Option<u64>,
 }
 
 fn key_value(i: u64) -> (Bytes, Bytes) {
@@ -56,10 +64,11 @@ fn timed_writes<G: ReplicationGroup>(
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    let trace = group.trace();
     Ok(Sample {
         seconds,
         ops: writes,
-        trace_events: group.trace().len() as u64,
+        trace_events: trace.is_enabled().then_some(trace.len() as u64),
     })
 }
 
@@ -67,26 +76,28 @@ fn err(e: GroupError) -> String {
     e.to_string()
 }
 
-fn measure_once(workload: &str, writes: u64, trace: bool) -> Result<Sample, String> {
+fn measure_once(workload: Workload, writes: u64, trace: bool) -> Result<Sample, String> {
     match workload {
-        "matrix" => {
+        Workload::Matrix => {
             let start = Instant::now();
             let runs = labs::all_runs().map_err(err)?;
             let seconds = start.elapsed().as_secs_f64();
             Ok(Sample {
                 seconds,
                 ops: runs.len() as u64,
-                trace_events: runs.iter().map(|r| r.trace.len() as u64).sum(),
+                // The experiments always record their traces (`--trace` is
+                // for the write workloads).
+                trace_events: Some(runs.iter().map(|r| r.trace.len() as u64).sum()),
             })
         }
-        "writes-async" => {
+        Workload::WritesAsync => {
             let mut group =
                 proto_async::AsyncPrimaryGroup::new(proto_async::AsyncConfig::default())
                     .map_err(err)?;
             group.trace_mut().set_enabled(trace);
             timed_writes(&mut group, writes, AckLevel::Leader)
         }
-        "writes-wal" => {
+        Workload::WritesWal => {
             let config = proto_wal::WalConfig {
                 synchronous_standbys: vec![NodeId::new("standby-1")],
                 ..proto_wal::WalConfig::default()
@@ -95,13 +106,13 @@ fn measure_once(workload: &str, writes: u64, trace: bool) -> Result<Sample, Stri
             group.trace_mut().set_enabled(trace);
             timed_writes(&mut group, writes, AckLevel::Quorum)
         }
-        "writes-isr" => {
+        Workload::WritesIsr => {
             let mut group =
                 proto_isr::IsrGroup::new(proto_isr::IsrConfig::default()).map_err(err)?;
             group.trace_mut().set_enabled(trace);
             timed_writes(&mut group, writes, AckLevel::AllIsr)
         }
-        "writes-raft" => {
+        Workload::WritesRaft => {
             let config = proto_raft::RaftConfig {
                 nodes: (1..=5).map(|i| NodeId::new(format!("n{i}"))).collect(),
                 seed: 7,
@@ -112,10 +123,6 @@ fn measure_once(workload: &str, writes: u64, trace: bool) -> Result<Sample, Stri
             group.run_until_leader(None, 1_000).map_err(err)?;
             timed_writes(&mut group, writes, AckLevel::Quorum)
         }
-        other => Err(format!(
-            "unknown workload {other:?}; known: {}",
-            WORKLOADS.join(", ")
-        )),
     }
 }
 
@@ -126,43 +133,52 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// `bench-worker`: one workload, median of three runs, one JSON line.
-pub fn worker(workload: &str, writes: u64, trace: bool) -> Result<ExitCode, String> {
+/// `bench-worker`: one workload, median of three runs, one JSON line
+/// (`trace_events` is `null` when the trace was off).
+pub fn worker(workload: Workload, writes: u64, trace: bool) -> Result<ExitCode, Failure> {
     let mut samples = Vec::with_capacity(REPEATS);
     for _ in 0..REPEATS {
-        samples.push(measure_once(workload, writes, trace)?);
+        samples.push(
+            measure_once(workload, writes, trace)
+                .map_err(|e| Failure::Failed(format!("{}: {e}", workload.name())))?,
+        );
     }
     samples.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
     let median = &samples[REPEATS / 2];
     let line = json!({
-        "workload": workload,
+        "workload": workload.name(),
         "seconds": median.seconds,
         "ops": median.ops,
         "ops_per_sec": median.ops as f64 / median.seconds.max(1e-9),
         "trace_events": median.trace_events,
         "peak_rss_kib": peak_rss_kib(),
     });
-    println!("{line}");
+    output::println(&line.to_string())?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The optimized xtask binary, built if this process is not one.
-fn release_binary() -> Result<PathBuf, String> {
+/// The optimized xtask binary, built if this process is not one. Cargo's
+/// progress goes to stderr, so the build (about half a minute the first
+/// time) is visible and stdout stays the report's.
+fn release_binary() -> Result<PathBuf, Failure> {
     if !cfg!(debug_assertions) {
-        return std::env::current_exe().map_err(|e| e.to_string());
+        return std::env::current_exe()
+            .map_err(|e| Failure::Failed(format!("cannot find this executable: {e}")));
     }
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(PathBuf::from)
-        .ok_or("xtask has no parent directory")?;
-    eprintln!("bench: building an optimized xtask (cargo build --release -p xtask) …");
+        .ok_or_else(|| Failure::Failed("xtask has no parent directory".into()))?;
+    output::note("bench: building an optimized xtask (cargo build --release -p xtask)");
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--quiet", "-p", "xtask"])
+        .args(["build", "--release", "-p", "xtask"])
         .current_dir(&workspace)
+        .stdin(Stdio::null())
+        .stdout(std::io::stderr())
         .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+        .map_err(|e| Failure::Failed(format!("cannot run cargo: {e}")))?;
     if !status.success() {
-        return Err("optimized build failed".into());
+        return Err(Failure::Failed("optimized build failed".into()));
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -172,67 +188,87 @@ fn release_binary() -> Result<PathBuf, String> {
         .join(format!("xtask{}", std::env::consts::EXE_SUFFIX)))
 }
 
-/// `bench`: every workload in its own optimized child process.
-pub fn run(writes: u64, trace: bool, as_json: bool, only: &[String]) -> Result<ExitCode, String> {
-    if let Some(unknown) = only.iter().find(|w| !WORKLOADS.contains(&w.as_str())) {
-        return Err(format!(
-            "unknown workload {unknown:?}; known: {}",
-            WORKLOADS.join(", ")
-        ));
-    }
+/// `bench`: every workload (or those in `only`) in its own optimized
+/// child process.
+pub fn run(
+    writes: u64,
+    trace: bool,
+    as_json: bool,
+    only: &[Workload],
+) -> Result<ExitCode, Failure> {
     let binary = release_binary()?;
     let mut rows: Vec<Json> = Vec::new();
     for workload in WORKLOADS
-        .iter()
-        .filter(|w| only.is_empty() || only.iter().any(|o| o == *w))
+        .into_iter()
+        .filter(|w| only.is_empty() || only.contains(w))
     {
         let output = Command::new(&binary)
-            .args(["bench-worker", workload, "--writes", &writes.to_string()])
+            .args([
+                "bench-worker",
+                workload.name(),
+                "--writes",
+                &writes.to_string(),
+            ])
             .args(["--trace", if trace { "on" } else { "off" }])
+            .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+            .map_err(|e| Failure::Failed(format!("cannot run {}: {e}", binary.display())))?;
         if !output.status.success() {
-            return Err(format!(
-                "workload {workload} failed: {}",
+            return Err(Failure::Failed(format!(
+                "workload {} failed: {}",
+                workload.name(),
                 String::from_utf8_lossy(&output.stderr).trim()
-            ));
+            )));
         }
         let line = String::from_utf8_lossy(&output.stdout);
         let row: Json = serde_json::from_str(line.trim())
-            .map_err(|e| format!("bad worker output {line:?}: {e}"))?;
+            .map_err(|e| Failure::Failed(format!("bad worker output {line:?}: {e}")))?;
         rows.push(row);
     }
     if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&Json::Array(rows)).map_err(|e| e.to_string())?
-        );
+        let json = serde_json::to_string_pretty(&Json::Array(rows))
+            .map_err(|e| Failure::Failed(e.to_string()))?;
+        output::println(&json)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "optimized build, trace {}, N = {writes} writes per write workload, median of {REPEATS}\n",
-        if trace { "on" } else { "off" }
+    output::print(&report(&rows, writes, trace))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The plain-text report of the workers' rows.
+fn report(rows: &[Json], writes: u64, trace: bool) -> String {
+    let mut out = format!(
+        "optimized build, trace {}, N = {writes} writes per write workload, median of {REPEATS}\n\n",
+        if trace {
+            "on"
+        } else {
+            "off (the matrix runs always trace)"
+        }
     );
-    println!(
-        "| {:<13} | {:>10} | {:>8} | {:>13} | {:>12} | {:>13} |",
+    out.push_str(&format!(
+        "{:<13}  {:>10}  {:>8}  {:>13}  {:>12}  {:>12}\n",
         "workload", "seconds", "ops", "ops/s", "trace events", "peak RSS MiB"
-    );
-    println!(
-        "|{:-<15}|{:->12}|{:->10}|{:->15}|{:->14}|{:->15}|",
+    ));
+    out.push_str(&format!(
+        "{:-<13}  {:->10}  {:->8}  {:->13}  {:->12}  {:->12}\n",
         "", "", "", "", "", ""
-    );
-    for row in &rows {
-        println!(
-            "| {:<13} | {:>10.6} | {:>8} | {:>13.0} | {:>12} | {:>13.1} |",
+    ));
+    for row in rows {
+        let events = row["trace_events"]
+            .as_u64()
+            .map_or_else(|| "off".to_owned(), |n| n.to_string());
+        let rss = row["peak_rss_kib"]
+            .as_u64()
+            .map_or_else(|| "?".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0));
+        out.push_str(&format!(
+            "{:<13}  {:>10.6}  {:>8}  {:>13.0}  {:>12}  {:>12}\n",
             row["workload"].as_str().unwrap_or("?"),
             row["seconds"].as_f64().unwrap_or(f64::NAN),
             row["ops"].as_u64().unwrap_or(0),
             row["ops_per_sec"].as_f64().unwrap_or(f64::NAN),
-            row["trace_events"].as_u64().unwrap_or(0),
-            row["peak_rss_kib"]
-                .as_u64()
-                .map_or(f64::NAN, |k| k as f64 / 1024.0),
-        );
+            events,
+            rss,
+        ));
     }
-    Ok(ExitCode::SUCCESS)
+    out
 }

@@ -1,83 +1,92 @@
 //! `cargo xtask` — MiniDist's command line.
 //!
-//! - `cargo xtask matrix [--json] [--protocol P] [--experiment N] [--check FILE | --write FILE]`
+//! - `cargo xtask matrix [--format text|markdown|json] [--protocol P] [--experiment N]`
+//! - `cargo xtask matrix --check FILE | --write FILE` (always Markdown)
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl]`
-//! - `cargo xtask bench [--writes N] [--trace on|off] [--json]`
+//! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…]`
 //!
-//! `RUST_LOG` (e.g. `RUST_LOG=minidist::trace=debug`) mirrors trace events to
-//! stderr through `tracing-subscriber`.
+//! Exit codes: 0 on success (also when stdout is closed early, as by
+//! `| head`), 1 when a command fails (a check finds a difference, a run
+//! errs), 2 on a usage error. `RUST_LOG` (e.g.
+//! `RUST_LOG=minidist::trace=debug`) mirrors trace events to stderr through
+//! `tracing-subscriber`, coloured only when stderr is a terminal.
 
+mod args;
 mod bench;
 mod matrix_cmd;
+mod output;
+mod table;
 mod trace_cmd;
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
+use crate::args::{
+    ExperimentArg, MatrixFormat, ProtocolArg, Switch, TraceFormat, VariantArg, Workload,
+};
+use crate::output::Failure;
+
+/// MiniDist: run the experiments, print traces, measure speed.
 #[derive(Parser)]
 #[command(
     name = "xtask",
-    about = "MiniDist: run the experiments, print traces, measure speed"
+    after_help = "Exit status: 0 on success (also when stdout is closed early), \
+                  1 when a command fails, 2 on a usage error."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-/// Trace output format.
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Jsonl,
-}
-
-/// On or off.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Switch {
-    On,
-    Off,
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Run the seven experiments against the four protocols and print the matrix.
     Matrix {
-        /// Print JSON instead of Markdown.
-        #[arg(long)]
+        /// Output format on stdout [default: text, 100 columns wide].
+        #[arg(long, value_enum)]
+        format: Option<MatrixFormat>,
+        /// Same as --format json.
+        #[arg(long, conflicts_with = "format")]
         json: bool,
-        /// Only this protocol (async, wal, isr, raft).
-        #[arg(long)]
-        protocol: Option<String>,
-        /// Only this experiment (1–7).
-        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
-        experiment: Option<u8>,
-        /// Compare a fresh run with FILE; exit non-zero on any difference.
-        #[arg(long, value_name = "FILE", conflicts_with = "write")]
-        check: Option<std::path::PathBuf>,
-        /// Write the fresh Markdown matrix to FILE.
-        #[arg(long, value_name = "FILE")]
-        write: Option<std::path::PathBuf>,
+        /// Only this protocol.
+        #[arg(long, value_enum)]
+        protocol: Option<ProtocolArg>,
+        /// Only this experiment.
+        #[arg(long, value_enum)]
+        experiment: Option<ExperimentArg>,
+        /// Compare a fresh run with the Markdown FILE; print a diff and exit 1 on any difference.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["write", "json"])]
+        check: Option<PathBuf>,
+        /// Write the fresh matrix as Markdown to FILE.
+        #[arg(long, value_name = "FILE", conflicts_with = "json")]
+        write: Option<PathBuf>,
     },
-    /// Print the trace of one experiment run.
+    /// Print the trace of one experiment run (only that run is computed).
     Trace {
-        /// Experiment number (1–7).
-        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
-        experiment: u8,
-        /// Protocol (async, wal, isr, raft).
-        #[arg(long)]
-        protocol: String,
-        /// Variant (default: the experiment's only or first variant).
-        #[arg(long)]
-        variant: Option<String>,
+        /// Experiment number.
+        #[arg(long, value_enum)]
+        experiment: ExperimentArg,
+        /// Protocol.
+        #[arg(long, value_enum)]
+        protocol: ProtocolArg,
+        /// Variant [default: the experiment's only or first variant].
+        #[arg(long, value_enum)]
+        variant: Option<VariantArg>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: TraceFormat,
     },
     /// Measure the simulator's speed in an optimized build.
     Bench {
-        /// Writes per write workload.
-        #[arg(long, default_value_t = 2000)]
+        /// Writes per write workload, 1 to 10000000.
+        #[arg(
+            long,
+            default_value_t = 2000,
+            value_parser = clap::value_parser!(u64).range(1..=bench::MAX_WRITES)
+        )]
         writes: u64,
         /// Record the trace (on, like the Python original) or not.
         #[arg(long, value_enum, default_value = "on")]
@@ -85,36 +94,37 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
-        /// Only these workloads (comma-separated).
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
+        /// Only these workloads (comma-separated) [default: all].
+        #[arg(long, value_enum, value_delimiter = ',')]
+        only: Vec<Workload>,
     },
     /// Internal: run one bench workload in this process and print one JSON line.
     #[command(hide = true)]
     BenchWorker {
-        workload: String,
-        #[arg(long)]
+        #[arg(value_enum)]
+        workload: Workload,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=bench::MAX_WRITES))]
         writes: u64,
         #[arg(long, value_enum)]
         trace: Switch,
     },
 }
 
-fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .init();
-    let cli = Cli::parse();
-    let result = match cli.command {
+fn run(command: Command) -> Result<ExitCode, Failure> {
+    match command {
         Command::Matrix {
+            format,
             json,
             protocol,
             experiment,
             check,
             write,
         } => matrix_cmd::run(matrix_cmd::Options {
-            json,
+            format: if json {
+                Some(MatrixFormat::Json)
+            } else {
+                format
+            },
             protocol,
             experiment,
             check,
@@ -125,12 +135,7 @@ fn main() -> ExitCode {
             protocol,
             variant,
             format,
-        } => trace_cmd::run(
-            experiment,
-            &protocol,
-            variant.as_deref(),
-            matches!(format, Format::Jsonl),
-        ),
+        } => trace_cmd::run(experiment, protocol, variant, format),
         Command::Bench {
             writes,
             trace,
@@ -141,13 +146,16 @@ fn main() -> ExitCode {
             workload,
             writes,
             trace,
-        } => bench::worker(&workload, writes, trace == Switch::On),
-    };
-    match result {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
+        } => bench::worker(workload, writes, trace == Switch::On),
     }
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    let cli = Cli::parse();
+    run(cli.command).unwrap_or_else(Failure::exit_code)
 }

@@ -1,83 +1,174 @@
-//! `cargo xtask matrix`.
+//! `cargo xtask matrix`: run the experiments, print the matrix, or write /
+//! check the committed Markdown.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
+use labs::matrix::{CellPart, Matrix};
 use labs::{Protocol, Run};
+use similar::TextDiff;
+
+use crate::args::{ExperimentArg, MatrixFormat, ProtocolArg};
+use crate::output::{self, Failure};
+use crate::table::{Column, Table};
+
+/// The terminal width the text format fits.
+pub const TEXT_WIDTH: usize = 100;
 
 /// What `matrix` was asked for.
 pub struct Options {
-    pub json: bool,
-    pub protocol: Option<String>,
-    pub experiment: Option<u8>,
+    /// `--format` (or `--json`); `None` when not given.
+    pub format: Option<MatrixFormat>,
+    /// Only this protocol.
+    pub protocol: Option<ProtocolArg>,
+    /// Only this experiment.
+    pub experiment: Option<ExperimentArg>,
+    /// Compare a fresh run with this Markdown file.
     pub check: Option<PathBuf>,
+    /// Write the fresh Markdown to this file.
     pub write: Option<PathBuf>,
 }
 
-/// Runs the selected experiments (every protocol when none is named).
-pub fn selected_runs(protocol: Option<&str>, experiment: Option<u8>) -> Result<Vec<Run>, String> {
+/// Runs only the selected experiments (every protocol / experiment when
+/// none is named).
+fn selected_runs(
+    protocol: Option<ProtocolArg>,
+    experiment: Option<ExperimentArg>,
+) -> Result<Vec<Run>, Failure> {
     let protocols = match protocol {
         None => Protocol::ALL.to_vec(),
-        Some(name) => vec![Protocol::from_name(name).ok_or_else(|| {
-            format!("unknown protocol {name:?} (expected async, wal, isr or raft)")
-        })?],
+        Some(p) => vec![Protocol::from(p)],
     };
     let mut runs = Vec::new();
     for p in protocols {
-        let protocol_runs =
-            labs::protocol_runs(p).map_err(|e| format!("{p}: experiment failed: {e}"))?;
-        runs.extend(
-            protocol_runs
-                .into_iter()
-                .filter(|r| experiment.is_none_or(|n| r.experiment == n)),
-        );
+        for spec in labs::run_specs(p)
+            .iter()
+            .filter(|s| experiment.is_none_or(|e| s.experiment == e.number()))
+        {
+            let run = spec.run().map_err(|e| {
+                Failure::Failed(format!(
+                    "experiment {} of {p} ({}) failed: {e}",
+                    spec.experiment, spec.variant
+                ))
+            })?;
+            runs.push(run);
+        }
     }
     Ok(runs)
 }
 
-pub fn run(options: Options) -> Result<ExitCode, String> {
-    let runs = selected_runs(options.protocol.as_deref(), options.experiment)?;
-    let markdown = labs::matrix::to_markdown(&runs);
+/// `matrix`.
+pub fn run(options: Options) -> Result<ExitCode, Failure> {
+    let file = options.check.as_ref().or(options.write.as_ref());
+    if file.is_some() && options.format.is_some_and(|f| f != MatrixFormat::Markdown) {
+        let flag = if options.check.is_some() {
+            "--check"
+        } else {
+            "--write"
+        };
+        return Err(Failure::usage(
+            "matrix",
+            ErrorKind::ArgumentConflict,
+            format!("{flag} always uses Markdown; drop --format / --json"),
+        ));
+    }
+    let runs = selected_runs(options.protocol, options.experiment)?;
     if let Some(path) = &options.check {
-        let committed = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if committed == markdown {
-            println!("{} matches a fresh run", path.display());
-            return Ok(ExitCode::SUCCESS);
-        }
-        eprintln!("{} differs from a fresh run:", path.display());
-        for (i, (old, new)) in committed.lines().zip(markdown.lines()).enumerate() {
-            if old != new {
-                eprintln!("line {}:\n  committed: {old}\n  fresh:     {new}", i + 1);
-            }
-        }
-        if committed.lines().count() != markdown.lines().count() {
-            eprintln!(
-                "line counts differ: committed {}, fresh {}",
-                committed.lines().count(),
-                markdown.lines().count()
-            );
-        }
-        eprintln!(
-            "regenerate with: cargo xtask matrix --write {}",
-            path.display()
-        );
-        return Ok(ExitCode::FAILURE);
+        return check(path, &labs::matrix::to_markdown(&runs));
     }
     if let Some(path) = &options.write {
-        std::fs::write(path, &markdown)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
+        std::fs::write(path, labs::matrix::to_markdown(&runs))
+            .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
+        output::println(&format!("wrote {}", path.display()))?;
         return Ok(ExitCode::SUCCESS);
     }
-    if options.json {
-        let json = labs::matrix::to_json(&runs);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
-        );
-    } else {
-        print!("{markdown}");
+    match options.format.unwrap_or(MatrixFormat::Text) {
+        MatrixFormat::Text => output::print(&to_text(&runs, TEXT_WIDTH))?,
+        MatrixFormat::Markdown => output::print(&labs::matrix::to_markdown_tables(&runs))?,
+        MatrixFormat::Json => {
+            let json = serde_json::to_string_pretty(&labs::matrix::to_json(&runs))
+                .map_err(|e| Failure::Failed(e.to_string()))?;
+            output::println(&json)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--check`: exit 0 when `path` holds exactly `fresh`; otherwise print a
+/// unified diff (committed → fresh) and exit 1.
+fn check(path: &std::path::Path, fresh: &str) -> Result<ExitCode, Failure> {
+    let committed = std::fs::read_to_string(path)
+        .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", path.display())))?;
+    if committed == fresh {
+        output::println(&format!("{} matches a fresh run", path.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    output::note(&format!(
+        "{} differs from a fresh run (- {0}, + fresh run):",
+        path.display()
+    ));
+    let diff = TextDiff::from_lines(committed.as_str(), fresh)
+        .unified_diff()
+        .context_radius(2)
+        .header(&path.display().to_string(), "fresh run")
+        .to_string();
+    match output::print(&diff) {
+        // The difference is known whether or not anyone reads the diff.
+        Ok(()) | Err(Failure::StdoutClosed) => {}
+        Err(other) => return Err(other),
+    }
+    output::note(&format!(
+        "regenerate with: cargo xtask matrix --write {}",
+        path.display()
+    ));
+    Ok(ExitCode::FAILURE)
+}
+
+/// A cell as plain text: `–` when empty, each variant on its own line,
+/// labelled `[variant]`.
+fn text_cell(parts: &[CellPart]) -> String {
+    if parts.is_empty() {
+        return "–".to_owned();
+    }
+    parts
+        .iter()
+        .map(|part| match part.variant {
+            None => part.text.clone(),
+            Some(variant) => format!("[{variant}] {}", part.text),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The matrix as plain-text tables no wider than `width`.
+pub fn to_text(runs: &[Run], width: usize) -> String {
+    let matrix = Matrix::from_runs(runs);
+    let mut out = String::from("Experiments × protocols\n\n");
+    let mut columns = vec![Column::new("#"), Column::at_most("experiment", 14)];
+    columns.extend(matrix.protocols.iter().map(|p| Column::new(p.name())));
+    let mut table = Table::new(columns).spaced();
+    for row in &matrix.rows {
+        let mut cells = vec![row.experiment.to_string(), row.title.to_owned()];
+        cells.extend(row.cells.iter().map(|cell| text_cell(cell)));
+        table.push(cells);
+    }
+    out.push_str(&table.render(width));
+    let reads = labs::matrix::read_matrix(runs);
+    if !reads.is_empty() {
+        out.push_str("\nRead levels (experiment 6)\n\n");
+        let mut table = Table::new(
+            ["protocol", "LOCAL", "LEADER", "LINEARIZABLE"]
+                .into_iter()
+                .map(Column::new)
+                .collect(),
+        );
+        for (protocol, levels) in &reads {
+            let mut cells = vec![protocol.name().to_owned()];
+            cells.extend(levels.iter().map(|(_, outcome)| (*outcome).to_owned()));
+            table.push(cells);
+        }
+        out.push_str(&table.render(width));
+    }
+    out
 }

@@ -1,32 +1,37 @@
-//! `cargo xtask trace`.
+//! `cargo xtask trace`: the trace of one experiment run, computing only
+//! that run.
 
 use std::process::ExitCode;
 
-use crate::matrix_cmd::selected_runs;
+use clap::error::ErrorKind;
+use labs::{Protocol, RunOneError};
 
+use crate::args::{ExperimentArg, ProtocolArg, TraceFormat, VariantArg};
+use crate::output::{self, Failure};
+
+/// `trace`.
 pub fn run(
-    experiment: u8,
-    protocol: &str,
-    variant: Option<&str>,
-    jsonl: bool,
-) -> Result<ExitCode, String> {
-    let runs = selected_runs(Some(protocol), Some(experiment))?;
-    let variants: Vec<&str> = runs.iter().map(|r| r.variant).collect();
-    let run = match variant {
-        None => runs.first(),
-        Some(v) => runs.iter().find(|r| r.variant == v),
-    }
-    .ok_or_else(|| {
-        format!(
-            "no run for experiment {experiment}, protocol {protocol}, variant {}; available variants: {}",
-            variant.unwrap_or("(any)"),
-            if variants.is_empty() { "none".to_owned() } else { variants.join(", ") }
-        )
-    })?;
-    if jsonl {
-        print!("{}", run.trace.to_jsonl());
-    } else {
-        print!("{}", run.trace.to_text());
-    }
+    experiment: ExperimentArg,
+    protocol: ProtocolArg,
+    variant: Option<VariantArg>,
+    format: TraceFormat,
+) -> Result<ExitCode, Failure> {
+    let protocol = Protocol::from(protocol);
+    let run = labs::run_one(protocol, experiment.number(), variant.map(VariantArg::name)).map_err(
+        |e| match e {
+            RunOneError::NoSuchRun { .. } => {
+                Failure::usage("trace", ErrorKind::InvalidValue, e.to_string())
+            }
+            RunOneError::Failed(error) => Failure::Failed(format!(
+                "experiment {} of {protocol} failed: {error}",
+                experiment.number()
+            )),
+        },
+    )?;
+    let text = match format {
+        TraceFormat::Text => run.trace.to_text(),
+        TraceFormat::Jsonl => run.trace.to_jsonl(),
+    };
+    output::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -16,7 +16,9 @@
 //! | 6 | read-level matrix: LOCAL / LEADER / LINEARIZABLE |
 //! | 7 | split-brain read, with the authority guard tried on the old leader |
 //!
-//! Run them all: `cargo xtask matrix`. A runnable example:
+//! Run them all with [`all_runs`] (or `cargo xtask matrix`); run one
+//! experiment × protocol × variant and nothing else with [`run_one`] (or
+//! `cargo xtask trace`). A runnable example:
 //! `cargo run -p labs --example one_run`.
 
 pub mod async_lab;
@@ -39,7 +41,7 @@ pub use explore_configs::explore_configs;
 pub use protocol::Protocol;
 pub use reads::{ReadOutcome, guard_outcome, read_levels, show};
 pub use replication::GroupError;
-pub use run::Run;
+pub use run::{Run, RunOneError, RunSpec, run_one, run_specs, variants};
 pub use script::crash_after_ack;
 
 /// Every run of `protocol`, in experiment order then variant order.

@@ -243,10 +243,13 @@ fn run_schedule(seed: u64, seen: &mut BTreeMap<String, usize>) {
 /// Seeded schedules to run: 1,000 by default; `MINIDIST_SEEDS=50000 cargo
 /// test --release …` sweeps further.
 fn seed_count() -> u64 {
-    std::env::var("MINIDIST_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000)
+    match std::env::var("MINIDIST_SEEDS") {
+        Err(std::env::VarError::NotPresent) => 1_000,
+        Ok(text) => text.trim().parse().unwrap_or_else(|_| {
+            panic!("MINIDIST_SEEDS={text:?}: expected a whole number of seeds, e.g. 50000")
+        }),
+        Err(e) => panic!("MINIDIST_SEEDS is not a seed count: {e}"),
+    }
 }
 
 #[test]

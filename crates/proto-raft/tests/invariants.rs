@@ -89,10 +89,13 @@ fn thousand_seeded_runs_keep_election_safety_log_matching_leader_completeness_an
  {
     let (mut re_elections, mut committed) = (0, 0);
     // `MINIDIST_SEEDS=50000 cargo test --release …` sweeps further.
-    let seeds: u64 = std::env::var("MINIDIST_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1000);
+    let seeds: u64 = match std::env::var("MINIDIST_SEEDS") {
+        Err(std::env::VarError::NotPresent) => 1000,
+        Ok(text) => text.trim().parse().unwrap_or_else(|_| {
+            panic!("MINIDIST_SEEDS={text:?}: expected a whole number of seeds, e.g. 50000")
+        }),
+        Err(e) => panic!("MINIDIST_SEEDS is not a seed count: {e}"),
+    };
     for seed in 0..seeds {
         let (term, commit) = run_schedule(seed);
         re_elections += u64::from(term > 1);

@@ -1,0 +1,231 @@
+//! The closed sets of values the command line accepts, as clap
+//! [`ValueEnum`]s so `--help` lists them and anything else is a usage error.
+
+use clap::ValueEnum;
+use labs::Protocol;
+
+/// A protocol family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// Redis-shaped asynchronous primary/replica
+    Async,
+    /// PostgreSQL-shaped WAL shipping
+    Wal,
+    /// Kafka-shaped ISR + high watermark + controller
+    Isr,
+    /// Textbook Raft
+    Raft,
+}
+
+impl From<ProtocolArg> for Protocol {
+    fn from(arg: ProtocolArg) -> Protocol {
+        match arg {
+            ProtocolArg::Async => Protocol::Async,
+            ProtocolArg::Wal => Protocol::Wal,
+            ProtocolArg::Isr => Protocol::Isr,
+            ProtocolArg::Raft => Protocol::Raft,
+        }
+    }
+}
+
+/// An experiment, by number (titles as in `labs::matrix::EXPERIMENTS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExperimentArg {
+    /// normal replication
+    #[value(name = "1")]
+    Normal,
+    /// crash leader right after ack
+    #[value(name = "2")]
+    CrashAfterAck,
+    /// old leader in a minority
+    #[value(name = "3")]
+    Minority,
+    /// one slow replica
+    #[value(name = "4")]
+    SlowReplica,
+    /// reconnect inside / outside retention
+    #[value(name = "5")]
+    Reconnect,
+    /// read levels LOCAL / LEADER / LINEARIZABLE
+    #[value(name = "6")]
+    ReadLevels,
+    /// split-brain read and authority guard
+    #[value(name = "7")]
+    SplitBrain,
+}
+
+impl ExperimentArg {
+    /// The experiment number, 1–7.
+    pub fn number(self) -> u8 {
+        match self {
+            ExperimentArg::Normal => 1,
+            ExperimentArg::CrashAfterAck => 2,
+            ExperimentArg::Minority => 3,
+            ExperimentArg::SlowReplica => 4,
+            ExperimentArg::Reconnect => 5,
+            ExperimentArg::ReadLevels => 6,
+            ExperimentArg::SplitBrain => 7,
+        }
+    }
+}
+
+/// A run's variant: an ack level, or an experiment-4 setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VariantArg {
+    /// the experiment's only or usual setting
+    Default,
+    /// acknowledged by the leader alone
+    Leader,
+    /// acknowledged by a synchronous standby too (wal)
+    Quorum,
+    /// acknowledged by every in-sync replica (isr)
+    #[value(name = "all_isr")]
+    AllIsr,
+    /// experiment 4 with the slow standby synchronous (wal)
+    #[value(name = "sync_standby")]
+    SyncStandby,
+    /// experiment 4 with min.insync.replicas = 3 (isr)
+    #[value(name = "min_insync_3")]
+    MinInsync3,
+}
+
+impl VariantArg {
+    /// The variant name, as in `labs::Run::variant`.
+    pub fn name(self) -> &'static str {
+        match self {
+            VariantArg::Default => "default",
+            VariantArg::Leader => "leader",
+            VariantArg::Quorum => "quorum",
+            VariantArg::AllIsr => "all_isr",
+            VariantArg::SyncStandby => "sync_standby",
+            VariantArg::MinInsync3 => "min_insync_3",
+        }
+    }
+}
+
+/// How `matrix` prints to stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    /// plain-text tables, wrapped to 100 columns
+    Text,
+    /// the Markdown of docs/matrix.md
+    Markdown,
+    /// {"runs": [...], "read_matrix": {...}}
+    Json,
+}
+
+/// How `trace` prints a run's trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TraceFormat {
+    /// one event per line, `#seq @tick kind fields`
+    Text,
+    /// one JSON object per line
+    Jsonl,
+}
+
+/// On or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// A `bench` workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Workload {
+    /// all 34 experiment runs once
+    Matrix,
+    /// N LEADER writes to the async primary
+    WritesAsync,
+    /// N QUORUM writes, standby-1 synchronous
+    WritesWal,
+    /// N ALL_ISR writes
+    WritesIsr,
+    /// five nodes, seed 7, N QUORUM writes after the first election
+    WritesRaft,
+}
+
+impl Workload {
+    /// The name on the command line and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Matrix => "matrix",
+            Workload::WritesAsync => "writes-async",
+            Workload::WritesWal => "writes-wal",
+            Workload::WritesIsr => "writes-isr",
+            Workload::WritesRaft => "writes-raft",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value_name<T: ValueEnum>(value: &T) -> String {
+        value
+            .to_possible_value()
+            .expect("no value is hidden")
+            .get_name()
+            .to_owned()
+    }
+
+    #[test]
+    fn protocol_values_are_the_labs_protocol_names() {
+        let names: Vec<String> = ProtocolArg::value_variants()
+            .iter()
+            .map(value_name)
+            .collect();
+        let labs: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names, labs);
+        for arg in ProtocolArg::value_variants() {
+            assert_eq!(value_name(arg), Protocol::from(*arg).name());
+        }
+    }
+
+    #[test]
+    fn experiment_values_are_the_labs_experiments_with_their_titles() {
+        let values: Vec<(String, String)> = ExperimentArg::value_variants()
+            .iter()
+            .map(|e| {
+                let value = e.to_possible_value().expect("no value is hidden");
+                assert_eq!(value.get_name(), e.number().to_string());
+                (
+                    value.get_name().to_owned(),
+                    value.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let labs: Vec<(String, String)> = labs::matrix::EXPERIMENTS
+            .iter()
+            .map(|(n, title)| (n.to_string(), (*title).to_owned()))
+            .collect();
+        assert_eq!(values, labs);
+    }
+
+    #[test]
+    fn variant_values_are_every_labs_variant() {
+        let mut labs: Vec<&str> = Protocol::ALL
+            .iter()
+            .flat_map(|p| labs::run_specs(*p).iter().map(|s| s.variant))
+            .collect();
+        labs.sort_unstable();
+        labs.dedup();
+        let mut names: Vec<String> = VariantArg::value_variants()
+            .iter()
+            .map(value_name)
+            .collect();
+        names.sort_unstable();
+        assert_eq!(names, labs);
+        for arg in VariantArg::value_variants() {
+            assert_eq!(value_name(arg), arg.name());
+        }
+    }
+
+    #[test]
+    fn workload_values_are_their_report_names() {
+        for arg in Workload::value_variants() {
+            assert_eq!(value_name(arg), arg.name());
+        }
+    }
+}
