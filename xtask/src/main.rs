@@ -3,11 +3,13 @@
 //! - `cargo xtask matrix [--json] [--protocol P] [--experiment N] [--check FILE | --write FILE]`
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl]`
 //! - `cargo xtask bench [--writes N] [--trace on|off] [--json]`
+//! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
 //!
 //! `RUST_LOG` (e.g. `RUST_LOG=minidist::trace=debug`) mirrors trace events to
 //! stderr through `tracing-subscriber`.
 
 mod bench;
+mod diagram_cmd;
 mod matrix_cmd;
 mod trace_cmd;
 
@@ -89,6 +91,8 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },
+    /// Draw one experiment run's space-time diagram as SVG.
+    Diagram(diagram_cmd::Args),
     /// Internal: run one bench workload in this process and print one JSON line.
     #[command(hide = true)]
     BenchWorker {
@@ -137,6 +141,7 @@ fn main() -> ExitCode {
             json,
             only,
         } => bench::run(writes, trace == Switch::On, json, &only),
+        Command::Diagram(args) => diagram_cmd::run(args),
         Command::BenchWorker {
             workload,
             writes,
