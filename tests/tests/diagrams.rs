@@ -139,3 +139,13 @@ fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
         );
     }
 }
+
+#[test]
+fn the_committed_isr_diagram_matches_a_fresh_run() {
+    let committed = include_str!("../../docs/diagram-exp3-isr.svg");
+    assert!(
+        committed == render_run(common::run(3, Protocol::Isr, "default")),
+        "docs/diagram-exp3-isr.svg is stale; regenerate with: \
+         cargo xtask diagram --experiment 3 --protocol isr -o docs/diagram-exp3-isr.svg"
+    );
+}

@@ -161,27 +161,53 @@ pub(super) fn draw_lines(svg: &mut Svg, scene: &Scene, tl: &Timeline, geo: &Geom
 }
 
 /// Marks every arrow's tip as taken, so no label hides where a message
-/// arrived or died.
+/// arrived or died, and every flat arrow (dropped as sent) whole, so no
+/// other label sits on it.
 pub(super) fn reserve_tips(scene: &Scene, tl: &Timeline, geo: &Geometry, taken: &mut Occupancy) {
     for m in &scene.messages {
         let p = path(m, tl, geo);
         if p.tip != Tip::Open {
             taken.take(Rect::centred(p.x2, p.y2, 16.0, 14.0));
         }
+        if (p.y2 - p.y1).abs() < 8.0 {
+            taken.take(Rect {
+                x: p.x1.min(p.x2),
+                y: p.y1.min(p.y2) - 2.0,
+                w: (p.x2 - p.x1).abs(),
+                h: (p.y2 - p.y1).abs() + 4.0,
+            });
+        }
     }
 }
 
-/// Candidate label boxes along an arrow, middle first.
+/// Candidate label boxes along an arrow, middle first; for a flat arrow
+/// (a message dropped as it was sent), above the line, then below it, then
+/// starting right at the sender's lane.
 fn along(p: &Path, w: f64, h: f64) -> Vec<Rect> {
+    const T: [f64; 7] = [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78];
     let flat = (p.y2 - p.y1).abs() < 8.0;
-    [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78]
+    let offsets: &[f64] = if flat { &[-8.0, 8.0] } else { &[0.0] };
+    let mut out: Vec<Rect> = offsets
         .iter()
-        .map(|t| {
-            let cx = p.x1 + t * (p.x2 - p.x1);
-            let cy = p.y1 + t * (p.y2 - p.y1) - if flat { 8.0 } else { 0.0 };
-            Rect::centred(cx, cy, w, h)
+        .flat_map(|dy| {
+            T.iter().map(move |t| {
+                let cx = p.x1 + t * (p.x2 - p.x1);
+                let cy = p.y1 + t * (p.y2 - p.y1) + dy;
+                Rect::centred(cx, cy, w, h)
+            })
         })
-        .collect()
+        .collect();
+    if flat {
+        let x = if p.x2 >= p.x1 {
+            p.x1 + 5.0
+        } else {
+            p.x1 - 5.0 - w
+        };
+        for dy in [8.0, -8.0] {
+            out.push(Rect::centred(x + w / 2.0, p.y1 + dy, w, h));
+        }
+    }
+    out
 }
 
 /// Boxes beside a point: on the `right` side first, then below, above and

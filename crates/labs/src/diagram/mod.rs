@@ -7,14 +7,16 @@
 //! by a small gap and a long idle stretch is compressed into one break
 //! marked `≈ N idle ticks`.
 //!
-//! What is drawn, read only from event kinds and fields (see
-//! `classify.rs` for the exact rules):
+//! What is drawn, read only from event kinds and fields (the exact rules
+//! are in `classify.rs` and `roles.rs`):
 //!
 //! - **messages**: an arrow from `message_sent` to `message_delivered` with
 //!   the same `id`, labelled with `msg`; a `message_dropped` one ends in a
 //!   cross with its `reason`; a delivery followed at the receiver, in the
 //!   same tick, by an event whose kind ends in `_rejected` / `_fenced` (or
-//!   `_ignored` / `_refused`) ends in a red bar with that event's reason;
+//!   `_ignored` / `_refused`) ends in a red bar with that event's reason
+//!   (the rejection is attached to the latest delivery to that node in
+//!   that tick; with none, it is a note on the lane);
 //! - **lanes**: crashed → restarted drawn dashed and grey, isolated → healed
 //!   shaded;
 //! - **notes** beside a lane: roles and their epoch / term / timeline /
@@ -49,8 +51,11 @@ mod arrows;
 mod band;
 mod classify;
 mod draw;
+mod lanes;
 mod legend;
 mod place;
+mod read;
+mod roles;
 mod scene;
 mod svg;
 mod text;
@@ -66,6 +71,7 @@ use crate::run::Run;
 
 /// What to say around the picture.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DiagramOptions {
     /// The title line (e.g. experiment, protocol and variant); a generic
     /// one when `None`.
@@ -97,7 +103,7 @@ impl DiagramOptions {
 
 /// The space-time diagram of `trace` as a standalone SVG document.
 pub fn render_svg(trace: &Trace, options: &DiagramOptions) -> String {
-    let scene = scene::build(trace);
+    let scene = read::build(trace);
     draw::render(&scene, options, trace)
 }
 

@@ -73,14 +73,42 @@ impl Occupancy {
             .fold(0.0, f64::max)
     }
 
-    /// The first free candidate (then taken), or the first one when none
-    /// is free (taken too: a label is never left out).
+    /// Area of `r` covered by what is taken.
+    fn covered(&self, r: &Rect) -> f64 {
+        let span = Self::span(r);
+        let mut area = 0.0;
+        for b in span.clone() {
+            for o in self.buckets.get(b).into_iter().flatten() {
+                // A rectangle spanning several buckets is counted once: in
+                // the first bucket it shares with `r`.
+                if b != *Self::span(o).start().max(span.start()) || !o.overlaps(r) {
+                    continue;
+                }
+                let w = (r.x + r.w).min(o.x + o.w) - r.x.max(o.x);
+                let h = (r.y + r.h).min(o.y + o.h) - r.y.max(o.y);
+                area += w * h;
+            }
+        }
+        area
+    }
+
+    /// The first free candidate, or, when none is free, the one least
+    /// covered (the first of equals); it is then taken. A label is never
+    /// left out.
     pub(super) fn place(&mut self, candidates: &[Rect]) -> Option<Rect> {
-        let chosen = candidates
-            .iter()
-            .find(|r| self.is_free(r))
-            .or(candidates.first())
-            .copied()?;
+        let chosen = match candidates.iter().find(|r| self.is_free(r)) {
+            Some(free) => *free,
+            None => {
+                let mut best: Option<(f64, Rect)> = None;
+                for r in candidates {
+                    let area = self.covered(r);
+                    if best.is_none_or(|(a, _)| area < a) {
+                        best = Some((area, *r));
+                    }
+                }
+                best?.1
+            }
+        };
         self.take(chosen);
         Some(chosen)
     }
@@ -100,5 +128,16 @@ mod tests {
         ]);
         assert_eq!(chosen, Some(Rect::centred(60.0, 70.0, 40.0, 12.0)));
         assert!(!taken.is_free(&Rect::centred(60.0, 70.0, 4.0, 4.0)));
+    }
+
+    #[test]
+    fn with_no_free_place_the_least_covered_one_is_chosen() {
+        let mut taken = Occupancy::default();
+        taken.take(Rect::centred(50.0, 50.0, 100.0, 12.0));
+        let chosen = taken.place(&[
+            Rect::centred(50.0, 50.0, 40.0, 12.0),
+            Rect::centred(50.0, 60.0, 40.0, 12.0),
+        ]);
+        assert_eq!(chosen, Some(Rect::centred(50.0, 60.0, 40.0, 12.0)));
     }
 }

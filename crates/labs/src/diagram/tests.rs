@@ -225,7 +225,7 @@ fn client_operations_are_bars_labelled_with_their_outcome() {
 
 #[test]
 fn overlapping_operations_take_two_columns_and_later_ones_reuse_them() {
-    let scene = super::scene::build(&client_trace());
+    let scene = super::read::build(&client_trace());
     let tl = super::timeline::layout(&scene.rows, 0.0);
     let packing = super::band::pack(&scene, &tl);
     assert_eq!(packing.columns, 2);
@@ -244,7 +244,7 @@ fn nodes_come_from_the_group_start_then_from_any_node_field() {
         standbys = vec![n2.clone()]
     );
     record!(t, 0, "demo_thing", node = &n1);
-    let scene = super::scene::build(&t);
+    let scene = super::read::build(&t);
     assert_eq!(scene.lanes, vec!["n3", "n2", "n1"]);
     let mut t = Trace::new();
     record!(
@@ -254,7 +254,7 @@ fn nodes_come_from_the_group_start_then_from_any_node_field() {
         nodes = vec![n2.clone(), n1.clone()],
         leader = &n1
     );
-    let scene = super::scene::build(&t);
+    let scene = super::read::build(&t);
     assert_eq!(scene.lanes, vec!["n2", "n1"]);
 }
 
@@ -290,7 +290,7 @@ fn a_delivery_dropped_at_the_receiver_ends_in_a_cross_there() {
         msg = "keepalive",
         reason = "receiver_down"
     );
-    let scene = super::scene::build(&t);
+    let scene = super::read::build(&t);
     assert_eq!(scene.rows.len(), 2);
     assert!(matches!(
         scene.messages[0].end,
@@ -300,4 +300,62 @@ fn a_delivery_dropped_at_the_receiver_ends_in_a_cross_there() {
             ..
         }
     ));
+}
+
+#[test]
+fn an_empty_trace_is_still_a_picture() {
+    let svg = render_svg(&Trace::new(), &DiagramOptions::default());
+    assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(count(&svg, r#"class="lane""#), 0);
+    assert!(svg.contains("legend"));
+}
+
+#[test]
+fn message_ids_start_again_in_each_appended_run() {
+    let (n1, n2, _) = nodes();
+    let mut first = Trace::new();
+    record!(
+        first,
+        0,
+        "message_sent",
+        id = 0u64,
+        src = &n1,
+        dst = &n2,
+        msg = "a"
+    );
+    let mut second = Trace::new();
+    record!(
+        second,
+        0,
+        "message_sent",
+        id = 0u64,
+        src = &n2,
+        dst = &n1,
+        msg = "b"
+    );
+    record!(
+        second,
+        1,
+        "message_delivered",
+        id = 0u64,
+        src = &n2,
+        dst = &n1,
+        msg = "b"
+    );
+    let mut both = Trace::new();
+    both.append_run("first", &first);
+    both.append_run("second", &second);
+    let scene = super::read::build(&both);
+    assert_eq!(scene.sections.len(), 2);
+    assert!(matches!(
+        scene.messages[0].end,
+        super::scene::MsgEnd::InFlight(_)
+    ));
+    assert!(matches!(
+        scene.messages[1].end,
+        super::scene::MsgEnd::Delivered(_)
+    ));
+    let svg = render_svg(&both, &DiagramOptions::default());
+    assert!(svg.contains("run: first") && svg.contains("run: second"));
+    assert_eq!(count(&svg, r#"class="msg in-flight""#), 1);
 }
