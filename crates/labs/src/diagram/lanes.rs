@@ -10,7 +10,7 @@ use super::place::{Occupancy, Rect};
 use super::scene::{NoteStyle, Scene, SegmentKind};
 use super::svg::{El, Svg};
 use super::text::{LABEL_FONT, text_width, truncate};
-use super::timeline::Timeline;
+use super::timeline::{ROW, Timeline};
 
 pub(super) fn lane_name(svg: &mut Svg, x: f64, y: f64, name: &str) {
     let w = text_width(name, 12.0) + 16.0;
@@ -38,8 +38,15 @@ pub(super) fn lane_name(svg: &mut Svg, x: f64, y: f64, name: &str) {
 }
 
 pub(super) fn draw_lanes(svg: &mut Svg, scene: &Scene, tl: &Timeline, geo: &Geometry, bottom: f64) {
+    // A segment still open when the trace ends runs to the lanes' end; one
+    // open when its section ends, to that section's last row.
+    let last_row = scene.rows.len().saturating_sub(1);
     let span = |from: usize, to: usize, open: bool| {
-        let y2 = if open { bottom } else { tl.y(to) };
+        let y2 = match open {
+            true if to == last_row => bottom,
+            true => tl.y(to) + ROW / 2.0,
+            false => tl.y(to),
+        };
         (tl.y(from), y2)
     };
     for s in scene

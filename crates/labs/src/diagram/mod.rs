@@ -25,9 +25,11 @@
 //! - **clients band**, left of the lanes: `client_op_submitted` →
 //!   `client_op_completed` as bars coloured by outcome (`W k=v ✓`,
 //!   `R k → v`, `W k=v ?`, `R k ✗ reason`), packed one column per
-//!   concurrently open operation, and the protocols' client-facing events
-//!   that name no node (`isr_write_acknowledged`, …); those that name a
-//!   node are markers on its lane;
+//!   concurrently open operation; until a trace records client operations,
+//!   the protocols' client-facing events that name no node
+//!   (`isr_write_acknowledged`, …) are markers there instead. Those that
+//!   name a node (`raft_write_committed`, `raft_read_served`, a leader's
+//!   append of a client write, …) are markers on its lane;
 //! - any other event naming a `node`: a small dot on its lane, with the
 //!   trace line as its tooltip (every drawn element carries the trace
 //!   lines it comes from as an SVG `<title>`).

@@ -364,6 +364,7 @@ pub(super) fn build(trace: &Trace) -> Scene {
         isolated: vec![None; n],
         ops: HashMap::new(),
     };
+    let has_client_ops = trace.count("client_op_submitted") > 0;
     for event in trace.events() {
         let title = event.to_string();
         let tick = event.tick;
@@ -399,12 +400,24 @@ pub(super) fn build(trace: &Trace) -> Scene {
                     b.note(row, &node, text, NoteStyle::Role, &title);
                 }
             }
-            Class::Marker { node, text, tone } => {
+            Class::Marker {
+                node: Some(node),
+                text,
+                tone,
+            } => {
                 let row = b.row(tick, false);
-                match node {
-                    Some(node) => b.note(row, &node, text, NoteStyle::Marker(tone), &title),
-                    None => b.band_marker(row, text, tone, &title),
-                }
+                b.note(row, &node, text, NoteStyle::Marker(tone), &title);
+            }
+            // Once a trace records client operations, their bars say what
+            // these node-less markers would.
+            Class::Marker { node: None, .. } if has_client_ops => {}
+            Class::Marker {
+                node: None,
+                text,
+                tone,
+            } => {
+                let row = b.row(tick, false);
+                b.band_marker(row, text, tone, &title);
             }
             Class::Submitted(op) => b.submitted(tick, op, &title),
             Class::Completed(done) => b.completed(tick, done, &title),

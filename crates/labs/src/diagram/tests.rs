@@ -359,3 +359,17 @@ fn message_ids_start_again_in_each_appended_run() {
     assert!(svg.contains("run: first") && svg.contains("run: second"));
     assert_eq!(count(&svg, r#"class="msg in-flight""#), 1);
 }
+
+#[test]
+fn node_less_ack_markers_give_way_to_client_operations() {
+    let mut t = Trace::new();
+    record!(t, 1, "demo_write_acknowledged", offset = 1u64);
+    let svg = render_svg(&t, &DiagramOptions::default());
+    assert!(svg.contains(r#"class="client-marker ok""#));
+    assert!(svg.contains("✓ write acked offset 1"));
+
+    let mut t = client_trace();
+    record!(t, 9, "demo_write_acknowledged", offset = 1u64);
+    let svg = render_svg(&t, &DiagramOptions::default());
+    assert!(!svg.contains("client-marker"));
+}
