@@ -4,6 +4,7 @@
 //! - `cargo xtask matrix --check FILE | --write FILE` (always Markdown)
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl]`
 //! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…]`
+//! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
 //!
 //! Exit codes: 0 on success (also when stdout is closed early, as by
 //! `| head`), 1 when a command fails (a check finds a difference, a run
@@ -13,6 +14,7 @@
 
 mod args;
 mod bench;
+mod diagram_cmd;
 mod matrix_cmd;
 mod output;
 mod table;
@@ -98,6 +100,8 @@ enum Command {
         #[arg(long, value_enum, value_delimiter = ',')]
         only: Vec<Workload>,
     },
+    /// Draw one experiment run's space-time diagram as SVG.
+    Diagram(diagram_cmd::Args),
     /// Internal: run one bench workload in this process and print one JSON line.
     #[command(hide = true)]
     BenchWorker {
@@ -142,6 +146,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             json,
             only,
         } => bench::run(writes, trace == Switch::On, json, &only),
+        Command::Diagram(args) => diagram_cmd::run(args),
         Command::BenchWorker {
             workload,
             writes,

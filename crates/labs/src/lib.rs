@@ -22,6 +22,7 @@
 //! `cargo run -p labs --example one_run`.
 
 pub mod async_lab;
+pub mod diagram;
 pub mod isr_lab;
 pub mod matrix;
 mod explore_configs;

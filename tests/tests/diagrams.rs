@@ -1,0 +1,151 @@
+//! Space-time diagrams (`labs::diagram`) of the experiment runs: one pinned
+//! per protocol, and every run's diagram checked as an XML document.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use labs::Protocol;
+use labs::diagram::render_run;
+use roxmltree::{Document, Node};
+use sim_core::{Trace, Value};
+
+fn classes<'a>(node: &Node<'a, '_>) -> Vec<&'a str> {
+    node.attribute("class")
+        .map(|c| c.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
+fn with_class<'a, 'i>(doc: &'a Document<'i>, class: &str) -> Vec<Node<'a, 'i>> {
+    doc.descendants()
+        .filter(|n| n.is_element() && classes(n).contains(&class))
+        .collect()
+}
+
+/// All text under `node` (its `<text>` and `<title>` elements).
+fn text_of(node: &Node<'_, '_>) -> String {
+    node.descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every node id named anywhere in the trace.
+fn trace_nodes(trace: &Trace) -> BTreeSet<String> {
+    fn collect(value: &Value, out: &mut BTreeSet<String>) {
+        match value {
+            Value::Node(n) => {
+                out.insert(n.as_str().to_owned());
+            }
+            Value::List(items) => items.iter().for_each(|v| collect(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    for event in trace.events() {
+        for (_, value) in event.fields() {
+            collect(&value, &mut out);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_experiment_3_diagram_of_each_protocol_is_pinned() {
+    for protocol in Protocol::ALL {
+        let run = common::run(3, protocol, "default");
+        insta::assert_snapshot!(format!("diagram_exp3_{protocol}"), render_run(run));
+    }
+}
+
+#[test]
+fn every_run_draws_a_well_formed_svg_with_a_lane_per_node_and_an_arrow_per_message() {
+    for run in common::runs() {
+        let name = format!("exp{} {} {}", run.experiment, run.protocol, run.variant);
+        let svg = render_run(run);
+        let doc = Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: not XML: {e}"));
+        let root = doc.root_element();
+        assert_eq!(root.tag_name().name(), "svg", "{name}");
+        for attr in ["width", "height", "viewBox"] {
+            assert!(root.attribute(attr).is_some(), "{name}: no {attr}");
+        }
+        assert!(
+            doc.descendants().all(|n| !matches!(
+                n.tag_name().name(),
+                "script" | "image" | "foreignObject"
+            ) && n.attributes().all(|a| a.name() != "href")),
+            "{name}: scripts or external resources"
+        );
+
+        let lanes: BTreeSet<String> = with_class(&doc, "lane")
+            .iter()
+            .filter_map(|lane| lane.children().find(|c| c.has_tag_name("title")))
+            .filter_map(|title| title.text().map(str::to_owned))
+            .collect();
+        assert_eq!(
+            with_class(&doc, "lane").len(),
+            lanes.len(),
+            "{name}: duplicate lanes"
+        );
+        assert_eq!(lanes, trace_nodes(&run.trace), "{name}: lanes");
+
+        let sent = run.trace.count("message_sent");
+        let arrows = with_class(&doc, "msg");
+        assert_eq!(arrows.len(), sent, "{name}: one arrow per message");
+        if sent > 0 {
+            assert!(!arrows.is_empty(), "{name}: no arrow");
+        }
+        let dropped: BTreeSet<_> = run
+            .trace
+            .of_kind("message_dropped")
+            .map(|e| e.field("id").map(|id| id.to_string()))
+            .collect();
+        assert_eq!(
+            with_class(&doc, "dropped").len(),
+            dropped.len(),
+            "{name}: drops"
+        );
+    }
+}
+
+#[test]
+fn the_isr_minority_leader_diagram_marks_the_fenced_old_epoch_appends() {
+    let run = common::run(3, Protocol::Isr, "default");
+    let svg = render_run(run);
+    let doc = Document::parse(&svg).expect("XML");
+    let fenced: Vec<_> = with_class(&doc, "reject")
+        .into_iter()
+        .filter(|n| text_of(n).contains("stale_leader_epoch"))
+        .collect();
+    assert_eq!(fenced.len(), 2, "both old-epoch appends are marked");
+    assert_eq!(with_class(&doc, "rejected").len(), 2);
+    let all_text = text_of(&doc.root_element());
+    for node in ["node-1", "node-2", "node-3"] {
+        assert!(all_text.contains(node), "{node} is named");
+    }
+    for expected in ["leader (epoch 2)", "isolated", "healed", "W k=minority"] {
+        assert!(all_text.contains(expected), "{expected:?} is shown");
+    }
+}
+
+#[test]
+fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
+    let again = labs::protocol_runs(Protocol::Raft).expect("runs");
+    for run in again.iter().filter(|r| r.experiment == 3) {
+        assert_eq!(
+            render_run(run),
+            render_run(common::run(3, Protocol::Raft, run.variant))
+        );
+    }
+}
+
+#[test]
+fn the_committed_isr_diagram_matches_a_fresh_run() {
+    let committed = include_str!("../../docs/diagram-exp3-isr.svg");
+    assert!(
+        committed == render_run(common::run(3, Protocol::Isr, "default")),
+        "docs/diagram-exp3-isr.svg is stale; regenerate with: \
+         cargo xtask diagram --experiment 3 --protocol isr -o docs/diagram-exp3-isr.svg"
+    );
+}
