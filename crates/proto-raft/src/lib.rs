@@ -78,10 +78,12 @@
 //! A longer, runnable example: `cargo run -p proto-raft --example raft_failover`.
 //! Throughput is measured by `cargo xtask bench` (workload `writes-raft`).
 
+mod client;
 mod config;
 mod events;
 mod follower;
 mod group;
+mod inflight;
 mod invariants;
 mod leader;
 mod message;
