@@ -193,7 +193,10 @@ impl RaftGroup {
         let mut k = 0;
         while k < self.inflight.len() {
             let (node, term) = (self.inflight[k].node, self.inflight[k].term);
-            let busy = self.inflight.iter().any(|op| op.round_at(node, term).is_some());
+            let busy = self
+                .inflight
+                .iter()
+                .any(|op| op.round_at(node, term).is_some());
             if self.inflight[k].stage == Stage::ReadQueued && !busy {
                 let round = self.start_read_round(node, now);
                 for op in &mut self.inflight {

@@ -198,8 +198,7 @@ impl RaftNode {
     /// `next_index` to every follower that has not been sent the log end yet
     /// (a read-index round in between may already have carried them).
     pub(crate) fn flush_proposals(&mut self, now: Tick, out: &mut Vec<Output>) {
-        if !std::mem::take(&mut self.unsent_proposals) || self.role != Role::Leader || !self.alive
-        {
+        if !std::mem::take(&mut self.unsent_proposals) || self.role != Role::Leader || !self.alive {
             return;
         }
         for peer in 0..self.cluster {

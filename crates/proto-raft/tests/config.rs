@@ -75,7 +75,7 @@ fn lowest_timeout_must_exceed_two_delays_plus_heartbeat() {
         delay: 2,
         ..RaftConfig::default()
     };
-    let err = RaftGroup::new(c).err().expect("refused");
+    let err = RaftGroup::new(c).expect_err("refused");
     assert!(err.to_string().contains("2 × delay + heartbeat"), "{err}");
     let ok = RaftConfig {
         election_timeout: (7, 10),
