@@ -28,10 +28,7 @@ fn key() -> Bytes {
 
 /// A default three-node group with `seed`, already past its first election.
 fn elected(seed: u64) -> Result<(RaftGroup, NodeId), GroupError> {
-    let mut group = RaftGroup::new(RaftConfig {
-        seed,
-        ..RaftConfig::default()
-    })?;
+    let mut group = RaftGroup::new(RaftConfig::default().with_seed(seed))?;
     let leader = group.run_until_leader(None, BOUND)?;
     Ok((group, leader))
 }

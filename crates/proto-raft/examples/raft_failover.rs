@@ -4,8 +4,7 @@
 //!
 //! Run: `cargo run -p proto-raft --example raft_failover`
 
-use proto_raft::{RaftConfig, RaftGroup};
-use replication::{AckLevel, GroupError, ReadLevel, ReplicationGroup};
+use proto_raft::{AckLevel, GroupError, RaftConfig, RaftGroup, ReadLevel, ReplicationGroup};
 
 fn main() -> Result<(), GroupError> {
     let mut group = RaftGroup::new(RaftConfig::default())?;

@@ -7,7 +7,19 @@ use sim_core::NodeId;
 ///
 /// [`RaftConfig::default`] is the SPEC §7 group: `node-1..3`, seed 0,
 /// election timeout drawn from `8..=14` ticks, heartbeat every 2 ticks,
-/// network delay 1 tick. [`RaftConfig::validate`] (called by
+/// network delay 1 tick. [`RaftConfig::new`] takes other node names with
+/// the same defaults, and the `with_*` builders change one setting each:
+///
+/// ```
+/// use proto_raft::RaftConfig;
+///
+/// let config = RaftConfig::new(["a", "b", "c", "d", "e"])
+///     .with_seed(7)
+///     .with_election_timeout(10, 20);
+/// assert_eq!((config.nodes.len(), config.seed, config.heartbeat), (5, 7, 2));
+/// ```
+///
+/// [`RaftConfig::validate`] (called by
 /// [`RaftGroup::new`](crate::RaftGroup::new)) refuses anything that would
 /// make elections unsafe or meaningless.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +49,43 @@ impl Default for RaftConfig {
 }
 
 impl RaftConfig {
+    /// The default settings with `nodes` as the voters, in this order.
+    #[must_use]
+    pub fn new(nodes: impl IntoIterator<Item = impl Into<NodeId>>) -> Self {
+        RaftConfig {
+            nodes: nodes.into_iter().map(Into::into).collect(),
+            ..RaftConfig::default()
+        }
+    }
+
+    /// The same settings with `seed` for the group's random generator.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The same settings with election timeouts drawn from `lo..=hi` ticks.
+    #[must_use]
+    pub fn with_election_timeout(mut self, lo: u64, hi: u64) -> Self {
+        self.election_timeout = (lo, hi);
+        self
+    }
+
+    /// The same settings with a heartbeat every `ticks` ticks.
+    #[must_use]
+    pub fn with_heartbeat(mut self, ticks: u64) -> Self {
+        self.heartbeat = ticks;
+        self
+    }
+
+    /// The same settings with a network delay of `ticks` ticks.
+    #[must_use]
+    pub fn with_delay(mut self, ticks: u64) -> Self {
+        self.delay = ticks;
+        self
+    }
+
     /// Checks every setting; the error names the one at fault.
     ///
     /// Rules: at least three nodes, non-empty and distinct names; a nonzero
@@ -77,9 +126,19 @@ impl RaftConfig {
         Ok(())
     }
 
-    /// Ticks a `client_write` (and a read-index round) waits before giving
-    /// up: twice the highest election timeout.
+    /// Ticks a QUORUM write waits for its commit before it completes
+    /// *unknown*, and each of the two stages of a LINEARIZABLE read (the
+    /// leader's first commit of its term, then its read-index round) waits
+    /// before the read is blocked: twice the highest election timeout.
+    #[must_use]
     pub fn client_timeout(&self) -> u64 {
         self.election_timeout.1.saturating_mul(2)
+    }
+
+    /// The latest a LINEARIZABLE read completes after it was submitted:
+    /// two stages of [`RaftConfig::client_timeout`] each.
+    #[must_use]
+    pub fn read_timeout(&self) -> u64 {
+        self.client_timeout().saturating_mul(2)
     }
 }

@@ -12,10 +12,7 @@ use sim_core::{Tick, record};
 
 use crate::group::RaftGroup;
 use crate::node::NodeEvent;
-
-/// The catch-up mode Raft has: the leader re-sends missing entries from
-/// the log (no snapshots in this model).
-pub(crate) const LOG_REPLAY: &str = "log replay";
+use crate::role::CatchUpMode;
 
 impl RaftGroup {
     pub(crate) fn record_event(&mut self, at: usize, now: Tick, event: NodeEvent) {
@@ -143,7 +140,7 @@ impl RaftGroup {
                     follower = &ids[follower],
                     from_index = from_index,
                     to_index = to_index,
-                    mode = LOG_REPLAY
+                    mode = CatchUpMode::LogReplay.name()
                 );
             }
             NodeEvent::CommitAdvanced { term, commit_index } => {

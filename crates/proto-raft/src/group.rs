@@ -1,11 +1,14 @@
 //! [`RaftGroup`]: the nodes on one simulated network. The only place that
 //! sends and delivers messages.
 
+use std::fmt;
+
 use bytes::Bytes;
-use replication::{GroupError, WriteResult};
+use replication::{AckLevel, ClientOp, ClientOps, GroupError, ReplicationGroup, WriteResult};
 use sim_core::{NetConfig, NodeId, Rng, SimNet, Tick, Trace, record};
 
 use crate::config::RaftConfig;
+use crate::inflight::PendingOp;
 use crate::message::{Command, Message};
 use crate::node::{Output, RaftNode, Role, Timing};
 
@@ -21,6 +24,21 @@ pub struct RaftGroup {
     pub(crate) net: SimNet<Message>,
     pub(crate) rng: Rng,
     pub(crate) trace: Trace,
+    /// Op ids, `client_op_*` events and completions not yet taken.
+    pub(crate) ops: ClientOps,
+    /// Client operations accepted and not yet completed, in submission order.
+    pub(crate) inflight: Vec<PendingOp>,
+}
+
+impl fmt::Debug for RaftGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RaftGroup")
+            .field("tick", &self.now_tick())
+            .field("leader", &self.leader_index().map(|i| &self.ids[i]))
+            .field("nodes", &self.nodes.len())
+            .field("in_flight", &self.inflight.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl RaftGroup {
@@ -56,10 +74,13 @@ impl RaftGroup {
             net,
             rng,
             trace,
+            ops: ClientOps::new(),
+            inflight: Vec::new(),
         })
     }
 
     /// The configuration the group was built with.
+    #[must_use]
     pub fn config(&self) -> &RaftConfig {
         &self.config
     }
@@ -89,9 +110,12 @@ impl RaftGroup {
             .map(|n| n.me)
     }
 
-    /// One tick: deliver every message now due, then advance every alive
-    /// node's timers.
+    /// One tick: send what leaders were proposed since the last tick (at
+    /// the old tick), advance the clock, deliver every message now due,
+    /// advance every alive node's timers, then judge every operation in
+    /// flight.
     pub(crate) fn step_tick(&mut self) {
+        self.flush_proposals();
         let now = self.net.advance();
         while let Some(env) = self.net.next_delivery(&mut self.trace) {
             let (Some(dst), Some(src)) = (
@@ -114,6 +138,20 @@ impl RaftGroup {
                 self.dispatch(i, now, outputs);
             }
         }
+        self.settle_inflight(now);
+    }
+
+    /// Every leader sends the entries proposed since the last flush, one
+    /// AppendEntries per follower for all of them.
+    fn flush_proposals(&mut self) {
+        let now = self.now_tick();
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].unsent_proposals {
+                let mut outputs = Vec::new();
+                self.nodes[i].flush_proposals(now, &mut outputs);
+                self.dispatch(i, now, outputs);
+            }
+        }
     }
 
     pub(crate) fn dispatch(&mut self, from: usize, now: Tick, outputs: Vec<Output>) {
@@ -133,9 +171,10 @@ impl RaftGroup {
         }
     }
 
-    /// Appends `key = value` at the current leader and replicates it
-    /// without waiting; returns the leader and the entry's index. The
-    /// building block of `client_write` and of step-by-step tests.
+    /// Appends `key = value` at the current leader without waiting and
+    /// without a client op; returns the leader and the entry's index. It is
+    /// sent with the next tick, batched with every other entry proposed
+    /// before it. The building block of step-by-step tests.
     pub fn propose(&mut self, key: Bytes, value: Bytes) -> Result<(NodeId, u64), GroupError> {
         let leader = self
             .leader_index()
@@ -146,14 +185,21 @@ impl RaftGroup {
     }
 
     /// Appends `key = value` at `node`, which must be alive and believe it
-    /// is leader (a deposed leader in a minority still does), and
-    /// replicates it without waiting. Returns the entry's index.
+    /// is leader (a deposed leader in a minority still does), without
+    /// waiting and without a client op. Returns the entry's index.
     pub fn propose_at(
         &mut self,
         node: &NodeId,
         key: Bytes,
         value: Bytes,
     ) -> Result<u64, GroupError> {
+        let i = self.leading_index(node)?;
+        Ok(self.append_proposal(i, key, value))
+    }
+
+    /// Position of `node` if it is alive and believes it is leader, else
+    /// the error `write_at` / `propose_at` answer.
+    pub(crate) fn leading_index(&self, node: &NodeId) -> Result<usize, GroupError> {
         let i = self.alive_index(node)?;
         if self.nodes[i].role != Role::Leader {
             return Err(GroupError::not_permitted(
@@ -164,88 +210,47 @@ impl RaftGroup {
                 ),
             ));
         }
+        Ok(i)
+    }
+
+    /// Appends at the leader at position `i` and records
+    /// `raft_write_proposed`.
+    pub(crate) fn append_proposal(&mut self, i: usize, key: Bytes, value: Bytes) -> u64 {
         let now = self.now_tick();
-        let mut outputs = Vec::new();
         let index = self.nodes[i]
-            .propose(
-                now,
-                Command::Set {
-                    key: key.clone(),
-                    value: value.clone(),
-                },
-                &mut outputs,
-            )
+            .propose(Command::Set {
+                key: key.clone(),
+                value: value.clone(),
+            })
             .expect("a live leader always accepts a proposal");
         record!(
             self.trace,
             now,
             "raft_write_proposed",
-            node = node,
+            node = &self.ids[i],
             term = self.nodes[i].current_term,
             index = index,
             key = key,
             value = value
         );
-        self.dispatch(i, now, outputs);
-        Ok(index)
+        index
     }
 
-    /// QUORUM write at the named `node` (see [`RaftGroup::propose_at`]):
-    /// drives ticks until the entry is committed in the proposer's term, or
-    /// [`RaftConfig::client_timeout`] ticks pass (`accepted = false`).
+    /// QUORUM write at the named `node` (alive and believing it leads; a
+    /// deposed leader in a minority still does): `submit` of
+    /// `ClientOp::write(key, value, AckLevel::Quorum).at(node)`, then
+    /// `await_completion`. Accepted once the entry is committed in the
+    /// proposer's term; refused (with its index) when the proposer crashes,
+    /// loses leadership or sees the entry overwritten first, or after
+    /// [`RaftConfig::client_timeout`] ticks.
     pub fn write_at(
         &mut self,
         node: &NodeId,
         key: Bytes,
         value: Bytes,
     ) -> Result<WriteResult, GroupError> {
-        let index = self.propose_at(node, key, value)?;
-        let i = self.index_of(node)?;
-        let term = self.nodes[i].current_term;
-        let timeout = self.config.client_timeout();
-        for _ in 0..timeout {
-            self.step_tick();
-            let n = &self.nodes[i];
-            if n.term_at(index) != Some(term) {
-                break; // overwritten by a newer leader
-            }
-            if n.commit_index >= index {
-                let now = self.now_tick();
-                record!(
-                    self.trace,
-                    now,
-                    "raft_write_committed",
-                    node = node,
-                    term = term,
-                    index = index
-                );
-                return Ok(WriteResult::accepted(
-                    index,
-                    format!("committed at index {index} in term {term} by a majority"),
-                ));
-            }
-        }
-        let now = self.now_tick();
-        let n = &self.nodes[i];
-        let reason = if n.term_at(index) != Some(term) {
-            format!("entry {index} of term {term} was overwritten by a newer leader")
-        } else if n.role != Role::Leader || n.current_term != term {
-            format!("{node} lost leadership of term {term} before entry {index} committed")
-        } else {
-            format!(
-                "entry {index} of term {term} not committed by a majority within {timeout} ticks"
-            )
-        };
-        record!(
-            self.trace,
-            now,
-            "raft_write_refused",
-            node = node,
-            term = term,
-            index = index,
-            reason = reason.clone()
-        );
-        Ok(WriteResult::refused(Some(index), reason))
+        let id = self.submit(ClientOp::write(key, value, AckLevel::Quorum).at(node))?;
+        self.await_completion(id)?.outcome.into_write_result()
     }
 
     pub(crate) fn now_tick(&self) -> Tick {
@@ -286,6 +291,7 @@ impl RaftGroup {
 
     /// True when a leader exists and every alive node holds the same log
     /// end, commit index, applied index and data.
+    #[must_use]
     pub fn is_converged(&self) -> bool {
         let Some(l) = self.leader_index() else {
             return false;
@@ -319,11 +325,15 @@ impl RaftGroup {
     }
 
     /// Raft's idle: heartbeats never stop, so idle means *no protocol work
-    /// left*: no alive node holds an uncommitted or unapplied entry, every
+    /// left*: no client operation in flight, no alive node holds an uncommitted or unapplied entry, every
     /// alive node the leader can reach both ways has the leader's log end
     /// and commit index, and no message other than heartbeat traffic is in
     /// flight.
+    #[must_use]
     pub fn is_idle(&self) -> bool {
+        if !self.inflight.is_empty() {
+            return false;
+        }
         let settled = self
             .nodes
             .iter()

@@ -28,6 +28,7 @@ pub struct InvariantChecker {
 
 impl InvariantChecker {
     /// A checker that has seen nothing yet.
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }

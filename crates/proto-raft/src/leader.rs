@@ -20,6 +20,7 @@ impl RaftNode {
         self.next_index.iter_mut().for_each(|n| *n = next);
         self.match_index.iter_mut().for_each(|m| *m = 0);
         self.read_acked.iter_mut().for_each(|r| *r = 0);
+        self.unsent_proposals = false;
         self.log.push(LogEntry {
             term: self.current_term,
             command: Command::Noop,
@@ -174,14 +175,12 @@ impl RaftNode {
         }
     }
 
-    /// Appends `command` in the current term and replicates it at once.
-    /// Returns the new entry's index, or `None` when not leader.
-    pub(crate) fn propose(
-        &mut self,
-        now: Tick,
-        command: Command,
-        out: &mut Vec<Output>,
-    ) -> Option<u64> {
+    /// Appends `command` in the current term. It is not sent yet: every
+    /// entry proposed before the next [`RaftNode::flush_proposals`] leaves
+    /// in one AppendEntries per follower (etcd's `Ready` batch), so
+    /// proposals submitted back to back share a round. Returns the new
+    /// entry's index, or `None` when not leader.
+    pub(crate) fn propose(&mut self, command: Command) -> Option<u64> {
         if self.role != Role::Leader || !self.alive {
             return None;
         }
@@ -191,8 +190,23 @@ impl RaftNode {
         });
         let index = self.last_index();
         self.match_index[self.me] = index;
-        self.broadcast_append(now, out);
+        self.unsent_proposals = true;
         Some(index)
+    }
+
+    /// Sends what was proposed since the last flush: an AppendEntries from
+    /// `next_index` to every follower that has not been sent the log end yet
+    /// (a read-index round in between may already have carried them).
+    pub(crate) fn flush_proposals(&mut self, now: Tick, out: &mut Vec<Output>) {
+        if !std::mem::take(&mut self.unsent_proposals) || self.role != Role::Leader || !self.alive {
+            return;
+        }
+        for peer in 0..self.cluster {
+            if peer != self.me && self.next_index[peer] <= self.last_index() {
+                let msg = self.append_for(now, peer);
+                out.push(Output::Send { to: peer, msg });
+            }
+        }
     }
 
     /// Starts a read-index round (§6.4): a new round number, sent to every

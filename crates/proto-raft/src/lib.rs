@@ -9,36 +9,77 @@
 //! | paper | here |
 //! |---|---|
 //! | §5.1 terms | every message carries the sender's term; a higher term makes any node adopt it, step down and clear its vote; a lower one is refused (`raft_stale_term_rejected`) |
-//! | §5.2 election | randomised deadlines from the group's seeded [`sim_core::Rng`] in `election_timeout`; a candidate votes for itself and wins with a majority |
+//! | §5.2 election | randomised deadlines from the group's one seeded random generator, in `election_timeout`; a candidate votes for itself and wins with a majority |
 //! | §5.3 replication | AppendEntries carries only entries from the follower's `next_index`; prev index/term check; a mismatch returns the first index of the conflicting term; only a conflicting suffix is deleted |
 //! | §5.4.1 election restriction | a vote needs the candidate's (last term, last index) ≥ the voter's |
 //! | §5.4.2 commit rule | commit N only when a majority has `match_index ≥ N` **and** `log[N].term == current_term`; O(nodes) per reply |
 //! | §8 no-op | a new leader appends a no-op of its term, so a fresh group's first write lands at index 2 |
-//! | §6.4 read index | a `Linearizable` read starts a round of AppendEntries; served once a majority of the term echoed it and the leader has a current-term commit |
+//! | §6.4 read index | a `Linearizable` read starts a round of AppendEntries; served once a majority of the term echoed it and the leader has a current-term commit; concurrent reads share a round (see *Operations in flight*) |
 //!
 //! Node logic lives in `node.rs` / `leader.rs` (`step(msg)` and `tick(now)`
 //! returning outputs; `step_follower` / `step_candidate` / `step_leader`);
-//! [`RaftGroup`] owns the [`sim_core::SimNet`], the rng and the trace and is
-//! the only place that sends and delivers.
+//! [`RaftGroup`] owns the simulated network, the rng and the trace and is
+//! the only place that sends and delivers. Client operations in flight are
+//! judged by pure verdicts in `inflight.rs`; `client.rs` acts on them.
 //!
 //! ## Driving it
 //!
-//! Through [`replication::ReplicationGroup`] (only `Quorum` writes; `Local`,
-//! `Leader` and `Linearizable` reads — for `Linearizable` a named node is
-//! the node that must prove its leadership, so a deposed leader in a
-//! minority can be asked and is fenced), plus [`RaftGroup::run_until_leader`],
+//! Through [`ReplicationGroup`] (only `Quorum` writes; `Local`, `Leader`
+//! and `Linearizable` reads — for `Linearizable` a named node is the node
+//! that must prove its leadership, so a deposed leader in a minority can be
+//! asked and is fenced), plus [`RaftGroup::run_until_leader`],
 //! [`RaftGroup::run_until_converged`], [`RaftGroup::propose`] /
-//! [`RaftGroup::propose_at`] (append without waiting), [`RaftGroup::write_at`]
-//! (a QUORUM write at a named node that believes it leads),
-//! [`RaftGroup::probe`] and [`InvariantChecker`] (Figure 3's properties).
+//! [`RaftGroup::propose_at`] (append without a client op),
+//! [`RaftGroup::write_at`] (a QUORUM write at a named node that believes it
+//! leads), [`RaftGroup::probe`] and [`InvariantChecker`] (Figure 3's
+//! properties). This crate re-exports the shared vocabulary
+//! ([`ReplicationGroup`], [`AckLevel`], [`ClientOp`], [`NodeId`], …), so
+//! depending on it alone is enough; `use proto_raft::prelude::*;` brings the
+//! common names.
 //!
-//! Trace events (besides SimNet's `message_*`): `raft_group_started` (with the
+//! ## Operations in flight
+//!
+//! [`ReplicationGroup::submit`] starts a [`ClientOp`] without letting time
+//! pass and returns its [`OpId`]; any number may be in flight. Each pending
+//! op is judged when it is submitted and after every tick, and completes
+//! with a [`Completion`] ([`ReplicationGroup::take_completions`] /
+//! [`ReplicationGroup::take_completion`]) within its bound. The blocking
+//! `client_write` / `client_read` / [`RaftGroup::write_at`] are `submit` +
+//! `await_completion`.
+//!
+//! | op | *done* | *failed* | *unknown* |
+//! |---|---|---|---|
+//! | QUORUM write | the node that appended it has committed it in its term | never (whatever is refused before appending is an `Err` from `submit`) | that node crashed, lost leadership or saw the entry overwritten before it committed, or [`RaftConfig::client_timeout`] ticks passed |
+//! | `Local` / `Leader` read | at once | — | never |
+//! | `Linearizable` read | a majority echoed its read-index round | `ReadBlocked`: `not leader` at once; `no current-term commit` or `read-index fenced (no quorum)` after [`RaftConfig::client_timeout`] ticks (per stage; [`RaftConfig::read_timeout`] in all); `read-index fenced (deposed)` when the node crashed or stopped leading | never |
+//!
+//! *Unknown* means the entry is in the proposer's log and may still be
+//! committed: a new leader that holds it commits it with its own no-op (the
+//! leader that crashed may even come back and lead again), and an
+//! overwritten entry may survive on another node that wins an election. A
+//! client must not assume it was applied, nor that it was not.
+//!
+//! Two batching rules mirror etcd. **Proposals**: entries appended during
+//! one tick are sent when the next tick begins, in one AppendEntries per
+//! follower (etcd's `Ready` batch), so writes submitted back to back share
+//! one replication round and commit together, in index order.
+//! **Read index**: a read that arrives at a leader in the same tick as a
+//! round it started joins that round (its AppendEntries cannot have been
+//! answered yet); one that arrives while an older round is in flight waits
+//! for the next round, which starts as soon as that one finishes and takes
+//! every read queued behind it (etcd's `linearizableReadLoop`). So `n`
+//! concurrent reads need fewer than `n` rounds, and no read is confirmed by
+//! an echo sent before it arrived.
+//!
+//! Trace events (besides SimNet's `message_*` and the shared
+//! `client_op_submitted` / `client_op_completed`): `raft_group_started` (with the
 //! seed and timings), `raft_election_started`,
 //! `raft_vote_cast`, `raft_leader_elected`, `raft_term_adopted`,
 //! `raft_leader_discovered`, `raft_stale_term_rejected`,
 //! `raft_entries_appended`, `raft_append_rejected`, `raft_catch_up`
-//! (`mode="log replay"`), `raft_commit_advanced`, `raft_write_proposed`,
-//! `raft_write_committed`, `raft_write_refused`, `raft_read_index_started`,
+//! (`mode="log replay"`, [`CatchUpMode::LogReplay`]), `raft_commit_advanced`,
+//! `raft_write_proposed`, `raft_write_committed`, `raft_write_refused` (a
+//! write that completes *unknown*), `raft_read_index_started`,
 //! `raft_read_served`, `raft_read_blocked`, `raft_node_crashed`,
 //! `raft_node_restarted`, `raft_node_isolated`, `raft_node_healed`,
 //! `raft_link_cut`, `raft_all_healed`, `raft_fsync`. Messages are labelled
@@ -49,8 +90,9 @@
 //!
 //! - **Mirrors** Figure 2 field by field (see [`RaftProbe`]), the §5.4.2
 //!   restriction (Figure 8), the leader's no-op, conflict-term back-off,
-//!   and etcd-style optimistic pipelining (`next_index` moves on send and
-//!   is rewound by a rejection).
+//!   etcd-style optimistic pipelining (`next_index` moves on send and
+//!   is rewound by a rejection), and etcd's batching of proposals and of
+//!   read-index requests.
 //! - **Simplifies** persistence: every node persists before it answers, so
 //!   `fsync` and `crash(lose_unfsynced = true)` change nothing and the
 //!   durable index is always the log end. Heartbeats are per follower and
@@ -64,24 +106,40 @@
 //! ## Example
 //!
 //! ```
-//! use proto_raft::{RaftConfig, RaftGroup};
-//! use replication::{AckLevel, ReadLevel, ReplicationGroup};
+//! use proto_raft::prelude::*;
 //!
 //! let mut group = RaftGroup::new(RaftConfig::default()).unwrap();
 //! let leader = group.run_until_leader(None, 100).unwrap();
+//!
+//! // Blocking: submit + await_completion.
 //! let w = group.client_write("k".into(), "v".into(), AckLevel::Quorum).unwrap();
 //! assert_eq!((w.accepted, w.offset), (true, Some(2))); // index 1 is the no-op
-//! let r = group.client_read(b"k", ReadLevel::Linearizable, None).unwrap();
-//! assert_eq!((r.value.as_deref(), r.node), (Some(&b"v"[..]), leader));
+//!
+//! // In flight: two writes and a read at once, completions as ticks pass.
+//! let a = group.submit(ClientOp::write("a", "1", AckLevel::Quorum)).unwrap();
+//! let b = group.submit(ClientOp::write("b", "2", AckLevel::Quorum)).unwrap();
+//! let r = group.submit(ClientOp::read("k", ReadLevel::Linearizable)).unwrap();
+//! let mut done = Vec::new();
+//! while done.len() < 3 {
+//!     group.tick();
+//!     done.extend(group.take_completions());
+//! }
+//! assert!(done.iter().all(|c| c.outcome.status() == OutcomeStatus::Done));
+//! let ids: Vec<OpId> = done.iter().map(|c| c.id).collect();
+//! assert_eq!(ids, [a, b, r]); // both writes commit in one round, in index order
+//! let Outcome::Read(read) = &done[2].outcome else { panic!("a served read") };
+//! assert_eq!((read.value.as_deref(), &read.node), (Some(&b"v"[..]), &leader));
 //! ```
 //!
 //! A longer, runnable example: `cargo run -p proto-raft --example raft_failover`.
 //! Throughput is measured by `cargo xtask bench` (workload `writes-raft`).
 
+mod client;
 mod config;
 mod events;
 mod follower;
 mod group;
+mod inflight;
 mod invariants;
 mod leader;
 mod message;
@@ -96,6 +154,23 @@ pub use config::RaftConfig;
 pub use group::RaftGroup;
 pub use invariants::InvariantChecker;
 pub use message::{Command, LogEntry, Message};
-pub use probe::{NodeProbe, RaftProbe};
+#[allow(deprecated)]
+pub use probe::NodeProbe;
+pub use probe::{RaftNodeProbe, RaftProbe};
 pub use reads::{GUARD_DEPOSED, GUARD_NO_CURRENT_TERM_COMMIT, GUARD_NO_QUORUM, GUARD_NOT_LEADER};
-pub use role::Role;
+pub use role::{CatchUpMode, Role};
+
+// The shared vocabulary, so depending on this crate alone is enough.
+pub use replication::{
+    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, NodeSummary, OpId,
+    Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Tick, Trace, WriteResult,
+};
+pub use sim_core::Value;
+
+/// The names most programs need: `use proto_raft::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        AckLevel, Bytes, ClientOp, Completion, GroupError, NodeId, OpId, Outcome, OutcomeStatus,
+        RaftConfig, RaftGroup, ReadLevel, ReplicationGroup, Role,
+    };
+}

@@ -5,6 +5,7 @@ use sim_core::Payload;
 
 /// What a log entry asks the state machine to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Command {
     /// The empty entry a new leader appends in its own term (§8), so it can
     /// commit everything before it without counting old-term replicas.
@@ -40,6 +41,7 @@ impl LogEntry {
 
 /// A Raft RPC or its reply. The sender is the envelope's `src`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Message {
     /// RequestVote (§5.2, §5.4.1).
     RequestVote {
@@ -91,6 +93,7 @@ pub enum Message {
 
 impl Message {
     /// The sender's term carried by every message.
+    #[must_use]
     pub fn term(&self) -> u64 {
         match self {
             Message::RequestVote { term, .. }
@@ -103,6 +106,7 @@ impl Message {
     /// True for traffic that exists only to keep leadership alive: empty
     /// AppendEntries and their replies. Everything else (entries, votes) is
     /// protocol work that `run_until_idle` waits for.
+    #[must_use]
     pub fn is_heartbeat_traffic(&self) -> bool {
         match self {
             Message::AppendEntries { entries, .. } => entries.is_empty(),

@@ -50,6 +50,8 @@ pub(crate) struct RaftNode {
     pub(crate) last_sent: Vec<Tick>,
     pub(crate) read_round: u64,
     pub(crate) read_acked: Vec<u64>,
+    /// Entries proposed since the last [`RaftNode::flush_proposals`].
+    pub(crate) unsent_proposals: bool,
     pub(crate) scratch: Vec<u64>,
 }
 
@@ -76,6 +78,7 @@ impl RaftNode {
             last_sent: vec![0; cluster],
             read_round: 0,
             read_acked: vec![0; cluster],
+            unsent_proposals: false,
             scratch: Vec::with_capacity(cluster),
         };
         node.reset_election_deadline(now, rng);
@@ -260,6 +263,7 @@ impl RaftNode {
         self.voted_for = voted_for;
         self.role = Role::Follower;
         self.leader_hint = None;
+        self.unsent_proposals = false;
     }
 
     fn start_election(&mut self, now: Tick, rng: &mut Rng, out: &mut Vec<Output>) {
@@ -297,6 +301,7 @@ impl RaftNode {
         self.data.clear();
         self.votes.iter_mut().for_each(|v| *v = false);
         self.read_acked.iter_mut().for_each(|r| *r = 0);
+        self.unsent_proposals = false;
     }
 
     /// Back up as a follower with a fresh election deadline.

@@ -11,7 +11,7 @@ use crate::node::Role;
 
 /// One node as the probe sees it (Figure 2's state, by name).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeProbe {
+pub struct RaftNodeProbe {
     /// The node.
     pub id: NodeId,
     /// False while crashed.
@@ -40,12 +40,17 @@ pub struct NodeProbe {
     pub match_index: Vec<(NodeId, u64)>,
 }
 
-impl NodeProbe {
+impl RaftNodeProbe {
     /// Index of the last log entry.
+    #[must_use]
     pub fn last_index(&self) -> u64 {
         self.log.len() as u64
     }
 }
+
+/// The former name of [`RaftNodeProbe`].
+#[deprecated(note = "renamed RaftNodeProbe, the shape every protocol's node probe has")]
+pub type NodeProbe = RaftNodeProbe;
 
 /// The whole group at one tick.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,16 +62,18 @@ pub struct RaftProbe {
     /// The voting configuration (fixed: every configured node).
     pub voters: Vec<NodeId>,
     /// One entry per node, in configuration order.
-    pub nodes: Vec<NodeProbe>,
+    pub nodes: Vec<RaftNodeProbe>,
 }
 
 impl RaftProbe {
     /// The probe of `id`, if it is in the group.
-    pub fn node(&self, id: &NodeId) -> Option<&NodeProbe> {
+    #[must_use]
+    pub fn node(&self, id: &NodeId) -> Option<&RaftNodeProbe> {
         self.nodes.iter().find(|n| &n.id == id)
     }
 
     /// How many nodes' logs hold the entry `(index, term)`.
+    #[must_use]
     pub fn replicas_of(&self, index: u64, term: u64) -> usize {
         self.nodes
             .iter()
@@ -78,6 +85,7 @@ impl RaftProbe {
 impl RaftGroup {
     /// A typed snapshot of every node (clones logs and maps: not for hot
     /// paths).
+    #[must_use]
     pub fn probe(&self) -> RaftProbe {
         let id = |i: usize| self.ids[i].clone();
         RaftProbe {
@@ -87,7 +95,7 @@ impl RaftGroup {
             nodes: self
                 .nodes
                 .iter()
-                .map(|n| NodeProbe {
+                .map(|n| RaftNodeProbe {
                     id: id(n.me),
                     alive: n.alive,
                     role: n.role,

@@ -1,9 +1,7 @@
 //! The [`ReplicationGroup`] impl: the shared driver surface.
 
-use bytes::Bytes;
 use replication::{
-    AckLevel, GroupError, GroupSummary, NodeSummary, ReadLevel, ReadResult, ReplicationGroup,
-    WriteResult,
+    ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
 use sim_core::{NodeId, Tick, Trace, record};
 
@@ -24,65 +22,46 @@ impl ReplicationGroup for RaftGroup {
         self.leader_index().map(|i| self.ids[i].clone())
     }
 
-    /// `Quorum` only: proposes at [`leader`](ReplicationGroup::leader) and
-    /// waits as [`RaftGroup::write_at`] does.
-    fn client_write(
-        &mut self,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        if level != AckLevel::Quorum {
-            return Err(GroupError::UnsupportedAck {
-                protocol: "raft",
-                level,
-            });
-        }
-        let leader = self
-            .leader_index()
-            .ok_or_else(|| GroupError::NoLeader("no alive node is leader; cannot append".into()))?;
-        let node = self.ids[leader].clone();
-        self.write_at(&node, key, value)
+    /// Starts `op` (see the crate docs, *Operations in flight*).
+    ///
+    /// - **Write**: `Quorum` only (else [`GroupError::UnsupportedAck`]).
+    ///   Proposed at the alive highest-term leader, or — when the op names a
+    ///   node — at that node, which must be alive and believe it leads (a
+    ///   deposed leader in a minority still does; otherwise
+    ///   [`GroupError::NotPermitted`]), as [`RaftGroup::write_at`]. The entry
+    ///   is appended at once and sent at the next tick together with every
+    ///   other entry proposed before it. *Done* once that node has committed
+    ///   it in its term; *unknown* (with its index) when that node crashes,
+    ///   loses leadership or sees the entry overwritten first, or after
+    ///   [`RaftConfig::client_timeout`](crate::RaftConfig::client_timeout)
+    ///   ticks. A write is never *failed*: everything refused before
+    ///   appending is refused here.
+    /// - **Read** `Local`: the named node (default the leader) answers from
+    ///   its applied state machine; `Leader`: the alive highest-term
+    ///   leader's state machine, no authority proof (a named node is only
+    ///   checked to exist). Both are *done* at once.
+    /// - **Read** `Linearizable`: a read-index round run **at the named node
+    ///   if given** (the node that must prove its leadership), else at the
+    ///   leader. *Failed* with [`GroupError::ReadBlocked`]: `not leader` at
+    ///   once; `no current-term commit` when the leader has not committed in
+    ///   its term within `client_timeout` ticks; `read-index fenced (no
+    ///   quorum)` when no majority echoes its round within `client_timeout`
+    ///   ticks; `read-index fenced (deposed)` when the node crashes or stops
+    ///   leading first. Reads that arrive while a round of their leader is in
+    ///   flight share the next round.
+    ///
+    /// `Err` (nothing recorded, no id): unknown node, unsupported level, a
+    /// named node that is down, no leader.
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        self.submit_op(op)
     }
 
-    /// `Local`: `node` (default the leader) answers from its applied state
-    /// machine. `Leader`: the alive highest-term leader's state machine, no
-    /// authority proof; `node` is ignored. `Linearizable`: a read-index
-    /// round run **at `node` if given** (the node that must prove its
-    /// leadership), else at the leader; blocked with
-    /// `read-index fenced (no quorum)` when no majority answers in time and
-    /// `no current-term commit` when the leader has not committed in its
-    /// term. A read-index read drives ticks.
-    fn client_read(
-        &mut self,
-        key: &[u8],
-        level: ReadLevel,
-        node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError> {
-        let no_leader = || GroupError::NoLeader(format!("no alive leader to serve a {level} read"));
-        match level {
-            ReadLevel::Local => {
-                let i = match node {
-                    Some(n) => self.alive_index(n)?,
-                    None => self.leader_index().ok_or_else(no_leader)?,
-                };
-                Ok(self.serve_local(i, key, level))
-            }
-            ReadLevel::Leader => {
-                if let Some(n) = node {
-                    self.index_of(n)?;
-                }
-                let i = self.leader_index().ok_or_else(no_leader)?;
-                Ok(self.serve_local(i, key, level))
-            }
-            ReadLevel::Linearizable => {
-                let target = match node {
-                    Some(n) => n.clone(),
-                    None => self.leader().ok_or_else(no_leader)?,
-                };
-                self.read_index(&target, key)
-            }
-        }
+    fn take_completions(&mut self) -> Vec<Completion> {
+        self.ops.take_all()
+    }
+
+    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        self.ops.take(id)
     }
 
     fn tick(&mut self) {

@@ -29,98 +29,60 @@ fn default_config_is_spec_section_7() {
 #[test]
 fn fewer_than_three_nodes_is_refused() {
     let nodes = vec![NodeId::new("a"), NodeId::new("b")];
-    assert_eq!(
-        setting_of(RaftConfig {
-            nodes,
-            ..RaftConfig::default()
-        }),
-        "nodes"
-    );
+    assert_eq!(setting_of(RaftConfig::new(nodes)), "nodes");
 }
 
 #[test]
 fn duplicate_or_empty_node_ids_are_refused() {
     let dup = ["a", "b", "a"].map(NodeId::new).to_vec();
-    assert_eq!(
-        setting_of(RaftConfig {
-            nodes: dup,
-            ..RaftConfig::default()
-        }),
-        "nodes"
-    );
+    assert_eq!(setting_of(RaftConfig::new(dup)), "nodes");
     let empty = ["a", "b", ""].map(NodeId::new).to_vec();
-    assert_eq!(
-        setting_of(RaftConfig {
-            nodes: empty,
-            ..RaftConfig::default()
-        }),
-        "nodes"
-    );
+    assert_eq!(setting_of(RaftConfig::new(empty)), "nodes");
 }
 
 #[test]
 fn election_timeout_range_must_be_ordered() {
-    let c = RaftConfig {
-        election_timeout: (14, 8),
-        ..RaftConfig::default()
-    };
+    let c = RaftConfig::default().with_election_timeout(14, 8);
     assert_eq!(setting_of(c), "election_timeout");
 }
 
 #[test]
 fn lowest_timeout_must_exceed_two_delays_plus_heartbeat() {
     // 2 × 2 + 2 = 6: a lowest timeout of 6 is refused, 7 accepted.
-    let c = RaftConfig {
-        election_timeout: (6, 10),
-        delay: 2,
-        ..RaftConfig::default()
-    };
-    let err = RaftGroup::new(c).err().expect("refused");
+    let c = RaftConfig::default()
+        .with_election_timeout(6, 10)
+        .with_delay(2);
+    let err = RaftGroup::new(c).expect_err("refused");
     assert!(err.to_string().contains("2 × delay + heartbeat"), "{err}");
-    let ok = RaftConfig {
-        election_timeout: (7, 10),
-        delay: 2,
-        ..RaftConfig::default()
-    };
+    let ok = RaftConfig::default()
+        .with_election_timeout(7, 10)
+        .with_delay(2);
     assert!(RaftGroup::new(ok).is_ok());
 }
 
 #[test]
 fn lowest_timeout_must_exceed_heartbeat() {
-    let c = RaftConfig {
-        election_timeout: (5, 9),
-        heartbeat: 5,
-        ..RaftConfig::default()
-    };
+    let c = RaftConfig::default()
+        .with_election_timeout(5, 9)
+        .with_heartbeat(5);
     assert_eq!(setting_of(c), "election_timeout");
 }
 
 #[test]
 fn zero_heartbeat_or_delay_is_refused() {
     assert_eq!(
-        setting_of(RaftConfig {
-            heartbeat: 0,
-            ..RaftConfig::default()
-        }),
+        setting_of(RaftConfig::default().with_heartbeat(0)),
         "heartbeat"
     );
-    assert_eq!(
-        setting_of(RaftConfig {
-            delay: 0,
-            ..RaftConfig::default()
-        }),
-        "delay"
-    );
+    assert_eq!(setting_of(RaftConfig::default().with_delay(0)), "delay");
 }
 
 #[test]
 fn extreme_but_valid_timings_do_not_panic() {
-    let c = RaftConfig {
-        election_timeout: (u64::MAX - 1, u64::MAX),
-        heartbeat: u64::MAX / 4,
-        delay: u64::MAX / 4,
-        ..RaftConfig::default()
-    };
+    let c = RaftConfig::default()
+        .with_election_timeout(u64::MAX - 1, u64::MAX)
+        .with_heartbeat(u64::MAX / 4)
+        .with_delay(u64::MAX / 4);
     let mut g = RaftGroup::new(c).expect("valid");
     assert!(g.run_until_leader(None, 5).is_err());
 }

@@ -5,11 +5,7 @@ use replication::{AckLevel, ReadLevel, ReplicationGroup};
 
 /// An election, writes, a partition of the leader, failover, heal.
 fn script(seed: u64, trace_on: bool) -> RaftGroup {
-    let mut g = RaftGroup::new(RaftConfig {
-        seed,
-        ..RaftConfig::default()
-    })
-    .expect("group");
+    let mut g = RaftGroup::new(RaftConfig::default().with_seed(seed)).expect("group");
     g.trace_mut().set_enabled(trace_on);
     let old = g.run_until_leader(None, 100).expect("leader");
     g.client_write("a".into(), "1".into(), AckLevel::Quorum)

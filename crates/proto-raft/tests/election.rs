@@ -6,11 +6,7 @@ use replication::{AckLevel, GroupError, ReplicationGroup};
 #[test]
 fn seeded_timeouts_elect_exactly_one_leader_per_term() {
     for seed in 0..200 {
-        let mut g = RaftGroup::new(RaftConfig {
-            seed,
-            ..RaftConfig::default()
-        })
-        .expect("group");
+        let mut g = RaftGroup::new(RaftConfig::default().with_seed(seed)).expect("group");
         let mut checker = InvariantChecker::new();
         let leader = g.run_until_leader(None, 100).expect("a leader");
         for _ in 0..60 {
@@ -40,11 +36,7 @@ fn seeded_timeouts_elect_exactly_one_leader_per_term() {
 #[test]
 fn a_different_seed_draws_different_election_deadlines() {
     let trace = |seed| {
-        let mut g = RaftGroup::new(RaftConfig {
-            seed,
-            ..RaftConfig::default()
-        })
-        .expect("group");
+        let mut g = RaftGroup::new(RaftConfig::default().with_seed(seed)).expect("group");
         g.run_until_leader(None, 100).expect("leader");
         g.trace().to_text()
     };

@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 use proto_raft::{InvariantChecker, RaftConfig, RaftGroup};
-use replication::{NodeId, ReplicationGroup};
+use replication::ReplicationGroup;
 use sim_core::Rng;
 
 fn ticks(g: &mut RaftGroup, checker: &mut InvariantChecker, n: u64, seed: u64) {
@@ -18,13 +18,7 @@ fn ticks(g: &mut RaftGroup, checker: &mut InvariantChecker, n: u64, seed: u64) {
 /// Runs one schedule; returns (highest term seen, final commit index).
 fn run_schedule(seed: u64) -> (u64, u64) {
     let cluster = if seed % 2 == 0 { 3 } else { 5 };
-    let config = RaftConfig {
-        nodes: (1..=cluster)
-            .map(|i| NodeId::new(format!("n{i}")))
-            .collect(),
-        seed,
-        ..RaftConfig::default()
-    };
+    let config = RaftConfig::new((1..=cluster).map(|i| format!("n{i}"))).with_seed(seed);
     let mut g = RaftGroup::new(config).expect("valid config");
     g.trace_mut().set_enabled(false);
     let ids = g.node_ids();
