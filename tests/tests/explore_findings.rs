@@ -46,3 +46,19 @@ fn isr_all_isr_with_min_insync_2_and_linearizable_reads_is_durable_and_lineariza
         assert_eq!(verdict.status, Status::Holds, "{verdict:?}");
     }
 }
+
+#[test]
+fn raft_leader_reads_are_not_linearizable() {
+    let v = verdicts("raft.quorum.leader.default", 300);
+    let lin = status(&v, Property::Linearizable);
+    assert_eq!(lin.status, Status::Violated, "{lin:?}");
+}
+
+#[test]
+fn raft_quorum_with_linearizable_reads_is_durable_and_linearizable() {
+    let v = verdicts("raft.quorum.linearizable.default", 300);
+    for property in Property::ALL {
+        let verdict = status(&v, property);
+        assert_eq!(verdict.status, Status::Holds, "{verdict:?}");
+    }
+}

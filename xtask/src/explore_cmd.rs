@@ -130,6 +130,9 @@ fn cell(v: &Verdict) -> String {
             "violated: {} steps — `cargo xtask explore --replay {}`",
             cx.steps, cx.replay
         ),
+        (Status::Holds, _) if v.undecided > 0 => {
+            format!("holds ({}; {} offline at the end)", v.schedules, v.undecided)
+        }
         (Status::Holds, _) => format!("holds ({})", v.schedules),
         (status, _) => status.name().to_string(),
     }
@@ -209,6 +212,7 @@ fn verdict_json(v: &Verdict) -> serde_json::Value {
         "property": v.property.name(),
         "status": v.status.name(),
         "schedules": v.schedules,
+        "undecided": v.undecided,
         "counterexample": v.counterexample.as_ref().map(|cx| serde_json::json!({
             "steps": cx.steps,
             "replay": cx.replay.to_string(),

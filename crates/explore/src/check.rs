@@ -56,7 +56,7 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
         }
     }
     if let Some(first) = finals.unread.first() {
-        return Check::Unknown(first.clone());
+        return Check::Undecided(first.clone());
     }
     Check::Holds
 }
@@ -79,7 +79,9 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
                     Some(value) => KvOutput::Value(value.as_ref().map(text)),
                     None => KvOutput::Ok,
                 };
-                ops.push(Operation::completed(id, client, op.call, ret, input, output));
+                ops.push(Operation::completed(
+                    id, client, op.call, ret, input, output,
+                ));
             }
             // Definitely not applied: not an operation of the history.
             (Some(OutcomeStatus::Failed), _) => {}
@@ -95,7 +97,11 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
         Ok(CheckResult::Linearizable) => Check::Holds,
         Ok(CheckResult::Violation(why)) => {
             let text = why.to_string();
-            let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
             Check::Violated(lines.join("; "))
         }
         Ok(CheckResult::Unknown { partition, steps }) => Check::Unknown(format!(

@@ -51,9 +51,13 @@ pub enum Check {
     Holds,
     /// It was broken; the text says how.
     Violated(String),
-    /// The run could not decide (a final read was never served, the
-    /// checker's budget ran out); the text says why.
+    /// The checker could not decide (its budget ran out); the text says
+    /// why.
     Unknown(String),
+    /// The run ended unavailable: a final read was never served (e.g. no
+    /// ISR member left to elect), so durability cannot be judged. Not a
+    /// violation: an offline partition loses availability, not data.
+    Undecided(String),
 }
 
 impl Check {

@@ -91,15 +91,17 @@ pub struct Verdict {
     pub property: Property,
     /// Holds, violated or unknown.
     pub status: Status,
-    /// Schedules run.
+    /// Schedules that decided the property (ran to a verdict).
     pub schedules: u64,
+    /// Schedules that ended unavailable and so could not decide it.
+    pub undecided: u64,
     /// For a violation: the shrunk schedule.
     pub counterexample: Option<Counterexample>,
     /// For unknown: why (the first undecided schedule's reason).
     pub note: Option<String>,
 }
 
-/// Per seed: 0 holds, 1 violated, 2 unknown, per property.
+/// Per seed and property: 0 holds, 1 violated, 2 unknown, 3 undecided.
 type Outcome3 = [u8; 3];
 
 fn code(check: &Check) -> u8 {
@@ -107,6 +109,7 @@ fn code(check: &Check) -> u8 {
         Check::Holds => 0,
         Check::Violated(_) => 1,
         Check::Unknown(_) => 2,
+        Check::Undecided(_) => 3,
     }
 }
 
@@ -186,7 +189,8 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
             config: config.setting,
             property,
             status,
-            schedules: outcomes.len() as u64,
+            schedules: outcomes.iter().filter(|o| o[p] != 3).count() as u64,
+            undecided: outcomes.iter().filter(|o| o[p] == 3).count() as u64,
             counterexample,
             note,
         });

@@ -4,6 +4,7 @@
 use explore::Configuration;
 use proto_async::{AsyncConfig, AsyncPrimaryGroup};
 use proto_isr::{IsrConfig, IsrGroup};
+use proto_raft::{RaftConfig, RaftGroup};
 use proto_wal::{WalConfig, WalShippingGroup};
 use replication::{AckLevel, NodeId, ReadLevel, ReplicationGroup};
 
@@ -18,24 +19,38 @@ pub fn explore_configs() -> Vec<Configuration> {
     use ReadLevel as R;
     let mut configs = Vec::new();
     for read in [R::Local, R::Leader] {
-        configs.push(Configuration::new("async", A::Leader, read, "default", |seed| {
-            AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(seed)).map(boxed)
-        }));
+        configs.push(Configuration::new(
+            "async",
+            A::Leader,
+            read,
+            "default",
+            |seed| AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(seed)).map(boxed),
+        ));
     }
     for read in [R::Local, R::Leader] {
-        configs.push(Configuration::new("wal", A::Leader, read, "default", |seed| {
-            WalShippingGroup::new(WalConfig::default().with_seed(seed)).map(boxed)
-        }));
+        configs.push(Configuration::new(
+            "wal",
+            A::Leader,
+            read,
+            "default",
+            |seed| WalShippingGroup::new(WalConfig::default().with_seed(seed)).map(boxed),
+        ));
     }
     for read in [R::Local, R::Leader] {
-        configs.push(Configuration::new("wal", A::Quorum, read, "sync_standby_1", |seed| {
-            WalShippingGroup::new(
-                WalConfig::default()
-                    .with_synchronous_standbys([NodeId::new("standby-1")])
-                    .with_seed(seed),
-            )
-            .map(boxed)
-        }));
+        configs.push(Configuration::new(
+            "wal",
+            A::Quorum,
+            read,
+            "sync_standby_1",
+            |seed| {
+                WalShippingGroup::new(
+                    WalConfig::default()
+                        .with_synchronous_standbys([NodeId::new("standby-1")])
+                        .with_seed(seed),
+                )
+                .map(boxed)
+            },
+        ));
     }
     for ack in [A::Leader, A::AllIsr] {
         for read in [R::Local, R::Leader, R::Linearizable] {
@@ -58,5 +73,14 @@ pub fn explore_configs() -> Vec<Configuration> {
             .map(boxed)
         },
     ));
+    for read in [R::Local, R::Leader, R::Linearizable] {
+        configs.push(Configuration::new(
+            "raft",
+            A::Quorum,
+            read,
+            "default",
+            |seed| RaftGroup::new(RaftConfig::default().with_seed(seed)).map(boxed),
+        ));
+    }
     configs
 }

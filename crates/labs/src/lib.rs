@@ -23,9 +23,9 @@
 
 pub mod async_lab;
 pub mod diagram;
+mod explore_configs;
 pub mod isr_lab;
 pub mod matrix;
-mod explore_configs;
 mod observed;
 mod protocol;
 pub mod raft_lab;
@@ -34,11 +34,11 @@ mod run;
 mod script;
 pub mod wal_lab;
 
+pub use explore_configs::explore_configs;
 pub use observed::{
     CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
     SplitBrainRead,
 };
-pub use explore_configs::explore_configs;
 pub use protocol::Protocol;
 pub use reads::{ReadOutcome, guard_outcome, read_levels, show};
 pub use replication::GroupError;

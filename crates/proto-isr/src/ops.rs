@@ -169,7 +169,13 @@ impl IsrGroup {
         if !self.cut_links.contains(&(a, b)) {
             self.cut_links.push((a, b));
         }
-        record!(self.trace, self.tick_now(), "isr_link_cut", from = from, to = to);
+        record!(
+            self.trace,
+            self.tick_now(),
+            "isr_link_cut",
+            from = from,
+            to = to
+        );
         self.recompute_links();
         Ok(())
     }
@@ -178,7 +184,13 @@ impl IsrGroup {
     pub(crate) fn restore_one_way(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
         let (a, b) = (self.index_of(from)?, self.index_of(to)?);
         self.cut_links.retain(|&link| link != (a, b));
-        record!(self.trace, self.tick_now(), "isr_link_restored", from = from, to = to);
+        record!(
+            self.trace,
+            self.tick_now(),
+            "isr_link_restored",
+            from = from,
+            to = to
+        );
         self.recompute_links();
         if self.nodes[b].alive && b != self.leader {
             self.sync(b);

@@ -146,6 +146,31 @@ impl ReplicationGroup for RaftGroup {
         Ok(())
     }
 
+    /// Drops every message from `from` to `to` (e.g. a leader whose
+    /// heartbeats no longer reach one follower, whose answers still do).
+    fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.index_of(from)?;
+        self.index_of(to)?;
+        self.net.partition(from, to);
+        let now = self.now_tick();
+        record!(self.trace, now, "raft_link_cut", from = from, to = to);
+        Ok(())
+    }
+
+    /// Restores the one-way link `from → to`.
+    fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        self.index_of(from)?;
+        self.index_of(to)?;
+        self.net.heal(from, to);
+        let now = self.now_tick();
+        record!(self.trace, now, "raft_link_restored", from = from, to = to);
+        Ok(())
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        RaftGroup::check_invariants(self)
+    }
+
     /// A no-op beyond validation: every Raft node persists term, vote and
     /// log before answering, so its durable index is always its log end.
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
