@@ -62,3 +62,22 @@ fn raft_quorum_with_linearizable_reads_is_durable_and_linearizable() {
         assert_eq!(verdict.status, Status::Holds, "{verdict:?}");
     }
 }
+
+/// Regression from the shrunk schedule the explorer found (issue #16's
+/// gap): fail over to the synchronous standby, write at QUORUM, fail over
+/// again. The write used to be acknowledged on the promoted standby's own
+/// flush and then lost.
+#[test]
+fn wal_quorum_on_a_promoted_synchronous_standby_is_not_acknowledged_then_lost() {
+    let config = labs::explore_configs()
+        .into_iter()
+        .find(|c| c.key() == "wal.quorum.leader.sync_standby_1")
+        .expect("configuration");
+    let id: explore::ReplayId = "wal.quorum.leader.sync_standby_1-c3-s10-72.73.83"
+        .parse()
+        .expect("replay id");
+    let (schedule, report) =
+        explore::replay(&config, &id, explore::ScheduleShape::DEFAULT_STEPS).expect("replays");
+    assert_eq!(schedule.steps.len(), 3);
+    assert_eq!(report.check(Property::Durable), &explore::Check::Holds);
+}

@@ -2,13 +2,162 @@
 //! replays of shrunk counterexamples.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::ValueEnum;
+use clap::error::ErrorKind;
 use explore::{
     Configuration, HistoryOp, Property, ReplayId, RunReport, Schedule, ScheduleShape, Status,
     SweepOptions, Verdict,
 };
+
+use crate::args::ProtocolArg;
+use crate::output::{self, Failure};
+
+/// An acknowledgement level, as the verdict table names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AckArg {
+    /// The leader / primary alone
+    Leader,
+    /// A protocol-defined quorum (Raft majority; WAL synchronous standbys)
+    Quorum,
+    /// Every current in-sync replica (Kafka acks=all)
+    #[value(name = "all_isr")]
+    AllIsr,
+}
+
+/// A read level, as the verdict table names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadArg {
+    /// A node's local state
+    Local,
+    /// The current leader's local state
+    Leader,
+    /// Only a value no later acknowledged write can contradict
+    Linearizable,
+}
+
+/// `cargo xtask explore`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Only this protocol.
+    #[arg(long, value_enum)]
+    protocol: Option<ProtocolArg>,
+    /// Only this ack level.
+    #[arg(long, value_enum)]
+    ack: Option<AckArg>,
+    /// Only this read level.
+    #[arg(long, value_enum)]
+    read: Option<ReadArg>,
+    /// Only this setting (e.g. default, sync_standby_1, min_insync_1).
+    #[arg(long)]
+    setting: Option<String>,
+    /// Schedules per configuration.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    schedules: u64,
+    /// Concurrent clients per schedule.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=16))]
+    clients: u8,
+    /// The first seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads [default: all cores]; the output is the same for every value.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    jobs: Option<u16>,
+    /// Replay one schedule by its id: the schedule, its history as a timeline, the trace.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["json", "jsonl", "check", "write", "shard"])]
+    replay: Option<String>,
+    /// With --replay: also draw the run's space-time diagram to FILE (SVG).
+    #[arg(long, value_name = "FILE", requires = "replay")]
+    diagram: Option<PathBuf>,
+    /// Print the verdicts as one JSON document.
+    #[arg(long, conflicts_with = "jsonl")]
+    json: bool,
+    /// Print one JSON verdict per line (for --shard runs, to merge elsewhere).
+    #[arg(long)]
+    jsonl: bool,
+    /// Run only shard I of N (seeds whose position modulo N is I), e.g. 3/16.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(u64, u64)>,
+    /// Compare a fresh run with the Markdown FILE; print a diff and exit 1 on any difference.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["write", "json", "jsonl", "shard"])]
+    check: Option<PathBuf>,
+    /// Write the verdict table as Markdown to FILE.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "jsonl", "shard"])]
+    write: Option<PathBuf>,
+}
+
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let (i, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not I/N"))?;
+    let i: u64 = i
+        .parse()
+        .map_err(|_| format!("`{i}` is not a shard number"))?;
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("`{n}` is not a shard count"))?;
+    if n == 0 || i >= n {
+        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+/// `explore`.
+pub fn command(args: Args) -> Result<ExitCode, Failure> {
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
+    let opts = Options {
+        protocol: args
+            .protocol
+            .map(|p| labs::Protocol::from(p).name().to_string()),
+        ack: args.ack.map(|a| match a {
+            AckArg::Leader => "leader".to_string(),
+            AckArg::Quorum => "quorum".to_string(),
+            AckArg::AllIsr => "all_isr".to_string(),
+        }),
+        read: args.read.map(|r| match r {
+            ReadArg::Local => "local".to_string(),
+            ReadArg::Leader => "leader".to_string(),
+            ReadArg::Linearizable => "linearizable".to_string(),
+        }),
+        setting: args.setting,
+        schedules: args.schedules,
+        clients: args.clients,
+        seed: args.seed,
+        jobs,
+        replay: args.replay,
+        diagram: args.diagram,
+        json: args.json,
+        jsonl: args.jsonl,
+        shard: args.shard,
+        check: args.check,
+        write: args.write,
+        progress: std::io::stderr().is_terminal(),
+    };
+    match run(&opts) {
+        Ok((text, code)) => {
+            output::print(&text)?;
+            Ok(code)
+        }
+        Err(Usage(message)) => Err(Failure::usage("explore", ErrorKind::InvalidValue, message)),
+        Err(Failed(message)) => Err(Failure::Failed(message)),
+    }
+}
+
+/// Why `run` stopped.
+pub enum Stop {
+    /// The request names nothing that exists.
+    Usage(String),
+    /// The run failed.
+    Failed(String),
+}
+
+use Stop::{Failed, Usage};
 
 /// What `explore` was asked.
 pub struct Options {
@@ -49,13 +198,20 @@ fn selected(opts: &Options) -> Vec<Configuration> {
 }
 
 /// Runs the command; `Ok` text goes to stdout.
-pub fn run(opts: &Options) -> Result<(String, ExitCode), String> {
+pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     if let Some(id) = &opts.replay {
         return replay(id, opts.diagram.as_ref()).map(|t| (t, ExitCode::SUCCESS));
     }
     let configs = selected(opts);
     if configs.is_empty() {
-        return Err("no configuration matches the filters (see `cargo xtask explore --help`)".into());
+        let known: Vec<String> = labs::explore_configs()
+            .iter()
+            .map(Configuration::key)
+            .collect();
+        return Err(Usage(format!(
+            "no configuration matches the filters; configurations: {}",
+            known.join(", ")
+        )));
     }
     let sweep = SweepOptions {
         schedules: opts.schedules,
@@ -80,7 +236,9 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), String> {
         if let Some(bar) = &bar {
             bar.set_message(config.key());
         }
-        verdicts.extend(explore::sweep(config, &sweep).map_err(|e| format!("{}: {e}", config.key()))?);
+        verdicts.extend(
+            explore::sweep(config, &sweep).map_err(|e| Failed(format!("{}: {e}", config.key())))?,
+        );
         if let Some(bar) = &bar {
             bar.inc(1);
         }
@@ -90,14 +248,19 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), String> {
     }
     let markdown = markdown(&verdicts, &sweep);
     if let Some(path) = &opts.write {
-        std::fs::write(path, &markdown).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, &markdown)
+            .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
+        output::note(&format!("wrote {}", path.display()));
         return Ok((String::new(), ExitCode::SUCCESS));
     }
     if let Some(path) = &opts.check {
         let committed = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| Failed(format!("cannot read {}: {e}", path.display())))?;
         if committed == markdown {
-            return Ok((format!("{} is up to date\n", path.display()), ExitCode::SUCCESS));
+            return Ok((
+                format!("{} is up to date\n", path.display()),
+                ExitCode::SUCCESS,
+            ));
         }
         let diff = similar::TextDiff::from_lines(&committed, &markdown)
             .unified_diff()
@@ -117,7 +280,10 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), String> {
         v.push('\n');
         v
     } else if opts.jsonl {
-        verdicts.iter().map(|v| format!("{}\n", verdict_json(v))).collect()
+        verdicts
+            .iter()
+            .map(|v| format!("{}\n", verdict_json(v)))
+            .collect()
     } else {
         plain(&verdicts)
     };
@@ -131,7 +297,10 @@ fn cell(v: &Verdict) -> String {
             cx.steps, cx.replay
         ),
         (Status::Holds, _) if v.undecided > 0 => {
-            format!("holds ({}; {} offline at the end)", v.schedules, v.undecided)
+            format!(
+                "holds ({}; {} offline at the end)",
+                v.schedules, v.undecided
+            )
         }
         (Status::Holds, _) => format!("holds ({})", v.schedules),
         (status, _) => status.name().to_string(),
@@ -144,7 +313,10 @@ fn rows(verdicts: &[Verdict]) -> Vec<(String, [&Verdict; 3])> {
         .chunks(3)
         .filter(|c| c.len() == 3)
         .map(|c| {
-            let name = format!("{} | {} | {} | {}", c[0].protocol, c[0].ack, c[0].read, c[0].config);
+            let name = format!(
+                "{} | {} | {} | {}",
+                c[0].protocol, c[0].ack, c[0].read, c[0].config
+            );
             (name, [&c[0], &c[1], &c[2]])
         })
         .collect()
@@ -153,7 +325,10 @@ fn rows(verdicts: &[Verdict]) -> Vec<(String, [&Verdict; 3])> {
 /// The committed `docs/guarantees.md`.
 fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# Guarantees: what holds over seeded fault schedules\n");
+    let _ = writeln!(
+        out,
+        "# Guarantees: what holds over seeded fault schedules\n"
+    );
     let _ = writeln!(
         out,
         "Generated by `cargo xtask explore --write docs/guarantees.md` \
@@ -163,7 +338,10 @@ fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
          some schedules could not decide.\n",
         sweep.schedules, sweep.first_seed, sweep.shape.clients
     );
-    let _ = writeln!(out, "| protocol | ack | read | setting | durable | linearizable | invariants |");
+    let _ = writeln!(
+        out,
+        "| protocol | ack | read | setting | durable | linearizable | invariants |"
+    );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
     for (name, [d, l, i]) in rows(verdicts) {
         let _ = writeln!(out, "| {name} | {} | {} | {} |", cell(d), cell(l), cell(i));
@@ -197,7 +375,12 @@ fn plain(verdicts: &[Verdict]) -> String {
     for (name, three) in rows(verdicts) {
         let _ = writeln!(out, "{}", name.replace(" | ", " "));
         for v in three {
-            let _ = writeln!(out, "    {:<13} {}", v.property.name(), cell(v).replace('`', ""));
+            let _ = writeln!(
+                out,
+                "    {:<13} {}",
+                v.property.name(),
+                cell(v).replace('`', "")
+            );
         }
     }
     out
@@ -227,19 +410,27 @@ fn json(verdicts: &[Verdict]) -> serde_json::Value {
 
 /// `--replay ID`: the minimal schedule, its history as a timeline, and the
 /// trace.
-fn replay(text: &str, diagram: Option<&PathBuf>) -> Result<String, String> {
-    let id: ReplayId = text.parse()?;
+fn replay(text: &str, diagram: Option<&PathBuf>) -> Result<String, Stop> {
+    let id: ReplayId = text.parse().map_err(Usage)?;
     let config = labs::explore_configs()
         .into_iter()
         .find(|c| c.key() == id.config)
-        .ok_or_else(|| format!("no configuration `{}` (see `cargo xtask explore --json`)", id.config))?;
-    let (schedule, report) = explore::replay(&config, &id, STEPS).map_err(|e| e.to_string())?;
+        .ok_or_else(|| {
+            Usage(format!(
+                "no configuration `{}` (see `cargo xtask explore --json`)",
+                id.config
+            ))
+        })?;
+    let (schedule, report) =
+        explore::replay(&config, &id, STEPS).map_err(|e| Failed(e.to_string()))?;
     if let Some(path) = diagram {
         let svg = labs::diagram::render_svg(
             report.group.trace(),
             &labs::diagram::DiagramOptions::titled(format!("counterexample {id}")),
         );
-        std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, svg)
+            .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
+        output::note(&format!("wrote {}", path.display()));
     }
     Ok(describe(&id, &schedule, &report))
 }
@@ -251,12 +442,18 @@ fn describe(id: &ReplayId, schedule: &Schedule, report: &RunReport) -> String {
     for line in &report.log {
         let _ = writeln!(out, "  {line}");
     }
-    let _ = writeln!(out, "  then: heal every node, restart every crashed node, quiesce, read every key\n");
+    let _ = writeln!(
+        out,
+        "  then: heal every node, restart every crashed node, quiesce, read every key\n"
+    );
     let _ = writeln!(out, "## verdict");
     for p in Property::ALL {
         let _ = writeln!(out, "  {:<13} {:?}", p.name(), report.check(p));
     }
-    let _ = writeln!(out, "\n## history (ticks; [ submitted, ] completed, ? unknown, x failed)");
+    let _ = writeln!(
+        out,
+        "\n## history (ticks; [ submitted, ] completed, ? unknown, x failed)"
+    );
     out.push_str(&timeline(&report.history));
     let _ = writeln!(out, "\n## trace");
     out.push_str(&report.group.trace().to_text());
@@ -295,7 +492,11 @@ fn timeline(history: &[HistoryOp]) -> String {
     let _ = writeln!(
         out,
         "  ticks: {}",
-        ticks.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
+        ticks
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     out
 }

@@ -5,6 +5,8 @@
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl]`
 //! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…]`
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
+//! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
+//! - `cargo xtask explore --replay ID [--diagram FILE]`
 //!
 //! Exit codes: 0 on success (also when stdout is closed early, as by
 //! `| head`), 1 when a command fails (a check finds a difference, a run
@@ -15,6 +17,7 @@
 mod args;
 mod bench;
 mod diagram_cmd;
+mod explore_cmd;
 mod matrix_cmd;
 mod output;
 mod table;
@@ -102,6 +105,8 @@ enum Command {
     },
     /// Draw one experiment run's space-time diagram as SVG.
     Diagram(diagram_cmd::Args),
+    /// Check every guarantee over seeded fault schedules; shrink and replay counterexamples.
+    Explore(explore_cmd::Args),
     /// Internal: run one bench workload in this process and print one JSON line.
     #[command(hide = true)]
     BenchWorker {
@@ -147,6 +152,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             only,
         } => bench::run(writes, trace == Switch::On, json, &only),
         Command::Diagram(args) => diagram_cmd::run(args),
+        Command::Explore(args) => explore_cmd::command(args),
         Command::BenchWorker {
             workload,
             writes,

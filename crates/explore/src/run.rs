@@ -336,7 +336,11 @@ impl Runner<'_> {
                     if waited >= SETTLE_TICKS {
                         break None;
                     }
-                    self.tick();
+                    // Not `self.tick()`: that would take this read's own
+                    // completion with the others.
+                    self.group.tick();
+                    let now = self.group.now();
+                    self.check_invariants(&format!("after tick {now}"));
                     waited += 1;
                 };
                 let Some(done) = done else {

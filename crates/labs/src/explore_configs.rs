@@ -52,6 +52,25 @@ pub fn explore_configs() -> Vec<Configuration> {
             },
         ));
     }
+    for read in [R::Local, R::Leader] {
+        configs.push(Configuration::new(
+            "wal",
+            A::Quorum,
+            read,
+            "sync_standby_all",
+            |seed| {
+                WalShippingGroup::new(
+                    WalConfig::default()
+                        .with_synchronous_standbys([
+                            NodeId::new("standby-1"),
+                            NodeId::new("standby-2"),
+                        ])
+                        .with_seed(seed),
+                )
+                .map(boxed)
+            },
+        ));
+    }
     for ack in [A::Leader, A::AllIsr] {
         for read in [R::Local, R::Leader, R::Linearizable] {
             configs.push(Configuration::new("isr", ack, read, "default", |seed| {

@@ -151,6 +151,21 @@ impl WalShippingGroup {
             self.client
                 .complete(&mut self.trace, now, id, op, now, Some(node), outcome);
         } else {
+            let node = &self.nodes[p].id;
+            if self.config.synchronous_standbys.contains(node) {
+                // PostgreSQL never counts the primary's own flush as a
+                // synchronous standby's: with its only synchronous standby
+                // promoted, a QUORUM commit waits (here, at most
+                // `ack_timeout`) instead of being acknowledged.
+                record!(
+                    self.trace,
+                    now,
+                    "wal_commit_waits_for_sync_standby",
+                    node = node,
+                    lsn = lsn,
+                    reason = "primary_is_listed_synchronous_standby"
+                );
+            }
             self.pending.push(PendingWrite {
                 id,
                 op,
@@ -235,13 +250,13 @@ impl WalShippingGroup {
                     lsn = lsn,
                     waited = waited
                 );
-                let message = if self.config.synchronous_standbys.iter().any(|s| *s != node) {
-                    format!("flushed on {node} and every synchronous standby at LSN {lsn}")
-                } else {
+                let message = if self.config.synchronous_standbys.is_empty() {
                     format!(
                         "flushed on {node} at LSN {lsn} (no synchronous standby \
-                         besides the primary: local flush commits)"
+                         configured: local flush commits)"
                     )
+                } else {
+                    format!("flushed on {node} and every synchronous standby at LSN {lsn}")
                 };
                 let outcome = Outcome::Written {
                     offset: lsn,
@@ -251,10 +266,17 @@ impl WalShippingGroup {
             }
             Verdict::TimedOut { missing, waited } => {
                 self.record_refused(&node, lsn, &missing, waited);
-                let message = format!(
-                    "synchronous standby {missing} did not acknowledge LSN {lsn} \
-                     within {ack_timeout} ticks"
-                );
+                let message = if missing == node {
+                    format!(
+                        "no synchronous standby other than {node} itself can confirm LSN {lsn}: \
+                         the primary's own flush never counts; waited {ack_timeout} ticks"
+                    )
+                } else {
+                    format!(
+                        "synchronous standby {missing} did not acknowledge LSN {lsn} \
+                         within {ack_timeout} ticks"
+                    )
+                };
                 (Some(node), Outcome::unknown(Some(lsn), message))
             }
             Verdict::SteppedDown { missing, waited } => {
@@ -306,15 +328,16 @@ impl WalShippingGroup {
         );
     }
 
-    /// The first configured synchronous standby (other than `p` itself)
-    /// that has not acknowledged `lsn` to primary `p`.
+    /// The first configured synchronous standby that has not acknowledged
+    /// `lsn` to primary `p`. A listed standby that is now `p` itself never
+    /// acknowledges: the primary's own flush is not a standby's
+    /// confirmation (as in PostgreSQL, the commit waits).
     fn missing_sync_ack(&self, p: usize, lsn: u64) -> Option<NodeId> {
         let primary = &self.nodes[p];
         self.config
             .synchronous_standbys
             .iter()
-            .filter(|s| **s != primary.id)
-            .find(|s| primary.peer_flush.get(*s).is_none_or(|&f| f < lsn))
+            .find(|s| **s == primary.id || primary.peer_flush.get(*s).is_none_or(|&f| f < lsn))
             .cloned()
     }
 
@@ -327,11 +350,12 @@ impl WalShippingGroup {
     /// one that has not heard of its successor — how a split-brain write is
     /// attempted. `LEADER` is acknowledged once the record is appended and
     /// flushed on `node`; `QUORUM` once every configured synchronous standby
-    /// other than `node` has flushed and acknowledged it to `node`, else,
-    /// after at most `ack_timeout` ticks, `accepted = false` with the LSN
-    /// (the record stays appended). When no configured synchronous standby
-    /// remains besides `node` (e.g. the only one was promoted), the local
-    /// flush commits, as with an empty `synchronous_standby_names`. `NONE`
+    /// has flushed and acknowledged it to `node`, else, after at most
+    /// `ack_timeout` ticks, `accepted = false` with the LSN (the record
+    /// stays appended). A listed synchronous standby that is `node` itself
+    /// (it was promoted) never confirms, so such a write waits out
+    /// `ack_timeout`, as PostgreSQL's commit waits; only an empty
+    /// `synchronous_standby_names` commits on the local flush. `NONE`
     /// and `ALL_ISR` are [`GroupError::UnsupportedAck`]; a standby or
     /// crashed `node` is an error.
     pub fn write_at(
