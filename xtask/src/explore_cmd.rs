@@ -346,6 +346,7 @@ fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
     for (name, [d, l, i]) in rows(verdicts) {
         let _ = writeln!(out, "| {name} | {} | {} | {} |", cell(d), cell(l), cell(i));
     }
+    out.push_str(DEFINITIONS);
     let mut notes = String::new();
     for v in verdicts {
         if let Some(cx) = &v.counterexample {
@@ -368,6 +369,41 @@ fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
     }
     out
 }
+
+/// How to read the table; the definitions the verdicts rest on.
+const DEFINITIONS: &str = "
+## How to read it
+
+The matrix (`docs/matrix.md`) answers each question with one scripted run;
+this table says what holds over many seeded fault schedules: 3 clients
+reading and writing 2 keys with think times, while a nemesis isolates and
+heals nodes, cuts one-way links, crashes nodes (process crash or power
+loss), restarts them, fsyncs, marks replicas slow and fails over (to the
+protocol's choice or a named node). Every run then heals everything,
+restarts every node, quiesces, and reads every key at the strongest level
+the protocol offers.
+
+- **durable**: every write acknowledged at the row's ack level is in the
+  final read of its key, or superseded by a write not ordered before it in
+  real time. `offline at the end`: the run ended with no node able to serve
+  the final read (for ISR: no in-sync replica left to elect, and unclean
+  election is off), so it decides nothing about durability — an offline
+  partition loses availability, not data.
+- **linearizable**: the whole history — reads at the row's read level, the
+  final reads, failed operations left out, unknown writes free to take
+  effect at any time after their call or never — checked by `lincheck`.
+  The times in its explanations are the explorer's logical clock (one step
+  per submission and per completion observed), not ticks; `--replay` shows
+  the ticks.
+- **invariants**: the protocol's own checker after every step and tick.
+- `wal … sync_standby_1` is durable only while failover promotes the
+  synchronous standby: the nemesis may promote `standby-2`, an asynchronous
+  standby, which PostgreSQL also lets you do and which loses acknowledged
+  commits. With every standby synchronous (`sync_standby_all`) it holds.
+- LOCAL and LEADER reads are not linearizable in any protocol: a follower
+  lags, and a leader cut off or newly elected (Raft, before it commits an
+  entry of its term) answers from its own state.
+";
 
 /// A plain table for a terminal.
 fn plain(verdicts: &[Verdict]) -> String {

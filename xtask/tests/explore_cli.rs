@@ -1,0 +1,92 @@
+//! `cargo xtask explore`, run as a user would.
+
+use std::process::{Command, Output};
+
+fn xtask(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("xtask runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_verdicts_do_not_depend_on_the_number_of_threads() {
+    let args = |jobs: &'static str| {
+        [
+            "explore",
+            "--protocol",
+            "isr",
+            "--schedules",
+            "60",
+            "--json",
+            "--jobs",
+            jobs,
+        ]
+    };
+    let one = xtask(&args("1"));
+    let two = xtask(&args("2"));
+    assert!(one.status.success() && two.status.success());
+    assert_eq!(stdout(&one), stdout(&two));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&one)).expect("JSON");
+    let verdicts = json["verdicts"].as_array().expect("verdicts");
+    assert!(!verdicts.is_empty());
+    for v in verdicts {
+        for field in [
+            "protocol",
+            "ack",
+            "read",
+            "config",
+            "property",
+            "status",
+            "schedules",
+        ] {
+            assert!(!v[field].is_null(), "{field} in {v}");
+        }
+    }
+}
+
+#[test]
+fn a_counterexample_replays_with_its_schedule_history_and_trace() {
+    let out = xtask(&[
+        "explore",
+        "--replay",
+        "async.leader.leader.default-c3-s0-59.63",
+    ]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    for part in [
+        "## schedule",
+        "## verdict",
+        "## history",
+        "## trace",
+        "Violated",
+    ] {
+        assert!(text.contains(part), "{part} missing in:\n{text}");
+    }
+}
+
+#[test]
+fn bad_replay_ids_and_filters_are_usage_errors() {
+    for args in [
+        &["explore", "--replay", "nonsense"][..],
+        &["explore", "--replay", "nope.leader.leader.default-c3-s0-1"],
+        &["explore", "--protocol", "raft", "--ack", "all_isr"],
+        &["explore", "--shard", "3/2"],
+        &["explore", "--json", "--write", "x.md"],
+    ] {
+        let out = xtask(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn the_committed_guarantees_match_a_fresh_sweep() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guarantees.md");
+    let out = xtask(&["explore", "--check", path]);
+    assert!(out.status.success(), "{}", stdout(&out));
+}
