@@ -143,6 +143,16 @@ pub enum Workload {
     WritesIsr,
     /// five nodes, seed 7, N QUORUM writes after the first election
     WritesRaft,
+    /// N QUORUM writes, standby-1 synchronous, C kept in flight
+    PipelinedWal,
+    /// N ALL_ISR writes, C kept in flight
+    PipelinedIsr,
+    /// as writes-raft, C kept in flight
+    PipelinedRaft,
+    /// N checked explorer schedules of isr all_isr/linearizable, all cores
+    ExploreIsr,
+    /// lincheck on a 10,000-operation history (5 clients, 10 keys)
+    Lincheck,
 }
 
 impl Workload {
@@ -154,6 +164,11 @@ impl Workload {
             Workload::WritesWal => "writes-wal",
             Workload::WritesIsr => "writes-isr",
             Workload::WritesRaft => "writes-raft",
+            Workload::PipelinedWal => "pipelined-wal",
+            Workload::PipelinedIsr => "pipelined-isr",
+            Workload::PipelinedRaft => "pipelined-raft",
+            Workload::ExploreIsr => "explore-isr",
+            Workload::Lincheck => "lincheck",
         }
     }
 }

@@ -21,12 +21,17 @@ use crate::output::{self, Failure};
 pub const MAX_WRITES: u64 = 10_000_000;
 
 /// Every workload, in report order.
-pub const WORKLOADS: [Workload; 5] = [
+pub const WORKLOADS: [Workload; 10] = [
     Workload::Matrix,
     Workload::WritesAsync,
     Workload::WritesWal,
     Workload::WritesIsr,
     Workload::WritesRaft,
+    Workload::PipelinedWal,
+    Workload::PipelinedIsr,
+    Workload::PipelinedRaft,
+    Workload::ExploreIsr,
+    Workload::Lincheck,
 ];
 
 const REPEATS: usize = 3;
@@ -72,12 +77,135 @@ fn timed_writes<G: ReplicationGroup>(
     })
 }
 
+/// `writes` writes at `level`, keeping `clients` of them in flight: submit
+/// until `clients` are pending, tick, take the completions, repeat.
+fn timed_pipelined(
+    group: &mut dyn ReplicationGroup,
+    writes: u64,
+    level: AckLevel,
+    clients: u64,
+) -> Result<Sample, String> {
+    let start = Instant::now();
+    let (mut submitted, mut done, mut in_flight) = (0u64, 0u64, 0u64);
+    let mut idle_ticks = 0u64;
+    while done < writes {
+        while in_flight < clients && submitted < writes {
+            let (key, value) = key_value(submitted);
+            group
+                .submit(replication::ClientOp::write(key, value, level))
+                .map_err(|e| format!("write {submitted} failed: {e}"))?;
+            submitted += 1;
+            in_flight += 1;
+        }
+        let completions = group.take_completions();
+        if completions.is_empty() {
+            group.tick();
+            idle_ticks += 1;
+            if idle_ticks > 10_000 {
+                return Err("no completion in 10,000 ticks".into());
+            }
+            continue;
+        }
+        idle_ticks = 0;
+        for c in completions {
+            if c.outcome.status() != replication::OutcomeStatus::Done {
+                return Err(format!("{} was not acknowledged: {:?}", c.id, c.outcome));
+            }
+            done += 1;
+            in_flight -= 1;
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let trace = group.trace();
+    Ok(Sample {
+        seconds,
+        ops: writes,
+        trace_events: trace.is_enabled().then_some(trace.len() as u64),
+    })
+}
+
+fn wal_sync() -> Result<proto_wal::WalShippingGroup, String> {
+    proto_wal::WalShippingGroup::new(
+        proto_wal::WalConfig::default().with_synchronous_standbys([NodeId::new("standby-1")]),
+    )
+    .map_err(err)
+}
+
+fn raft_five() -> Result<proto_raft::RaftGroup, String> {
+    let config =
+        proto_raft::RaftConfig::new((1..=5).map(|i| NodeId::new(format!("n{i}")))).with_seed(7);
+    let mut group = proto_raft::RaftGroup::new(config).map_err(err)?;
+    group.run_until_leader(None, 1_000).map_err(err)?;
+    Ok(group)
+}
+
 fn err(e: GroupError) -> String {
     e.to_string()
 }
 
-fn measure_once(workload: Workload, writes: u64, trace: bool) -> Result<Sample, String> {
+fn measure_once(
+    workload: Workload,
+    writes: u64,
+    trace: bool,
+    clients: u64,
+) -> Result<Sample, String> {
     match workload {
+        Workload::PipelinedWal => {
+            let mut group = wal_sync()?;
+            group.trace_mut().set_enabled(trace);
+            timed_pipelined(&mut group, writes, AckLevel::Quorum, clients)
+        }
+        Workload::PipelinedIsr => {
+            let mut group =
+                proto_isr::IsrGroup::new(proto_isr::IsrConfig::default()).map_err(err)?;
+            group.trace_mut().set_enabled(trace);
+            timed_pipelined(&mut group, writes, AckLevel::AllIsr, clients)
+        }
+        Workload::PipelinedRaft => {
+            let mut group = raft_five()?;
+            group.trace_mut().set_enabled(trace);
+            timed_pipelined(&mut group, writes, AckLevel::Quorum, clients)
+        }
+        Workload::ExploreIsr => {
+            let config = labs::explore_configs()
+                .into_iter()
+                .find(|c| c.key() == "isr.all_isr.linearizable.default")
+                .ok_or("no isr explore configuration")?;
+            let options = explore::SweepOptions {
+                schedules: writes,
+                jobs: std::thread::available_parallelism().map_or(1, usize::from),
+                ..explore::SweepOptions::default()
+            };
+            let start = Instant::now();
+            let verdicts = explore::sweep(&config, &options).map_err(err)?;
+            let seconds = start.elapsed().as_secs_f64();
+            if verdicts
+                .iter()
+                .any(|v| v.status == explore::Status::Violated)
+            {
+                return Err("the isr all_isr/linearizable sweep found a violation".into());
+            }
+            Ok(Sample {
+                seconds,
+                ops: writes,
+                trace_events: None,
+            })
+        }
+        Workload::Lincheck => {
+            let history = lincheck::synthetic::synthetic_history(1, 10_000, 5, 10);
+            let start = Instant::now();
+            let result = lincheck::check(&lincheck::KvModel, &history, &Default::default())
+                .map_err(|e| e.to_string())?;
+            let seconds = start.elapsed().as_secs_f64();
+            if !result.is_linearizable() {
+                return Err(format!("synthetic history not linearizable: {result}"));
+            }
+            Ok(Sample {
+                seconds,
+                ops: history.len() as u64,
+                trace_events: None,
+            })
+        }
         Workload::Matrix => {
             let start = Instant::now();
             let runs = labs::all_runs().map_err(err)?;
@@ -98,11 +226,7 @@ fn measure_once(workload: Workload, writes: u64, trace: bool) -> Result<Sample, 
             timed_writes(&mut group, writes, AckLevel::Leader)
         }
         Workload::WritesWal => {
-            let config = proto_wal::WalConfig {
-                synchronous_standbys: vec![NodeId::new("standby-1")],
-                ..proto_wal::WalConfig::default()
-            };
-            let mut group = proto_wal::WalShippingGroup::new(config).map_err(err)?;
+            let mut group = wal_sync()?;
             group.trace_mut().set_enabled(trace);
             timed_writes(&mut group, writes, AckLevel::Quorum)
         }
@@ -113,14 +237,8 @@ fn measure_once(workload: Workload, writes: u64, trace: bool) -> Result<Sample, 
             timed_writes(&mut group, writes, AckLevel::AllIsr)
         }
         Workload::WritesRaft => {
-            let config = proto_raft::RaftConfig {
-                nodes: (1..=5).map(|i| NodeId::new(format!("n{i}"))).collect(),
-                seed: 7,
-                ..proto_raft::RaftConfig::default()
-            };
-            let mut group = proto_raft::RaftGroup::new(config).map_err(err)?;
+            let mut group = raft_five()?;
             group.trace_mut().set_enabled(trace);
-            group.run_until_leader(None, 1_000).map_err(err)?;
             timed_writes(&mut group, writes, AckLevel::Quorum)
         }
     }
@@ -135,11 +253,16 @@ fn peak_rss_kib() -> Option<u64> {
 
 /// `bench-worker`: one workload, median of three runs, one JSON line
 /// (`trace_events` is `null` when the trace was off).
-pub fn worker(workload: Workload, writes: u64, trace: bool) -> Result<ExitCode, Failure> {
+pub fn worker(
+    workload: Workload,
+    writes: u64,
+    trace: bool,
+    clients: u64,
+) -> Result<ExitCode, Failure> {
     let mut samples = Vec::with_capacity(REPEATS);
     for _ in 0..REPEATS {
         samples.push(
-            measure_once(workload, writes, trace)
+            measure_once(workload, writes, trace, clients)
                 .map_err(|e| Failure::Failed(format!("{}: {e}", workload.name())))?,
         );
     }
@@ -195,6 +318,7 @@ pub fn run(
     trace: bool,
     as_json: bool,
     only: &[Workload],
+    clients: u64,
 ) -> Result<ExitCode, Failure> {
     let binary = release_binary()?;
     let mut rows: Vec<Json> = Vec::new();
@@ -210,6 +334,7 @@ pub fn run(
                 &writes.to_string(),
             ])
             .args(["--trace", if trace { "on" } else { "off" }])
+            .args(["--clients", &clients.to_string()])
             .stdin(Stdio::null())
             .output()
             .map_err(|e| Failure::Failed(format!("cannot run {}: {e}", binary.display())))?;

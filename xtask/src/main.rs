@@ -102,6 +102,9 @@ enum Command {
         /// Only these workloads (comma-separated) [default: all].
         #[arg(long, value_enum, value_delimiter = ',')]
         only: Vec<Workload>,
+        /// Operations kept in flight by the pipelined-* workloads.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        clients: u64,
     },
     /// Draw one experiment run's space-time diagram as SVG.
     Diagram(diagram_cmd::Args),
@@ -116,6 +119,8 @@ enum Command {
         writes: u64,
         #[arg(long, value_enum)]
         trace: Switch,
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        clients: u64,
     },
 }
 
@@ -150,14 +155,16 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             trace,
             json,
             only,
-        } => bench::run(writes, trace == Switch::On, json, &only),
+            clients,
+        } => bench::run(writes, trace == Switch::On, json, &only, clients),
         Command::Diagram(args) => diagram_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
         Command::BenchWorker {
             workload,
             writes,
             trace,
-        } => bench::worker(workload, writes, trace == Switch::On),
+            clients,
+        } => bench::worker(workload, writes, trace == Switch::On, clients),
     }
 }
 
