@@ -16,6 +16,7 @@ mod args;
 mod bench;
 mod diagram_cmd;
 mod matrix_cmd;
+mod mutants_cmd;
 mod output;
 mod table;
 mod trace_cmd;
@@ -102,6 +103,9 @@ enum Command {
     },
     /// Draw one experiment run's space-time diagram as SVG.
     Diagram(diagram_cmd::Args),
+    /// Mutation testing (cargo-mutants) of each protocol crate's safety
+    /// files against its tests and the cross-crate tests; slow, not in CI.
+    Mutants(mutants_cmd::Args),
     /// Internal: run one bench workload in this process and print one JSON line.
     #[command(hide = true)]
     BenchWorker {
@@ -147,6 +151,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             only,
         } => bench::run(writes, trace == Switch::On, json, &only),
         Command::Diagram(args) => diagram_cmd::run(args),
+        Command::Mutants(args) => mutants_cmd::run(args),
         Command::BenchWorker {
             workload,
             writes,
