@@ -137,12 +137,19 @@ fn every_protocol_names_the_bad_node_and_level() {
         let err = group.crash(&ghost, false).expect_err("unknown node");
         assert_eq!(err, GroupError::UnknownNode(ghost.clone()));
         assert!(err.to_string().contains("ghost"));
+        let mut unsupported = 0;
         for level in AckLevel::ALL {
             if let Err(err @ GroupError::UnsupportedAck { .. }) =
                 group.client_write(Bytes::from_static(b"k"), Bytes::from_static(b"v"), level)
             {
                 assert!(err.to_string().contains(level.name()), "{err}");
+                unsupported += 1;
             }
         }
+        assert!(
+            unsupported > 0,
+            "{}: every protocol refuses at least one ack level, so the level-naming check ran",
+            group.protocol()
+        );
     }
 }

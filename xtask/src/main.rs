@@ -19,6 +19,7 @@ mod bench;
 mod diagram_cmd;
 mod explore_cmd;
 mod matrix_cmd;
+mod mutants_cmd;
 mod output;
 mod table;
 mod trace_cmd;
@@ -110,6 +111,9 @@ enum Command {
     Diagram(diagram_cmd::Args),
     /// Check every guarantee over seeded fault schedules; shrink and replay counterexamples.
     Explore(explore_cmd::Args),
+    /// Mutation testing (cargo-mutants) of each protocol crate's safety
+    /// files against its tests and the cross-crate tests; slow, not in CI.
+    Mutants(mutants_cmd::Args),
     /// Internal: run one bench workload in this process and print one JSON line.
     #[command(hide = true)]
     BenchWorker {
@@ -159,6 +163,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
         } => bench::run(writes, trace == Switch::On, json, &only, clients),
         Command::Diagram(args) => diagram_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
+        Command::Mutants(args) => mutants_cmd::run(args),
         Command::BenchWorker {
             workload,
             writes,

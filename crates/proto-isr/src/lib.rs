@@ -155,10 +155,14 @@ mod controller;
 mod group;
 mod inflight;
 mod inspect;
+#[cfg(test)]
+mod invariant_tests;
 mod invariants;
 mod log;
 mod message;
 mod node;
+#[cfg(test)]
+mod node_tests;
 mod ops;
 mod pending;
 mod probe;

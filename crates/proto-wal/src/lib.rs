@@ -138,6 +138,8 @@ mod message;
 mod node;
 mod pending;
 mod primary;
+#[cfg(test)]
+mod primary_tests;
 mod probe;
 mod record;
 mod replication_impl;

@@ -1,0 +1,206 @@
+//! `cargo xtask mutants [--package P]`: mutation testing of each protocol
+//! crate's safety files with cargo-mutants, against that crate's own tests
+//! plus the cross-crate `tests` crate. Prints caught / viable per crate.
+//!
+//! Slow (every mutant is a rebuild and a test run): run by hand, not in CI.
+//! Mutants known to be equivalent are excluded in `.cargo/mutants.toml`
+//! (`exclude_re`, one commented reason per entry), which cargo-mutants
+//! reads itself.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::error::ErrorKind;
+
+use crate::output::{self, Failure};
+
+/// The safety files of each protocol crate: where a surviving mutant means
+/// a protocol guarantee no test pins.
+pub const SAFETY_FILES: &[(&str, &[&str])] = &[
+    (
+        "proto-isr",
+        &[
+            "controller.rs",
+            "node.rs",
+            "writes.rs",
+            "reads.rs",
+            "group.rs",
+        ],
+    ),
+    (
+        "proto-raft",
+        &["node.rs", "leader.rs", "follower.rs", "reads.rs"],
+    ),
+    (
+        "proto-wal",
+        &["standby.rs", "primary.rs", "node.rs", "group.rs"],
+    ),
+    ("proto-async", &["node.rs", "delivery.rs", "ops.rs"]),
+];
+
+/// `cargo xtask mutants [--package P]`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Only this protocol crate [default: all four].
+    #[arg(long, short = 'p', value_name = "PACKAGE")]
+    package: Option<String>,
+    /// Where cargo-mutants writes `<package>/mutants.out`.
+    #[arg(long, value_name = "DIR", default_value = "target/mutants")]
+    output: PathBuf,
+}
+
+/// Counts from one package's `mutants.out/outcomes.json`.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Tally {
+    caught: u64,
+    missed: u64,
+    timeout: u64,
+    unviable: u64,
+}
+
+impl Tally {
+    /// Mutants that built: caught, missed or timed out.
+    fn viable(&self) -> u64 {
+        self.caught + self.missed + self.timeout
+    }
+}
+
+/// `mutants`.
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let packages: Vec<&(&str, &[&str])> = match &args.package {
+        None => SAFETY_FILES.iter().collect(),
+        Some(name) => {
+            let found: Vec<_> = SAFETY_FILES.iter().filter(|(p, _)| p == name).collect();
+            if found.is_empty() {
+                let known: Vec<&str> = SAFETY_FILES.iter().map(|(p, _)| *p).collect();
+                return Err(Failure::usage(
+                    "mutants",
+                    ErrorKind::InvalidValue,
+                    format!("unknown package {name:?}; one of {}", known.join(", ")),
+                ));
+            }
+            found
+        }
+    };
+    ensure_cargo_mutants()?;
+    let mut all_survivors_explained = true;
+    for (package, files) in packages {
+        let out_dir = args.output.join(package);
+        std::fs::create_dir_all(&out_dir)
+            .map_err(|e| Failure::Failed(format!("cannot create {}: {e}", out_dir.display())))?;
+        let mut cmd = Command::new("cargo");
+        cmd.args(["mutants", "--package", package, "--test-package", package])
+            .args(["--test-package", "tests"])
+            .arg("--output")
+            .arg(&out_dir);
+        for file in *files {
+            cmd.arg("--file")
+                .arg(format!("crates/{package}/src/{file}"));
+        }
+        output::note(&format!("{package}: {cmd:?}"));
+        // cargo-mutants exits non-zero when a mutant is missed: the count
+        // below is the answer, not its exit code.
+        let status = cmd
+            .status()
+            .map_err(|e| Failure::Failed(format!("cannot run cargo mutants: {e}")))?;
+        let tally = read_outcomes(&out_dir.join("mutants.out").join("outcomes.json"))?;
+        if tally.missed > 0 || tally.timeout > 0 {
+            all_survivors_explained = false;
+        }
+        output::println(&format!(
+            "{package}: caught {} / viable {} (missed {}, timeout {}, unviable {}; cargo mutants {status})",
+            tally.caught,
+            tally.viable(),
+            tally.missed,
+            tally.timeout,
+            tally.unviable
+        ))?;
+    }
+    Ok(if all_survivors_explained {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Installs cargo-mutants when `cargo mutants --version` fails.
+fn ensure_cargo_mutants() -> Result<(), Failure> {
+    let present = Command::new("cargo")
+        .args(["mutants", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if present {
+        return Ok(());
+    }
+    output::note("cargo-mutants is missing: cargo install cargo-mutants --locked");
+    let status = Command::new("cargo")
+        .args(["install", "cargo-mutants", "--locked"])
+        .status()
+        .map_err(|e| Failure::Failed(format!("cannot run cargo install: {e}")))?;
+    if !status.success() {
+        return Err(Failure::Failed(format!(
+            "cargo install cargo-mutants --locked failed ({status})"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads the counts cargo-mutants summarises at the top of `outcomes.json`.
+fn read_outcomes(path: &Path) -> Result<Tally, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", path.display())))?;
+    parse_outcomes(&text).map_err(|e| Failure::Failed(format!("{}: {e}", path.display())))
+}
+
+fn parse_outcomes(text: &str) -> Result<Tally, String> {
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let count = |field: &str| {
+        json.get(field)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| format!("no count {field:?} in outcomes.json"))
+    };
+    Ok(Tally {
+        caught: count("caught")?,
+        missed: count("missed")?,
+        timeout: count("timeout")?,
+        unviable: count("unviable")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_summary_counts_are_read_and_viable_excludes_unviable() {
+        let text = r#"{"outcomes": [], "total_mutants": 10, "caught": 6, "missed": 1,
+            "timeout": 1, "unviable": 2, "success": 0, "failure": 0}"#;
+        let tally = parse_outcomes(text).expect("valid summary");
+        assert_eq!(
+            tally,
+            Tally {
+                caught: 6,
+                missed: 1,
+                timeout: 1,
+                unviable: 2
+            }
+        );
+        assert_eq!(tally.viable(), 8);
+    }
+
+    #[test]
+    fn outcomes_without_a_count_are_an_error() {
+        assert!(parse_outcomes(r#"{"caught": 1}"#).is_err());
+    }
+
+    #[test]
+    fn every_safety_file_exists() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for (package, files) in SAFETY_FILES {
+            for file in *files {
+                let path = root.join("crates").join(package).join("src").join(file);
+                assert!(path.is_file(), "{}", path.display());
+            }
+        }
+    }
+}
