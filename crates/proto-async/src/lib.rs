@@ -149,6 +149,8 @@ mod node;
 mod node_tests;
 mod ops;
 mod probe;
+#[cfg(test)]
+mod psync_tests;
 mod replication_impl;
 mod role;
 
