@@ -69,13 +69,16 @@ pub fn run_schedule(
         clock: 0,
         invariants: Check::Holds,
         log: Vec::new(),
+        keys: Vec::new(),
     };
     for (index, step) in schedule.steps.iter().enumerate() {
         let what = run.step(step);
-        run.log
-            .push(format!("{index:>3} @{:<4} {step}: {what}", run.group.now()));
+        if trace {
+            run.log
+                .push(format!("{index:>3} @{:<4} {step}: {what}", run.group.now()));
+        }
         run.collect();
-        run.check_invariants(&format!("after step {index} ({step})"));
+        run.check_invariants(|| format!("after step {index} ({step})"));
     }
     run.settle();
     let final_values = run.final_reads();
@@ -100,6 +103,27 @@ pub(crate) struct FinalValues {
     pub(crate) unread: Vec<String>,
 }
 
+/// What one step did, formatted only for replays.
+enum StepResult {
+    Ok,
+    Submitted(OpId),
+    Now(replication::Tick),
+    Skipped(&'static str),
+    Refused(GroupError),
+}
+
+impl std::fmt::Display for StepResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepResult::Ok => f.write_str("ok"),
+            StepResult::Submitted(id) => write!(f, "submitted {id}"),
+            StepResult::Now(t) => write!(f, "now @{t}"),
+            StepResult::Skipped(why) => write!(f, "skipped ({why})"),
+            StepResult::Refused(err) => write!(f, "refused: {err}"),
+        }
+    }
+}
+
 struct Runner<'a> {
     config: &'a Configuration,
     group: Box<dyn ReplicationGroup>,
@@ -113,6 +137,7 @@ struct Runner<'a> {
     clock: u64,
     invariants: Check,
     log: Vec<String>,
+    keys: Vec<Option<Bytes>>,
 }
 
 impl Runner<'_> {
@@ -126,30 +151,38 @@ impl Runner<'_> {
         }
     }
 
-    fn key(key: u8) -> Bytes {
-        Bytes::from(format!("k{key}"))
+    /// `k<key>`, built once per run.
+    fn key(&mut self, key: u8) -> Bytes {
+        let slot = usize::from(key);
+        if self.keys.len() <= slot {
+            self.keys.resize(slot + 1, None);
+        }
+        self.keys[slot]
+            .get_or_insert_with(|| Bytes::from(format!("k{key}")))
+            .clone()
     }
 
     fn tick(&mut self) {
         self.group.tick();
         self.collect();
         let now = self.group.now();
-        self.check_invariants(&format!("after tick {now}"));
+        self.check_invariants(|| format!("after tick {now}"));
     }
 
-    fn check_invariants(&mut self, when: &str) {
+    /// `when` is only built for a violation (this is on the hot path).
+    fn check_invariants(&mut self, when: impl FnOnce() -> String) {
         if self.invariants == Check::Holds
             && let Err(broken) = self.group.check_invariants()
         {
-            self.invariants = Check::Violated(format!("{when}: {broken}"));
+            self.invariants = Check::Violated(format!("{}: {broken}", when()));
         }
     }
 
     /// Submits `op` for `client`; returns what happened.
-    fn submit(&mut self, client: u8, op: ClientOp, kind: OpKind) -> String {
+    fn submit(&mut self, client: u8, op: ClientOp, kind: OpKind) -> StepResult {
         let slot = usize::from(client);
         if self.busy[slot].is_some() {
-            return "skipped (client busy)".into();
+            return StepResult::Skipped("client busy");
         }
         let now = self.group.now();
         match self.group.submit(op) {
@@ -168,9 +201,9 @@ impl Runner<'_> {
                 });
                 self.pending.insert(id, self.history.len() - 1);
                 self.busy[slot] = Some(id);
-                format!("submitted {id}")
+                StepResult::Submitted(id)
             }
-            Err(err) => format!("refused: {err}"),
+            Err(err) => StepResult::Refused(err),
         }
     }
 
@@ -198,15 +231,15 @@ impl Runner<'_> {
         }
     }
 
-    fn step(&mut self, step: &Step) -> String {
+    fn step(&mut self, step: &Step) -> StepResult {
         let result = match *step {
             Step::Write { client, key, value } => {
-                let (key, value) = (Self::key(key), Bytes::from(format!("v{value}")));
+                let (key, value) = (self.key(key), Bytes::from(format!("v{value}")));
                 let op = ClientOp::write(key.clone(), value.clone(), self.config.ack);
                 return self.submit(client, op, OpKind::Write { key, value });
             }
             Step::Read { client, key } => {
-                let key = Self::key(key);
+                let key = self.key(key);
                 let mut op = ClientOp::read(key.clone(), self.config.read);
                 if self.config.read == ReadLevel::Local && !self.nodes.is_empty() {
                     // Each client reads LOCAL from its own node.
@@ -219,13 +252,13 @@ impl Runner<'_> {
                 for _ in 0..n {
                     self.tick();
                 }
-                return format!("now @{}", self.group.now());
+                return StepResult::Now(self.group.now());
             }
             Step::Isolate(n) => self.on(n, |g, id| g.isolate(id)),
             Step::Heal(n) => self.on(n, |g, id| g.heal(id)),
             Step::Cut(a, b) => match (self.node(a), self.node(b)) {
                 (Some(a), Some(b)) if a != b => self.group.cut_link(&a, &b).map(|_| ()),
-                _ => return "skipped (no such link)".into(),
+                _ => return StepResult::Skipped("no such link"),
             },
             Step::Crash(n, power_loss) => self.on(n, |g, id| g.crash(id, power_loss)),
             Step::Restart(n) => self.on(n, |g, id| g.restart(id)),
@@ -235,7 +268,7 @@ impl Runner<'_> {
                 let target = match target {
                     Some(n) => match self.node(n) {
                         Some(id) => Some(id),
-                        None => return "skipped (no leader)".into(),
+                        None => return StepResult::Skipped("no leader"),
                     },
                     None => None,
                 };
@@ -243,8 +276,8 @@ impl Runner<'_> {
             }
         };
         match result {
-            Ok(()) => "ok".into(),
-            Err(err) => format!("refused: {err}"),
+            Ok(()) => StepResult::Ok,
+            Err(err) => StepResult::Refused(err),
         }
     }
 
@@ -278,7 +311,7 @@ impl Runner<'_> {
             let _ = self.group.restart(&id);
         }
         self.collect();
-        self.check_invariants("after heal and restart");
+        self.check_invariants(|| "after heal and restart".to_string());
         let mut ticks = 0;
         while !self.pending.is_empty() && ticks < SETTLE_TICKS {
             self.tick();
@@ -290,7 +323,7 @@ impl Runner<'_> {
         }
         let _ = self.group.run_until_idle(SETTLE_TICKS);
         self.collect();
-        self.check_invariants("after quiescence");
+        self.check_invariants(|| "after quiescence".to_string());
     }
 
     /// Reads every key the schedule touched at the strongest level the
@@ -340,7 +373,7 @@ impl Runner<'_> {
                     // completion with the others.
                     self.group.tick();
                     let now = self.group.now();
-                    self.check_invariants(&format!("after tick {now}"));
+                    self.check_invariants(|| format!("after tick {now}"));
                     waited += 1;
                 };
                 let Some(done) = done else {
