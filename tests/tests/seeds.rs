@@ -23,33 +23,21 @@ fn changing_the_seed_changes_every_protocols_trace() {
     use proto_wal::{WalConfig, WalShippingGroup};
     let async_run = |seed| {
         scripted(
-            AsyncPrimaryGroup::new(AsyncConfig {
-                seed,
-                ..AsyncConfig::default()
-            })
-            .expect("valid"),
+            AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(seed)).expect("valid"),
             AckLevel::Leader,
         )
     };
     differs(async_run(0), async_run(1));
     let wal_run = |seed| {
         scripted(
-            WalShippingGroup::new(WalConfig {
-                seed,
-                ..WalConfig::default()
-            })
-            .expect("valid"),
+            WalShippingGroup::new(WalConfig::default().with_seed(seed)).expect("valid"),
             AckLevel::Leader,
         )
     };
     differs(wal_run(0), wal_run(1));
     let isr_run = |seed| {
         scripted(
-            IsrGroup::new(IsrConfig {
-                seed,
-                ..IsrConfig::default()
-            })
-            .expect("valid"),
+            IsrGroup::new(IsrConfig::default().with_seed(seed)).expect("valid"),
             AckLevel::AllIsr,
         )
     };
@@ -60,11 +48,7 @@ fn changing_the_seed_changes_every_protocols_trace() {
 fn changing_the_raft_seed_changes_who_is_elected_when() {
     use proto_raft::{RaftConfig, RaftGroup};
     let elected = |seed| {
-        let mut group = RaftGroup::new(RaftConfig {
-            seed,
-            ..RaftConfig::default()
-        })
-        .expect("valid");
+        let mut group = RaftGroup::new(RaftConfig::default().with_seed(seed)).expect("valid");
         let leader = group.run_until_leader(None, 200).expect("a leader");
         (leader, group.now())
     };

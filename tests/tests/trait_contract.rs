@@ -11,33 +11,26 @@ use sim_core::Rng;
 fn groups(seed: u64) -> Vec<Box<dyn ReplicationGroup>> {
     vec![
         Box::new(
-            proto_async::AsyncPrimaryGroup::new(proto_async::AsyncConfig {
-                seed,
-                ..Default::default()
-            })
+            proto_async::AsyncPrimaryGroup::new(
+                proto_async::AsyncConfig::default().with_seed(seed),
+            )
             .expect("valid"),
         ),
         Box::new(
-            proto_wal::WalShippingGroup::new(proto_wal::WalConfig {
-                seed,
-                synchronous_standbys: vec![NodeId::new("standby-1")],
-                ..Default::default()
-            })
+            proto_wal::WalShippingGroup::new(
+                proto_wal::WalConfig::default()
+                    .with_synchronous_standbys([NodeId::new("standby-1")])
+                    .with_seed(seed),
+            )
             .expect("valid"),
         ),
         Box::new(
-            proto_isr::IsrGroup::new(proto_isr::IsrConfig {
-                seed,
-                ..Default::default()
-            })
-            .expect("valid"),
+            proto_isr::IsrGroup::new(proto_isr::IsrConfig::default().with_seed(seed))
+                .expect("valid"),
         ),
         Box::new(
-            proto_raft::RaftGroup::new(proto_raft::RaftConfig {
-                seed,
-                ..Default::default()
-            })
-            .expect("valid"),
+            proto_raft::RaftGroup::new(proto_raft::RaftConfig::default().with_seed(seed))
+                .expect("valid"),
         ),
     ]
 }
