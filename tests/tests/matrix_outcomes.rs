@@ -5,55 +5,48 @@ mod common;
 
 use common::{b, observed, run, runs};
 use labs::Protocol::{Async, Isr, Raft, Wal};
-use labs::{Observed, Protocol, ReadOutcome};
+use labs::{Protocol, ReadOutcome};
 
 fn normal(p: Protocol, v: &str) -> &'static labs::NormalReplication {
-    match observed(1, p, v) {
-        Observed::Normal(o) => o,
-        other => panic!("experiment 1 observed {other:?}"),
-    }
+    observed(1, p, v)
+        .as_normal()
+        .unwrap_or_else(|| panic!("{p}: another experiment observed"))
 }
 
 fn crash(p: Protocol, v: &str) -> &'static labs::CrashAfterAck {
-    match observed(2, p, v) {
-        Observed::CrashAfterAck(o) => o,
-        other => panic!("experiment 2 observed {other:?}"),
-    }
+    observed(2, p, v)
+        .as_crash_after_ack()
+        .unwrap_or_else(|| panic!("{p}: another experiment observed"))
 }
 
 fn minority(p: Protocol) -> &'static labs::MinorityLeader {
-    match observed(3, p, "default") {
-        Observed::Minority(o) => o,
-        other => panic!("experiment 3 observed {other:?}"),
-    }
+    observed(3, p, "default")
+        .as_minority()
+        .unwrap_or_else(|| panic!("{p}: another experiment observed"))
 }
 
 fn slow(p: Protocol, v: &str) -> &'static labs::SlowReplica {
-    match observed(4, p, v) {
-        Observed::Slow(o) => o,
-        other => panic!("experiment 4 observed {other:?}"),
-    }
+    observed(4, p, v)
+        .as_slow()
+        .unwrap_or_else(|| panic!("{p}: another experiment observed"))
 }
 
 fn reconnect(p: Protocol) -> &'static labs::Reconnect {
-    match observed(5, p, "default") {
-        Observed::Reconnect(o) => o,
-        other => panic!("experiment 5 observed {other:?}"),
-    }
+    observed(5, p, "default")
+        .as_reconnect()
+        .unwrap_or_else(|| panic!("{p}: another experiment observed"))
 }
 
 fn reads(p: Protocol) -> labs::ReadLevels {
-    match observed(6, p, "default") {
-        Observed::Reads(o) => *o,
-        other => panic!("experiment 6 observed {other:?}"),
-    }
+    *observed(6, p, "default")
+        .as_reads()
+        .unwrap_or_else(|| panic!("{p}: another experiment observed"))
 }
 
 fn split(p: Protocol) -> &'static labs::SplitBrainRead {
-    match observed(7, p, "default") {
-        Observed::SplitBrain(o) => o,
-        other => panic!("experiment 7 observed {other:?}"),
-    }
+    observed(7, p, "default")
+        .as_split_brain()
+        .unwrap_or_else(|| panic!("{p}: another experiment observed"))
 }
 
 #[test]

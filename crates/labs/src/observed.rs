@@ -128,6 +128,35 @@ pub enum Observed {
     SplitBrain(SplitBrainRead),
 }
 
+/// `Observed::as_*` accessors: the experiment's typed observation, or
+/// `None` for another experiment's.
+macro_rules! accessors {
+    ($($name:ident => $variant:ident($ty:ty), $doc:literal;)*) => {
+        impl Observed {
+            $(
+                #[doc = $doc]
+                #[must_use]
+                pub fn $name(&self) -> Option<&$ty> {
+                    match self {
+                        Observed::$variant(o) => Some(o),
+                        _ => None,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+accessors! {
+    as_normal => Normal(NormalReplication), "Experiment 1's observation.";
+    as_crash_after_ack => CrashAfterAck(CrashAfterAck), "Experiment 2's observation.";
+    as_minority => Minority(MinorityLeader), "Experiment 3's observation.";
+    as_slow => Slow(SlowReplica), "Experiment 4's observation.";
+    as_reconnect => Reconnect(Reconnect), "Experiment 5's observation.";
+    as_reads => Reads(ReadLevels), "Experiment 6's observation.";
+    as_split_brain => SplitBrain(SplitBrainRead), "Experiment 7's observation.";
+}
+
 fn yes(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
