@@ -102,7 +102,17 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .collect();
-            Check::Violated(lines.join("; "))
+            // Name the stuck operation in ticks, as `--replay` shows it
+            // (lincheck's own times are the explorer's logical clock).
+            let stuck = usize::try_from(why.unplaceable.id)
+                .ok()
+                .and_then(|i| history.get(i))
+                .map(HistoryOp::describe)
+                .unwrap_or_default();
+            Check::Violated(format!(
+                "{stuck} cannot be linearized — {}",
+                lines.join("; ")
+            ))
         }
         Ok(CheckResult::Unknown { partition, steps }) => Check::Unknown(format!(
             "lincheck budget exhausted on key {} after {steps} steps",
