@@ -138,6 +138,31 @@ fn lines_match(expected: &[String], actual: &[&str]) -> bool {
     }
 }
 
+/// The first expected line (index and text) that a greedy left-to-right
+/// scan cannot place in `actual`: after a `...` it may match any later
+/// line, otherwise it must match the next one. For error messages only.
+fn first_unmatched<'e>(expected: &'e [String], actual: &[&str]) -> Option<(usize, &'e str)> {
+    let mut at = 0;
+    let mut skipping = false;
+    for (i, line) in expected.iter().enumerate() {
+        if line == "..." {
+            skipping = true;
+            continue;
+        }
+        let found = if skipping {
+            actual[at..].iter().position(|a| line_matches(line, a)).map(|p| at + p)
+        } else {
+            (at < actual.len() && line_matches(line, actual[at])).then_some(at)
+        };
+        match found {
+            Some(p) => at = p + 1,
+            None => return Some((i, line)),
+        }
+        skipping = false;
+    }
+    None
+}
+
 /// The workspace root (the parent of `xtask/`).
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -205,19 +230,9 @@ fn check(case: &Case) -> Result<(), String> {
     if lines_match(&case.expected, &actual) {
         return Ok(());
     }
-    let first_difference = case
-        .expected
-        .iter()
-        .zip(&actual)
-        .position(|(e, a)| e != "..." && !line_matches(e, a));
-    let hint = match first_difference {
-        Some(i) => format!(
-            "first differing line {}:\n  expected: {}\n  actual:   {}",
-            i + 1,
-            case.expected[i],
-            actual[i]
-        ),
-        None => "the lines differ after a `...`, or in number".to_owned(),
+    let hint = match first_unmatched(&case.expected, &actual) {
+        Some((i, line)) => format!("expected line {} not found where it should be: {line}", i + 1),
+        None => "more output than the block shows (end the block with `...`?)".to_owned(),
     };
     Err(format!(
         "{}: the output of `{}` differs from the block ({hint})\n--- actual stdout ---\n{stdout}",
