@@ -13,7 +13,12 @@ const GUIDE_DIAGRAMS: [(&str, u8, Protocol, &str); 8] = [
     ("exp2-async-default.svg", 2, Protocol::Async, "default"),
     ("exp2-raft-default.svg", 2, Protocol::Raft, "default"),
     ("exp3-wal-default.svg", 3, Protocol::Wal, "default"),
-    ("exp4-isr-min_insync_3.svg", 4, Protocol::Isr, "min_insync_3"),
+    (
+        "exp4-isr-min_insync_3.svg",
+        4,
+        Protocol::Isr,
+        "min_insync_3",
+    ),
     ("exp5-async-default.svg", 5, Protocol::Async, "default"),
     ("exp6-isr-default.svg", 6, Protocol::Isr, "default"),
     ("exp7-isr-default.svg", 7, Protocol::Isr, "default"),

@@ -82,9 +82,10 @@ fn parse(file: &str, text: &str) -> Vec<Case> {
             if case.expected.is_empty()
                 && let Some(status) = trimmed.strip_prefix("? ")
             {
-                case.status = status.trim().parse().unwrap_or_else(|_| {
-                    panic!("{file}:{}: `? N` needs a number", number + 1)
-                });
+                case.status = status
+                    .trim()
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{file}:{}: `? N` needs a number", number + 1));
                 continue;
             }
             case.expected.push(trimmed.to_owned());
@@ -150,7 +151,10 @@ fn first_unmatched<'e>(expected: &'e [String], actual: &[&str]) -> Option<(usize
             continue;
         }
         let found = if skipping {
-            actual[at..].iter().position(|a| line_matches(line, a)).map(|p| at + p)
+            actual[at..]
+                .iter()
+                .position(|a| line_matches(line, a))
+                .map(|p| at + p)
         } else {
             (at < actual.len() && line_matches(line, actual[at])).then_some(at)
         };
@@ -231,7 +235,10 @@ fn check(case: &Case) -> Result<(), String> {
         return Ok(());
     }
     let hint = match first_unmatched(&case.expected, &actual) {
-        Some((i, line)) => format!("expected line {} not found where it should be: {line}", i + 1),
+        Some((i, line)) => format!(
+            "expected line {} not found where it should be: {line}",
+            i + 1
+        ),
         None => "more output than the block shows (end the block with `...`?)".to_owned(),
     };
     Err(format!(
@@ -267,9 +274,13 @@ fn cases() -> Vec<Case> {
     documents()
         .iter()
         .flat_map(|path| {
-            let text = fs::read_to_string(path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let name = path.strip_prefix(&root).unwrap_or(path).display().to_string();
+            let text =
+                fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let name = path
+                .strip_prefix(&root)
+                .unwrap_or(path)
+                .display()
+                .to_string();
             parse(&name, &text)
         })
         .collect()
@@ -308,7 +319,8 @@ fn every_guide_page_is_linked_from_the_guide_start_page_or_the_readme() {
             continue;
         }
         assert!(
-            start.contains(&format!("({relative})")) || readme.contains(&format!("(docs/{relative})")),
+            start.contains(&format!("({relative})"))
+                || readme.contains(&format!("(docs/{relative})")),
             "docs/{relative} is linked from neither docs/README.md nor README.md"
         );
     }
@@ -339,7 +351,10 @@ fn wildcards_match_as_documented() {
     assert!(line_matches("[..]", ""));
     assert!(!line_matches("a [..] c", "a b d"));
     assert!(!line_matches("abc", "abcd"));
-    assert!(lines_match(&lines(&["a", "...", "d"]), &["a", "b", "c", "d"]));
+    assert!(lines_match(
+        &lines(&["a", "...", "d"]),
+        &["a", "b", "c", "d"]
+    ));
     assert!(lines_match(&lines(&["a", "...", "b"]), &["a", "b"]));
     assert!(lines_match(&lines(&["..."]), &[]));
     assert!(!lines_match(&lines(&["a", "d"]), &["a", "b", "d"]));
@@ -348,9 +363,13 @@ fn wildcards_match_as_documented() {
 
 #[test]
 fn only_console_blocks_are_parsed_and_status_lines_are_read() {
-    let text = "```sh\n$ rm -rf /\n```\n```console\n$ cargo xtask a\n? 1\nout\n\n$ cargo xtask b\n```\n";
+    let text =
+        "```sh\n$ rm -rf /\n```\n```console\n$ cargo xtask a\n? 1\nout\n\n$ cargo xtask b\n```\n";
     let cases = parse("t.md", text);
     assert_eq!(cases.len(), 2);
-    assert_eq!((cases[0].status, cases[0].expected.clone()), (1, vec!["out".to_owned()]));
+    assert_eq!(
+        (cases[0].status, cases[0].expected.clone()),
+        (1, vec!["out".to_owned()])
+    );
     assert_eq!(cases[1].at, "t.md:9");
 }

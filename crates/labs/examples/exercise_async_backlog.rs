@@ -4,7 +4,9 @@
 //!
 //! Run: `cargo run -p labs --example exercise_async_backlog`
 
-use proto_async::{AckLevel, AsyncConfig, AsyncPrimaryGroup, Bytes, GroupError, NodeId, ReplicationGroup};
+use proto_async::{
+    AckLevel, AsyncConfig, AsyncPrimaryGroup, Bytes, GroupError, NodeId, ReplicationGroup,
+};
 
 /// The catch-up mode of `replica-1` after it missed `missed` writes.
 fn mode_after_missing(missed: usize, backlog: usize) -> Result<String, GroupError> {
@@ -12,13 +14,22 @@ fn mode_after_missing(missed: usize, backlog: usize) -> Result<String, GroupErro
     let replica = NodeId::new("replica-1");
     g.crash(&replica, false)?;
     for i in 0..missed {
-        g.client_write(Bytes::from("k"), Bytes::from(format!("v{i}")), AckLevel::Leader)?;
+        g.client_write(
+            Bytes::from("k"),
+            Bytes::from(format!("v{i}")),
+            AckLevel::Leader,
+        )?;
     }
     g.restart(&replica)?;
     g.run_until_idle(100)?;
     let probe = g.probe();
-    let node = probe.node(&replica).ok_or(GroupError::UnknownNode(replica.clone()))?;
-    assert_eq!(node.offset, missed as u64, "the replica caught up either way");
+    let node = probe
+        .node(&replica)
+        .ok_or(GroupError::UnknownNode(replica.clone()))?;
+    assert_eq!(
+        node.offset, missed as u64,
+        "the replica caught up either way"
+    );
     Ok(node.sync_mode.name().to_owned())
 }
 

@@ -26,7 +26,8 @@ fn main() -> Result<(), GroupError> {
             cut + 1,
             write.accepted
         );
-        assert_eq!(write.accepted, cut + 1 <= 2, "a majority is 3 of 5");
+        let cut_off = cut + 1;
+        assert_eq!(write.accepted, cut_off <= 2, "a majority is 3 of 5");
     }
     Ok(())
 }

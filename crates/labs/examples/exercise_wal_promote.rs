@@ -5,7 +5,9 @@
 //!
 //! Run: `cargo run -p labs --example exercise_wal_promote`
 
-use proto_wal::{AckLevel, Bytes, GroupError, NodeId, ReadLevel, ReplicationGroup, WalConfig, WalShippingGroup};
+use proto_wal::{
+    AckLevel, Bytes, GroupError, NodeId, ReadLevel, ReplicationGroup, WalConfig, WalShippingGroup,
+};
 
 /// With `standby-2` cut off, acks `k = v` at QUORUM, crashes the primary,
 /// heals `standby-2`, promotes `candidate`, and reads `k` on the new primary.
@@ -25,13 +27,18 @@ fn promote_after_ack(candidate: &str) -> Result<(bool, Option<Bytes>), GroupErro
 }
 
 fn show(value: &Option<Bytes>) -> String {
-    value.as_ref().map_or("none".to_owned(), |v| String::from_utf8_lossy(v).into_owned())
+    value.as_ref().map_or("none".to_owned(), |v| {
+        String::from_utf8_lossy(v).into_owned()
+    })
 }
 
 fn main() -> Result<(), GroupError> {
     for candidate in ["standby-1", "standby-2"] {
         let (acked, value) = promote_after_ack(candidate)?;
-        println!("promote {candidate}: acked {acked}, new primary reads {}", show(&value));
+        println!(
+            "promote {candidate}: acked {acked}, new primary reads {}",
+            show(&value)
+        );
         assert!(acked);
         let expected = (candidate == "standby-1").then(|| Bytes::from("v"));
         assert_eq!(value, expected, "promoting {candidate}");
