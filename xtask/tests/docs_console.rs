@@ -25,7 +25,9 @@
 //!   built with (`CARGO_BIN_EXE_xtask`), and `cargo run -p PKG --example
 //!   NAME [-- ARGS]` runs the example binary cargo built beside it
 //!   (`target/debug/examples/NAME`; `cargo test --workspace` builds every
-//!   example before it runs tests). Any other command fails the test, so a
+//!   example before it runs tests; an example binary older than its source
+//!   fails with the command that rebuilds it). Any other command fails the
+//!   test, so a
 //!   console block only ever shows commands it can check.
 //!
 //! Blocks tagged `sh` or `text` are not run: use them for commands without
@@ -181,7 +183,7 @@ fn resolve(case: &Case) -> Result<(PathBuf, Vec<String>), String> {
     let xtask = PathBuf::from(env!("CARGO_BIN_EXE_xtask"));
     match words.as_slice() {
         [cargo, sub, args @ ..] if cargo == "cargo" && sub == "xtask" => Ok((xtask, args.to_vec())),
-        [cargo, run, p, _pkg, ex, name, rest @ ..]
+        [cargo, run, p, pkg, ex, name, rest @ ..]
             if cargo == "cargo" && run == "run" && p == "-p" && ex == "--example" =>
         {
             let args = match rest {
@@ -199,6 +201,23 @@ fn resolve(case: &Case) -> Result<(PathBuf, Vec<String>), String> {
                      `cargo build --workspace --examples` (cargo test --workspace does)",
                     case.at,
                     example.display()
+                ));
+            }
+            let source = root()
+                .join("crates")
+                .join(pkg)
+                .join("examples")
+                .join(format!("{name}.rs"));
+            let modified = |path: &Path| fs::metadata(path).and_then(|m| m.modified()).ok();
+            if let (Some(built), Some(edited)) = (modified(&example), modified(&source))
+                && edited > built
+            {
+                return Err(format!(
+                    "{}: example binary {} is older than {}: rebuild it with \
+                     `cargo build -p {pkg} --examples`",
+                    case.at,
+                    example.display(),
+                    source.display()
                 ));
             }
             Ok((example, args))
