@@ -154,10 +154,10 @@ mod psync_tests;
 mod replication_impl;
 mod role;
 
-pub use config::AsyncConfig;
+pub use config::{AsyncConfig, WaitSetting};
 pub use group::AsyncPrimaryGroup;
 pub use message::{
-    AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplicationId, replication_id_for,
+    AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplConfAck, ReplicationId, replication_id_for,
 };
 pub use probe::{AsyncNodeProbe, AsyncProbe};
 pub use role::{Role, SyncMode};
