@@ -91,7 +91,6 @@ impl IsrGroup {
             min_insync_replicas = config.min_insync_replicas,
             replica_lag_timeout = config.replica_lag_timeout,
             retention = config.retention,
-            unclean_leader_election = config.unclean_leader_election,
             seed = config.seed
         );
         Ok(IsrGroup {
