@@ -89,7 +89,7 @@ fn wal_quorum_on_a_promoted_synchronous_standby_is_not_acknowledged_then_lost() 
 /// has resynchronised.
 #[test]
 fn async_wait_1_writes_are_not_durable_a_failover_to_a_replica_that_had_not_acknowledged_loses_them()
-{
+ {
     let v = verdicts("async.leader.leader.wait_1", 200);
     assert_eq!(status(&v, Property::Durable).status, Status::Violated);
     let config = labs::explore_configs()

@@ -12,7 +12,8 @@ use proto_isr::{IsrConfig, IsrGroup, IsrProbe};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
+    SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};

@@ -304,10 +304,7 @@ impl AsyncPrimaryGroup {
             (
                 0,
                 "demoted",
-                format!(
-                    "{} was demoted before WAIT {numreplicas} returned",
-                    node.id
-                ),
+                format!("{} was demoted before WAIT {numreplicas} returned", node.id),
             )
         } else {
             let acked = node.acked_at_least(offset);
@@ -340,9 +337,7 @@ impl AsyncPrimaryGroup {
         Some(if result == "reached" {
             Outcome::Written {
                 offset,
-                message: format!(
-                    "applied by the primary; WAIT {numreplicas} returned {acked}"
-                ),
+                message: format!("applied by the primary; WAIT {numreplicas} returned {acked}"),
             }
         } else {
             Outcome::unknown(Some(offset), message)

@@ -33,10 +33,7 @@ fn wait_1_write_completes_only_after_a_replica_acknowledges_its_offset() {
     let acks = g.trace().of_kind("async_ack_received").count();
     assert!(acks >= 1, "the primary recorded REPLCONF ACKs");
     let returned = g.trace().of_kind("async_wait_returned").next().unwrap();
-    assert_eq!(
-        returned.field("result"),
-        Some(Value::Str("reached".into()))
-    );
+    assert_eq!(returned.field("result"), Some(Value::Str("reached".into())));
 }
 
 #[test]
@@ -49,7 +46,11 @@ fn wait_1_write_is_unknown_when_no_replica_acknowledges_within_the_timeout() {
         .unwrap();
     let done = g.await_completion(id).unwrap();
     assert_eq!(done.outcome.status(), OutcomeStatus::Unknown);
-    assert_eq!(done.completed - done.submitted, 5, "WAIT's timeout bounds it");
+    assert_eq!(
+        done.completed - done.submitted,
+        5,
+        "WAIT's timeout bounds it"
+    );
     // Applied at the primary all the same: WAIT never undoes a write.
     let read = g.client_read(b"k", ReadLevel::Leader, None).unwrap();
     assert_eq!(read.value, Some(Bytes::from("v")));
@@ -59,7 +60,9 @@ fn wait_1_write_is_unknown_when_no_replica_acknowledges_within_the_timeout() {
 fn wait_1_acknowledged_write_is_lost_by_a_failover_to_a_replica_that_had_not_acknowledged() {
     let mut g = wait_1();
     g.isolate(&n("replica-2")).unwrap();
-    let ack = g.client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Leader).unwrap();
+    let ack = g
+        .client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
+        .unwrap();
     assert!(ack.accepted, "replica-1 acknowledged: WAIT 1 returned 1");
     g.crash(&n("primary"), false).unwrap();
     g.heal(&n("replica-2")).unwrap();
@@ -102,12 +105,13 @@ fn wait_and_min_replicas_settings_are_validated_by_name() {
 
 #[test]
 fn cut_off_primary_refuses_writes_once_min_replicas_max_lag_passes() {
-    let mut g =
-        AsyncPrimaryGroup::new(AsyncConfig::default().with_min_replicas(1, 2)).unwrap();
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_min_replicas(1, 2)).unwrap();
     let primary = n("primary");
     g.isolate(&primary).unwrap();
     // Within max-lag: still accepted (the last heartbeat was recent).
-    let early = g.client_write(Bytes::from("k"), Bytes::from("early"), AckLevel::Leader).unwrap();
+    let early = g
+        .client_write(Bytes::from("k"), Bytes::from("early"), AckLevel::Leader)
+        .unwrap();
     assert!(early.accepted);
     for _ in 0..3 {
         g.tick();
@@ -133,11 +137,12 @@ fn cut_off_primary_refuses_writes_once_min_replicas_max_lag_passes() {
 
 #[test]
 fn connected_primary_keeps_accepting_writes_with_min_replicas_set() {
-    let mut g =
-        AsyncPrimaryGroup::new(AsyncConfig::default().with_min_replicas(2, 2)).unwrap();
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_min_replicas(2, 2)).unwrap();
     for _ in 0..10 {
         g.tick();
     }
-    let ack = g.client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Leader).unwrap();
+    let ack = g
+        .client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
+        .unwrap();
     assert!(ack.accepted);
 }

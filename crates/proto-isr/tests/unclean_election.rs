@@ -37,16 +37,24 @@ fn without_unclean_election_a_partition_with_no_live_isr_member_stays_leaderless
     let mut g = every_isr_member_down(false);
     let err = g.failover(None).unwrap_err();
     assert!(matches!(err, GroupError::NoLeader(_)), "{err}");
-    assert!(err.to_string().contains("unclean.leader.election.enable is off"));
+    assert!(
+        err.to_string()
+            .contains("unclean.leader.election.enable is off")
+    );
     let err = g.controller_elect(&n("node-3")).unwrap_err();
-    assert!(err.to_string().contains("unclean.leader.election.enable is off"));
+    assert!(
+        err.to_string()
+            .contains("unclean.leader.election.enable is off")
+    );
     assert_eq!(g.leader(), None);
     assert!(
-        g.submit(ClientOp::write("k", "v3", AckLevel::AllIsr)).is_err(),
+        g.submit(ClientOp::write("k", "v3", AckLevel::AllIsr))
+            .is_err(),
         "writes are refused"
     );
     assert!(
-        g.submit(ClientOp::read("k", ReadLevel::Linearizable)).is_err(),
+        g.submit(ClientOp::read("k", ReadLevel::Linearizable))
+            .is_err(),
         "authority reads are refused"
     );
 }
