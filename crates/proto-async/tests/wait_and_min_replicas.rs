@@ -146,3 +146,25 @@ fn connected_primary_keeps_accepting_writes_with_min_replicas_set() {
         .unwrap();
     assert!(ack.accepted);
 }
+
+#[test]
+fn wait_1_write_is_unknown_when_its_primary_crashes_while_it_waits() {
+    let mut g = wait_1();
+    g.isolate(&n("replica-1")).unwrap();
+    g.isolate(&n("replica-2")).unwrap();
+    let id = g
+        .submit(ClientOp::write("k", "v", AckLevel::Leader))
+        .unwrap();
+    g.tick();
+    assert!(g.take_completion(id).is_none());
+    g.crash(&n("primary"), false).unwrap();
+    let done = g.take_completion(id).expect("settled by the crash");
+    assert_eq!(done.outcome.status(), OutcomeStatus::Unknown);
+    assert!(matches!(
+        done.outcome,
+        Outcome::Unknown {
+            offset: Some(1),
+            ..
+        }
+    ));
+}
