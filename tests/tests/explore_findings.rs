@@ -81,3 +81,61 @@ fn wal_quorum_on_a_promoted_synchronous_standby_is_not_acknowledged_then_lost() 
     assert_eq!(schedule.steps.len(), 3);
     assert_eq!(report.check(Property::Durable), &explore::Check::Holds);
 }
+
+/// Redis `WAIT 1` after every LEADER write does not make it durable: the
+/// explorer finds a loss by itself, and this pinned schedule is the
+/// failover one — replica-2 is down while replica-1 acknowledges the
+/// write (WAIT 1 returns 1), replica-2 restarts and is promoted before it
+/// has resynchronised.
+#[test]
+fn async_wait_1_writes_are_not_durable_a_failover_to_a_replica_that_had_not_acknowledged_loses_them()
+ {
+    let v = verdicts("async.leader.leader.wait_1", 200);
+    assert_eq!(status(&v, Property::Durable).status, Status::Violated);
+    let config = labs::explore_configs()
+        .into_iter()
+        .find(|c| c.key() == "async.leader.leader.wait_1")
+        .expect("configuration");
+    let id: explore::ReplayId = "async.leader.leader.wait_1-c3-s180-3.57.58.84.89"
+        .parse()
+        .expect("replay id");
+    let (schedule, report) =
+        explore::replay(&config, &id, explore::ScheduleShape::DEFAULT_STEPS).expect("replays");
+    assert!(
+        schedule
+            .steps
+            .iter()
+            .any(|s| matches!(s, explore::Step::Failover(Some(_))))
+    );
+    assert!(
+        !schedule
+            .steps
+            .iter()
+            .any(|s| matches!(s, explore::Step::Crash(_, true))),
+        "no power loss: the failover alone loses it"
+    );
+    assert!(
+        matches!(report.check(Property::Durable), explore::Check::Violated(_)),
+        "{:?}",
+        report.check(Property::Durable)
+    );
+}
+
+/// `min-replicas-to-write 1` narrows the window, it does not close it.
+#[test]
+fn async_min_replicas_1_writes_are_not_durable() {
+    let v = verdicts("async.leader.leader.min_replicas_1", 200);
+    assert_eq!(status(&v, Property::Durable).status, Status::Violated);
+}
+
+/// Kafka with `unclean.leader.election.enable`: the partition comes back
+/// with an out-of-sync leader and acknowledged ALL_ISR writes are lost,
+/// while the default (off) keeps `durable: holds`
+/// (`isr_all_isr_with_min_insync_2_and_linearizable_reads_is_durable_and_linearizable`).
+#[test]
+fn isr_all_isr_with_unclean_election_is_not_durable() {
+    let v = verdicts("isr.all_isr.linearizable.unclean_election", 200);
+    let durable = status(&v, Property::Durable);
+    assert_eq!(durable.status, Status::Violated, "{durable:?}");
+    assert_eq!(status(&v, Property::Invariants).status, Status::Holds);
+}

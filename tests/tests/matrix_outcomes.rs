@@ -64,12 +64,15 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         "1:isr:all_isr",
         "1:raft:default",
         "2:async:default",
+        "2:async:wait_1",
         "2:wal:leader",
         "2:wal:quorum",
         "2:isr:leader",
         "2:isr:all_isr",
+        "2:isr:unclean_election",
         "2:raft:default",
         "3:async:default",
+        "3:async:min_replicas_1",
         "3:wal:default",
         "3:isr:default",
         "3:raft:default",
@@ -156,6 +159,7 @@ fn exp2_weak_levels_lose_the_acked_write_and_strong_levels_keep_it() {
         (Wal, "quorum", true),
         (Isr, "leader", false),
         (Isr, "all_isr", true),
+        (Isr, "unclean_election", false),
         (Raft, "default", true),
     ] {
         let o = crash(p, v);
@@ -165,6 +169,54 @@ fn exp2_weak_levels_lose_the_acked_write_and_strong_levels_keep_it() {
         assert_eq!(o.survived, survives, "{p} {v}: {o:?}");
         assert_eq!(o.survived, o.value_after == o.value_before, "{p} {v}");
     }
+}
+
+/// Redis `WAIT 1`: the ack waits for a replica's `REPLCONF ACK`, and the
+/// failover here promotes such a replica, so the write survives (the
+/// explorer's `wait_1` row shows it is still not durable).
+#[test]
+fn exp2_async_wait_1_acks_after_a_replica_acknowledged_and_the_promoted_replica_has_it() {
+    let o = crash(Async, "wait_1");
+    assert!(o.acked);
+    assert!(o.survived, "{o:?}");
+    let trace = &run(2, Async, "wait_1").trace;
+    assert!(trace.of_kind("async_ack_received").count() >= 1);
+    assert_eq!(trace.of_kind("async_wait_returned").count(), 1);
+}
+
+/// Kafka `unclean.leader.election.enable`: the out-of-sync replica is
+/// elected when no ISR member is alive; the acknowledged ALL_ISR write is
+/// gone.
+#[test]
+fn exp2_isr_unclean_election_elects_the_out_of_sync_replica_and_loses_the_all_isr_write() {
+    let o = crash(Isr, "unclean_election");
+    assert!(o.acked);
+    assert_eq!(o.new_leader, sim_core::NodeId::new("node-3"));
+    assert!(!o.survived);
+    let trace = &run(2, Isr, "unclean_election").trace;
+    assert_eq!(trace.of_kind("isr_unclean_election").count(), 1);
+}
+
+/// Redis `min-replicas-to-write 1`: once `min-replicas-max-lag` passes,
+/// the cut-off old primary refuses its write before applying it.
+#[test]
+fn exp3_async_min_replicas_1_old_primary_refuses_its_write_once_the_lag_passes() {
+    let o = observed(3, Async, "min_replicas_1")
+        .as_minority()
+        .expect("experiment 3 observes a minority leader");
+    assert!(!o.old_write_acked, "{o:?}");
+    assert!(o.new_write_acked);
+    assert!(o.converged);
+    assert_eq!(o.minority_value, b("majority"));
+    let trace = &run(3, Async, "min_replicas_1").trace;
+    let refused = trace
+        .of_kind("async_write_refused")
+        .next()
+        .expect("the old primary refused");
+    assert_eq!(
+        refused.field("reason"),
+        Some(sim_core::Value::Str("min_replicas_to_write".into()))
+    );
 }
 
 #[test]

@@ -87,6 +87,15 @@ pub enum VariantArg {
     /// experiment 4 with min.insync.replicas = 3 (isr)
     #[value(name = "min_insync_3")]
     MinInsync3,
+    /// experiment 2 with every LEADER write followed by WAIT 1 (async)
+    #[value(name = "wait_1")]
+    Wait1,
+    /// experiment 3 with min-replicas-to-write 1 (async)
+    #[value(name = "min_replicas_1")]
+    MinReplicas1,
+    /// experiment 2 with unclean.leader.election.enable (isr)
+    #[value(name = "unclean_election")]
+    UncleanElection,
 }
 
 impl VariantArg {
@@ -99,6 +108,9 @@ impl VariantArg {
             VariantArg::AllIsr => "all_isr",
             VariantArg::SyncStandby => "sync_standby",
             VariantArg::MinInsync3 => "min_insync_3",
+            VariantArg::Wait1 => "wait_1",
+            VariantArg::MinReplicas1 => "min_replicas_1",
+            VariantArg::UncleanElection => "unclean_election",
         }
     }
 }

@@ -400,6 +400,19 @@ the protocol offers.
   synchronous standby: the nemesis may promote `standby-2`, an asynchronous
   standby, which PostgreSQL also lets you do and which loses acknowledged
   commits. With every standby synchronous (`sync_standby_all`) it holds.
+- `async … wait_1`: a LEADER write counts as acknowledged only once
+  `WAIT 1` returned ≥ 1 (a replica sent `REPLCONF ACK` for its offset).
+  It is still not durable: failing over to a replica that had not
+  acknowledged (e.g. one that was down and has just restarted) loses it,
+  and so does a primary power loss that restarts with an empty data set
+  its replicas then copy. `async … min_replicas_1` (`min-replicas-to-write
+  1`, max lag 2 ticks) only shortens the window in which a cut-off primary
+  acknowledges writes; it is not durable either.
+- `isr … unclean_election` (`unclean.leader.election.enable`): when no
+  in-sync replica is alive the controller elects an out-of-sync one, so the
+  partition is never offline at the end, and ALL_ISR writes it lacks are
+  lost — the counterexample. With the setting off (the default rows) those
+  runs end offline and ALL_ISR stays durable.
 - LOCAL and LEADER reads are not linearizable in any protocol: a follower
   lags, and a leader cut off or newly elected (Raft, before it commits an
   entry of its term) answers from its own state.

@@ -5,7 +5,10 @@
 //! `client_write_at` and `probe`, and fills its observation from what the
 //! group answered: reads, write results, the probe and the trace. Every run
 //! has the variant `default` (the protocol has one acknowledgement level
-//! worth comparing: `LEADER`).
+//! worth comparing: `LEADER`); two Redis settings add variants where they
+//! change a cell: `wait_1` (experiment 2: every `LEADER` write followed by
+//! `WAIT 1 5`) and `min_replicas_1` (experiment 3: `min-replicas-to-write
+//! 1`, `min-replicas-max-lag 2`).
 
 use bytes::Bytes;
 use proto_async::{AsyncConfig, AsyncPrimaryGroup};
@@ -30,6 +33,9 @@ const KEY: &[u8] = b"k";
 fn group() -> Result<AsyncPrimaryGroup, GroupError> {
     AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(SEED))
 }
+
+/// `min-replicas-max-lag` of the `min_replicas_1` variant, in ticks.
+const MIN_REPLICAS_MAX_LAG: u64 = 2;
 
 fn key() -> Bytes {
     Bytes::from_static(KEY)
@@ -64,7 +70,9 @@ pub fn runs() -> Result<Vec<Run>, GroupError> {
     Ok(vec![
         exp1_normal()?,
         exp2_crash_after_ack()?,
+        exp2_wait_1()?,
         exp3_minority()?,
+        exp3_min_replicas_1()?,
         exp4_slow_replica()?,
         exp5_reconnect()?,
         exp6_read_levels()?,
@@ -115,15 +123,53 @@ pub fn exp2_crash_after_ack() -> Result<Run, GroupError> {
     ))
 }
 
+/// Experiment 2, variant `wait_1`: every `LEADER` write is followed by
+/// `WAIT 1 5`, so the ack comes only once a replica acknowledged the offset;
+/// the failover promotes such a replica here, so the write survives. (`WAIT`
+/// is still not durability: promoting a replica that had not acknowledged
+/// loses it — the explorer's `async.leader.*.wait_1` counterexample.)
+pub fn exp2_wait_1() -> Result<Run, GroupError> {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(SEED).with_wait(1, 5))?;
+    let observed = crash_after_ack(&mut g, AckLevel::Leader, MAX_TICKS)?;
+    Ok(Run::new(
+        Protocol::Async,
+        "wait_1",
+        Observed::CrashAfterAck(observed),
+        g.trace().clone(),
+    ))
+}
+
 /// Experiment 3: the old primary, cut off, keeps acknowledging writes; after
 /// heal its buffered stream is fenced and it converges to the new primary.
 pub fn exp3_minority() -> Result<Run, GroupError> {
-    let mut g = group()?;
+    minority(group()?, "default")
+}
+
+/// Experiment 3, variant `min_replicas_1` (`min-replicas-to-write 1`,
+/// `min-replicas-max-lag 2`): once the cut-off old primary has not heard
+/// from a replica for more than 2 ticks it refuses its write before
+/// applying it (`NOREPLICAS`); the new primary, which hears from its
+/// replicas, accepts.
+pub fn exp3_min_replicas_1() -> Result<Run, GroupError> {
+    let config = AsyncConfig::default()
+        .with_seed(SEED)
+        .with_min_replicas(1, MIN_REPLICAS_MAX_LAG);
+    minority(AsyncPrimaryGroup::new(config)?, "min_replicas_1")
+}
+
+/// Experiment 3's script; with `min_replicas_to_write` set, both writes wait
+/// until `min-replicas-max-lag` has passed since the isolation.
+fn minority(mut g: AsyncPrimaryGroup, variant: &'static str) -> Result<Run, GroupError> {
     g.client_write(key(), Bytes::from_static(b"base"), AckLevel::Leader)?;
     g.run_until_idle(MAX_TICKS)?;
     let old = primary(&g)?;
     g.isolate(&old)?;
     let new = g.failover(None)?;
+    if g.config().min_replicas_to_write > 0 {
+        for _ in 0..=g.config().min_replicas_max_lag {
+            g.tick();
+        }
+    }
     let old_write = g.client_write_at(
         &old,
         key(),
@@ -167,7 +213,7 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
     };
     Ok(Run::new(
         Protocol::Async,
-        "default",
+        variant,
         Observed::Minority(observed),
         g.trace().clone(),
     ))

@@ -27,6 +27,35 @@ pub fn explore_configs() -> Vec<Configuration> {
             |seed| AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(seed)).map(boxed),
         ));
     }
+    // Acknowledged = the write applied and `WAIT 1 5` returned ≥ 1.
+    for read in [R::Local, R::Leader] {
+        configs.push(Configuration::new(
+            "async",
+            A::Leader,
+            read,
+            "wait_1",
+            |seed| {
+                AsyncPrimaryGroup::new(AsyncConfig::default().with_wait(1, 5).with_seed(seed))
+                    .map(boxed)
+            },
+        ));
+    }
+    for read in [R::Local, R::Leader] {
+        configs.push(Configuration::new(
+            "async",
+            A::Leader,
+            read,
+            "min_replicas_1",
+            |seed| {
+                AsyncPrimaryGroup::new(
+                    AsyncConfig::default()
+                        .with_min_replicas(1, 2)
+                        .with_seed(seed),
+                )
+                .map(boxed)
+            },
+        ));
+    }
     for read in [R::Local, R::Leader] {
         configs.push(Configuration::new(
             "wal",
@@ -87,6 +116,20 @@ pub fn explore_configs() -> Vec<Configuration> {
             IsrGroup::new(
                 IsrConfig::default()
                     .with_min_insync_replicas(1)
+                    .with_seed(seed),
+            )
+            .map(boxed)
+        },
+    ));
+    configs.push(Configuration::new(
+        "isr",
+        A::AllIsr,
+        R::Linearizable,
+        "unclean_election",
+        |seed| {
+            IsrGroup::new(
+                IsrConfig::default()
+                    .with_unclean_leader_election(true)
                     .with_seed(seed),
             )
             .map(boxed)

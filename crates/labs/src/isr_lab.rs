@@ -3,13 +3,17 @@
 //! Every run builds one fresh [`IsrGroup`] with a fixed seed and drives it
 //! only through [`ReplicationGroup`] and `IsrGroup`'s public methods; every
 //! observed value comes from a read, a write result, the probe, or the trace.
+//! Experiment 2 has a variant `unclean_election`
+//! (`unclean.leader.election.enable = true`): every ISR member is down and
+//! the controller elects the out-of-sync replica.
 
 use bytes::Bytes;
 use proto_isr::{IsrConfig, IsrGroup, IsrProbe};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
+    SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
@@ -90,6 +94,55 @@ pub fn exp2_crash_after_ack(level: AckLevel) -> Result<Run, GroupError> {
     Ok(Run::new(
         Protocol::Isr,
         level.snake(),
+        Observed::CrashAfterAck(observed),
+        g.trace().clone(),
+    ))
+}
+
+/// Experiment 2, variant `unclean_election`: with
+/// `unclean.leader.election.enable`, the follower `node-3` is cut off until
+/// it leaves the ISR, an `AllIsr` write is acknowledged by the remaining
+/// ISR (leader and `node-2`), then the leader crashes and so does `node-2`:
+/// no ISR member is alive. `node-3` reconnects and the failover elects it
+/// uncleanly — the partition is available again, and the acknowledged write
+/// is gone. (With the setting off, the failover is refused and the
+/// partition stays leaderless.)
+pub fn exp2_unclean_election() -> Result<Run, GroupError> {
+    let mut g = IsrGroup::new(IsrConfig {
+        seed: 2,
+        ..IsrConfig::default().with_unclean_leader_election(true)
+    })?;
+    let probe = g.probe();
+    let old_leader = probe.controller_leader.clone();
+    let others = followers(&probe);
+    let (Some(in_sync), Some(out_of_sync)) = (others.first(), others.last()) else {
+        return Err(GroupError::NoLeader("too few followers".into()));
+    };
+    g.isolate(out_of_sync)?;
+    let lag = g.config().replica_lag_timeout;
+    for _ in 0..=lag {
+        g.tick();
+    }
+    let written = b("v");
+    let ack = g.client_write(b("k"), written.clone(), AckLevel::AllIsr)?;
+    let value_before = g.client_read(b"k", ReadLevel::Leader, None)?.value;
+    g.crash(&old_leader, false)?;
+    g.crash(in_sync, false)?;
+    g.heal(out_of_sync)?;
+    let new_leader = g.failover(None)?;
+    g.run_until_idle(IDLE)?;
+    let value_after = g.client_read(b"k", ReadLevel::Leader, None)?.value;
+    let observed = CrashAfterAck {
+        acked: ack.accepted,
+        value_before,
+        old_leader,
+        new_leader,
+        survived: value_after.as_ref() == Some(&written),
+        value_after,
+    };
+    Ok(Run::new(
+        Protocol::Isr,
+        "unclean_election",
         Observed::CrashAfterAck(observed),
         g.trace().clone(),
     ))
@@ -281,6 +334,7 @@ pub fn runs() -> Result<Vec<Run>, GroupError> {
         exp1_normal(AckLevel::AllIsr)?,
         exp2_crash_after_ack(AckLevel::Leader)?,
         exp2_crash_after_ack(AckLevel::AllIsr)?,
+        exp2_unclean_election()?,
         exp3_minority()?,
         exp4_slow(IsrConfig::default().min_insync_replicas)?,
         exp4_slow(3)?,

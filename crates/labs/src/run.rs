@@ -80,7 +80,7 @@ impl RunSpec {
     }
 }
 
-const ASYNC: [RunSpec; 7] = [
+const ASYNC: [RunSpec; 9] = [
     RunSpec::new(Protocol::Async, 1, "default", async_lab::exp1_normal),
     RunSpec::new(
         Protocol::Async,
@@ -88,7 +88,14 @@ const ASYNC: [RunSpec; 7] = [
         "default",
         async_lab::exp2_crash_after_ack,
     ),
+    RunSpec::new(Protocol::Async, 2, "wait_1", async_lab::exp2_wait_1),
     RunSpec::new(Protocol::Async, 3, "default", async_lab::exp3_minority),
+    RunSpec::new(
+        Protocol::Async,
+        3,
+        "min_replicas_1",
+        async_lab::exp3_min_replicas_1,
+    ),
     RunSpec::new(Protocol::Async, 4, "default", async_lab::exp4_slow_replica),
     RunSpec::new(Protocol::Async, 5, "default", async_lab::exp5_reconnect),
     RunSpec::new(Protocol::Async, 6, "default", async_lab::exp6_read_levels),
@@ -120,7 +127,7 @@ const WAL: [RunSpec; 10] = [
     RunSpec::new(Protocol::Wal, 7, "default", wal_lab::exp7_split_brain),
 ];
 
-const ISR: [RunSpec; 10] = [
+const ISR: [RunSpec; 11] = [
     RunSpec::new(Protocol::Isr, 1, "leader", || {
         isr_lab::exp1_normal(AckLevel::Leader)
     }),
@@ -133,6 +140,12 @@ const ISR: [RunSpec; 10] = [
     RunSpec::new(Protocol::Isr, 2, "all_isr", || {
         isr_lab::exp2_crash_after_ack(AckLevel::AllIsr)
     }),
+    RunSpec::new(
+        Protocol::Isr,
+        2,
+        "unclean_election",
+        isr_lab::exp2_unclean_election,
+    ),
     RunSpec::new(Protocol::Isr, 3, "default", isr_lab::exp3_minority),
     RunSpec::new(Protocol::Isr, 4, "default", || {
         isr_lab::exp4_slow(proto_isr::IsrConfig::default().min_insync_replicas)

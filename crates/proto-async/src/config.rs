@@ -35,6 +35,27 @@ pub struct AsyncConfig {
     pub replication_delay: u64,
     /// Seed of the group's one random generator.
     pub seed: u64,
+    /// `WAIT numreplicas timeout` after every `Leader` write, or `None`
+    /// (the default: a write is answered once the primary applied it).
+    pub wait: Option<WaitSetting>,
+    /// Redis `min-replicas-to-write`: a primary that has heard from fewer
+    /// replicas than this within `min_replicas_max_lag` ticks refuses
+    /// writes. 0 (the default) turns the check off.
+    pub min_replicas_to_write: usize,
+    /// Redis `min-replicas-max-lag`, in ticks: how recently a replica must
+    /// have been heard from to count for `min_replicas_to_write`.
+    pub min_replicas_max_lag: u64,
+}
+
+/// `WAIT numreplicas timeout`, issued by the client right after each of its
+/// `Leader` writes (see [`AsyncConfig::with_wait`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitSetting {
+    /// Replicas that must acknowledge the write's offset (`REPLCONF ACK`).
+    pub numreplicas: usize,
+    /// Ticks the `WAIT` blocks at most (Redis' timeout; 0 = forever is not
+    /// offered: every wait here is bounded).
+    pub timeout: u64,
 }
 
 impl Default for AsyncConfig {
@@ -45,6 +66,9 @@ impl Default for AsyncConfig {
             backlog_size: 8,
             replication_delay: 1,
             seed: 0,
+            wait: None,
+            min_replicas_to_write: 0,
+            min_replicas_max_lag: 10,
         }
     }
 }
@@ -83,6 +107,38 @@ impl AsyncConfig {
         self
     }
 
+    /// The same configuration with `WAIT numreplicas timeout` after every
+    /// `Leader` write: the write is *done* only when `WAIT` returns at least
+    /// `numreplicas` (replicas that acknowledged its offset within `timeout`
+    /// ticks), otherwise *unknown* — it is applied at the primary either
+    /// way. Validated when the group is built (`wait.numreplicas` 1..=replicas,
+    /// `wait.timeout` ≥ 1).
+    #[must_use]
+    pub fn with_wait(mut self, numreplicas: usize, timeout: u64) -> AsyncConfig {
+        self.wait = Some(WaitSetting {
+            numreplicas,
+            timeout,
+        });
+        self
+    }
+
+    /// The same configuration with `min-replicas-to-write n` and
+    /// `min-replicas-max-lag max_lag` (ticks). Validated when the group is
+    /// built (`n` ≤ replicas, `max_lag` ≥ 1 when `n` > 0).
+    #[must_use]
+    pub fn with_min_replicas(mut self, n: usize, max_lag: u64) -> AsyncConfig {
+        self.min_replicas_to_write = n;
+        self.min_replicas_max_lag = max_lag;
+        self
+    }
+
+    /// True when some setting reads replica acknowledgements, so replicas
+    /// send `REPLCONF ACK` (see the crate docs).
+    #[must_use]
+    pub fn replicas_ack(&self) -> bool {
+        self.wait.is_some() || self.min_replicas_to_write > 0
+    }
+
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), GroupError> {
         if self.primary.as_str().is_empty() {
@@ -117,6 +173,40 @@ impl AsyncConfig {
             return Err(GroupError::config(
                 "replication_delay",
                 "must be at least 1 tick",
+            ));
+        }
+        if let Some(wait) = self.wait {
+            if wait.numreplicas == 0 || wait.numreplicas > self.replicas.len() {
+                return Err(GroupError::config(
+                    "wait.numreplicas",
+                    format!(
+                        "WAIT {} can never be met or means nothing: expected 1..={} (the replicas)",
+                        wait.numreplicas,
+                        self.replicas.len()
+                    ),
+                ));
+            }
+            if wait.timeout == 0 {
+                return Err(GroupError::config(
+                    "wait.timeout",
+                    "must be at least 1 tick (a WAIT that blocks forever is not offered)",
+                ));
+            }
+        }
+        if self.min_replicas_to_write > self.replicas.len() {
+            return Err(GroupError::config(
+                "min_replicas_to_write",
+                format!(
+                    "{} exceeds the {} replicas: every write would be refused",
+                    self.min_replicas_to_write,
+                    self.replicas.len()
+                ),
+            ));
+        }
+        if self.min_replicas_to_write > 0 && self.min_replicas_max_lag == 0 {
+            return Err(GroupError::config(
+                "min_replicas_max_lag",
+                "must be at least 1 tick when min_replicas_to_write is set",
             ));
         }
         Ok(())

@@ -9,6 +9,7 @@ use sim_core::{NodeId, record};
 use crate::group::AsyncPrimaryGroup;
 use crate::message::{AsyncMsg, Entry};
 use crate::node::{Outcome, Step};
+use crate::role::Role;
 
 impl AsyncPrimaryGroup {
     /// Queues `entry` from primary `p` for every other alive node; it goes
@@ -134,6 +135,24 @@ impl AsyncPrimaryGroup {
             let msg_generation = env.msg.generation();
             let step = self.nodes[d].on_message(&env.src, env.msg);
             self.record_step(d, &env.src, label, msg_generation, &step);
+            match step.outcome {
+                // A primary hears from a replica through its PSYNC or ACK.
+                Outcome::Served { .. } | Outcome::AckRecorded { .. } => {
+                    let now = self.net.now();
+                    self.nodes[d].last_heard.insert(env.src.clone(), now);
+                }
+                // A replica that applied something acknowledges its offset
+                // (REPLCONF ACK) when a setting reads acknowledgements.
+                Outcome::StreamApplied { .. }
+                | Outcome::PartialApplied { .. }
+                | Outcome::FullApplied { .. }
+                    if self.config.replicas_ack() =>
+                {
+                    let ack = self.nodes[d].ack();
+                    self.send(d, &env.src, ack);
+                }
+                _ => {}
+            }
             if let Some(reply) = step.reply {
                 if let AsyncMsg::Psync(_) = reply {
                     let reason = match step.outcome {
@@ -242,6 +261,14 @@ impl AsyncPrimaryGroup {
                 next_offset = next_offset,
                 offset = node.offset
             ),
+            Outcome::AckRecorded { offset } => record!(
+                t,
+                now,
+                "async_ack_received",
+                node = &node.id,
+                replica = src,
+                offset = offset
+            ),
             Outcome::PsyncRefused { reason } => record!(
                 t,
                 now,
@@ -259,7 +286,36 @@ impl AsyncPrimaryGroup {
         self.flush_outboxes();
         self.net.advance();
         self.deliver_due();
+        self.heartbeat();
         self.settle_pending();
+    }
+
+    /// With `min-replicas-to-write` set: every primary hears, this tick,
+    /// from each alive replica that follows it and can reach it (Redis'
+    /// once-a-second `REPLCONF ACK`, modelled without a message so an idle
+    /// group stays idle).
+    fn heartbeat(&mut self) {
+        if self.config.min_replicas_to_write == 0 {
+            return;
+        }
+        let now = self.net.now();
+        for p in 0..self.nodes.len() {
+            if !self.nodes[p].alive || self.nodes[p].role != Role::Primary {
+                continue;
+            }
+            for r in 0..self.nodes.len() {
+                let replica = &self.nodes[r];
+                let heard = r != p
+                    && replica.alive
+                    && replica.following.as_ref() == Some(&self.nodes[p].id)
+                    && replica.generation == self.nodes[p].generation
+                    && !self.net.is_cut(&replica.id, &self.nodes[p].id);
+                if heard {
+                    let id = replica.id.clone();
+                    self.nodes[p].last_heard.insert(id, now);
+                }
+            }
+        }
     }
 
     /// Ticks until no message is in flight or buffered, at most

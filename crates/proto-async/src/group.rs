@@ -91,6 +91,10 @@ impl AsyncPrimaryGroup {
             .iter()
             .position(|n| n.id == config.primary)
             .expect("the configured primary is one of the nodes");
+        let mut nodes = nodes;
+        for replica in &config.replicas {
+            nodes[current].last_heard.insert(replica.clone(), 0);
+        }
         let mut disk = DurableImages::new();
         for node in &nodes {
             disk.fsync(&node.id, node.image());

@@ -31,6 +31,23 @@
 //!   reconfigured to follow the new primary and resynchronised. An old
 //!   primary that is cut off keeps accepting writes (a dirty write) until it
 //!   is healed, when its buffered stream is fenced and it is demoted.
+//! - **`WAIT numreplicas timeout`** ([`AsyncConfig::with_wait`]): a
+//!   `Leader` write is followed by `WAIT`: it is *done* once `numreplicas`
+//!   replicas acknowledged its offset (`REPLCONF ACK`, sent by a replica
+//!   after it applies stream or sync data), and *unknown* when the timeout
+//!   passes first or its primary crashes or is demoted — it stays applied
+//!   at the primary (`async_wait_started`, `async_wait_returned` with
+//!   `result` `reached` / `timeout` / `primary_crashed` / `demoted`).
+//!   [`AsyncPrimaryGroup::wait`] is the blocking command on its own,
+//!   answering the count. `WAIT` does not make a write durable: promoting a
+//!   replica that had not acknowledged it loses it.
+//! - **`min-replicas-to-write` / `min-replicas-max-lag`**
+//!   ([`AsyncConfig::with_min_replicas`]): a primary that has heard from
+//!   fewer replicas than required within max-lag ticks refuses a write
+//!   before applying it (*failed*, `NOREPLICAS`, `async_write_refused` with
+//!   `reason = "min_replicas_to_write"`). A primary hears from a replica
+//!   through its `PSYNC`, its `REPLCONF ACK`, and a modelled per-tick
+//!   heartbeat from every alive replica that follows it and can reach it.
 //! - **Faults.** `crash` keeps the data set; `crash(lose_unfsynced)` rolls
 //!   back to the last `fsync` and trims the backlog. Restart and heal make
 //!   replicas resynchronise.
@@ -48,11 +65,16 @@
 //! `async_promoted`, `async_replica_reconfigured`, `async_demoted`,
 //! `async_demotion_deferred`, `async_history_reset`, `async_node_crashed`,
 //! `async_node_restarted`, `async_node_isolated`, `async_node_healed`,
-//! `async_fsync`, `async_read_served`.
+//! `async_fsync`, `async_read_served`, `async_ack_received`,
+//! `async_wait_started`, `async_wait_returned`, `async_write_refused`.
 //!
 //! ## Mirrors / simplifies / omits (Redis)
 //!
-//! - **Mirrors:** asynchronous replication with `WAIT`-less writes; the
+//! - **Mirrors:** asynchronous replication; `WAIT numreplicas timeout`
+//!   counting replicas whose `REPLCONF ACK` reached the write's offset, and
+//!   still not durable; `min-replicas-to-write` with
+//!   `min-replicas-max-lag` refusing writes (`-NOREPLICAS`) at a primary cut
+//!   off from its replicas; the
 //!   replication id + offset pair and `repl-backlog`; `PSYNC` answered with
 //!   `+CONTINUE` (partial) or `+FULLRESYNC` (full); Sentinel-style manual
 //!   failover that changes the replication id so replicas full-sync; the
@@ -66,9 +88,15 @@
 //!   on the replication id and the sentinel's config epoch); the primary
 //!   streams to every other alive node; a primary that lost writes to a
 //!   power loss restarts with a new history (generation + 1) so no replica
-//!   can splice the new writes onto entries the primary forgot.
+//!   can splice the new writes onto entries the primary forgot; `WAIT` is a
+//!   group setting applied after every `Leader` write (or the blocking
+//!   [`AsyncPrimaryGroup::wait`]), not a command interleaved by clients;
+//!   replicas send `REPLCONF ACK` only after applying something, and only
+//!   when `wait` or `min_replicas_to_write` is set (so default traces carry
+//!   no acknowledgements); the once-a-second heartbeat ACK is modelled per
+//!   tick without a message; lag is counted in ticks.
 //! - **Omits:** PSYNC2's secondary replication id (a promoted replica here
-//!   always forces full syncs), `min-replicas-to-write`, RDB/AOF file
+//!   always forces full syncs), `WAITAOF`, RDB/AOF file
 //!   formats, replica-of-replica chains, timeouts and heartbeats, and
 //!   client redirection.
 //!
@@ -80,8 +108,10 @@
 //! [`Completion`]s. In async **every operation completes in the `submit`
 //! that starts it** — its completion tick is its submit tick — because a
 //! Redis primary answers a write once it has applied it and a node answers
-//! a read from its own map; nobody waits for a replica (`WAIT` is omitted).
-//! So operations never overlap one another; what overlaps is replication:
+//! a read from its own map; nobody waits for a replica — **except** a
+//! `Leader` write in a group configured with `wait`, which stays pending
+//! until its `WAIT` returns. Without `wait`, operations never overlap one
+//! another; what overlaps is replication:
 //! a write is *done* while its stream is still on the wire, and a `Local`
 //! read at a replica sees the old value until the stream arrives.
 //!
@@ -89,12 +119,16 @@
 //!   [`ClientOp::at`], also an old primary cut off in a minority: a dirty
 //!   write that is discarded when it rejoins); a read served with the
 //!   node's current value.
-//! - *failed* / *unknown*: never. Everything async refuses, it refuses up
+//! - *failed*: only a write refused by `min-replicas-to-write` (refused
+//!   before it is applied). *unknown*: only a write whose `WAIT` timed out
+//!   or whose primary crashed or was demoted while it waited (applied at
+//!   that primary). Everything else async refuses, it refuses up
 //!   front as an `Err` from `submit` (no id, no trace event, no state
 //!   change): `Quorum` / `AllIsr` and `Linearizable` are unsupported, a
 //!   named node unknown or down, the primary down, a write at a replica
 //!   (`READONLY`). *Done* is not *durable*: an acknowledged write is lost
-//!   when the primary fails before streaming it (experiment 2).
+//!   when the primary fails before streaming it (experiment 2), and with
+//!   `WAIT` when a replica that had not acknowledged it is promoted.
 //!
 //! The trace records `client_op_submitted` and `client_op_completed` around
 //! the protocol's own events, so a client history can be rebuilt from it.
@@ -154,10 +188,10 @@ mod psync_tests;
 mod replication_impl;
 mod role;
 
-pub use config::AsyncConfig;
+pub use config::{AsyncConfig, WaitSetting};
 pub use group::AsyncPrimaryGroup;
 pub use message::{
-    AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplicationId, replication_id_for,
+    AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplConfAck, ReplicationId, replication_id_for,
 };
 pub use probe::{AsyncNodeProbe, AsyncProbe};
 pub use role::{Role, SyncMode};

@@ -68,6 +68,18 @@ pub struct FullSync {
     pub data: BTreeMap<Bytes, Bytes>,
 }
 
+/// `REPLCONF ACK <offset>`: a replica tells its primary how far it has
+/// applied the primary's history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplConfAck {
+    /// The generation the replica believes current.
+    pub generation: u64,
+    /// The replication id of the data set the replica holds.
+    pub replication_id: ReplicationId,
+    /// The replica's offset in that history.
+    pub offset: u64,
+}
+
 /// Messages of the asynchronous replication protocol.
 ///
 /// Kept small (streamed entries are shared with the backlog, the rarer sync
@@ -84,6 +96,9 @@ pub enum AsyncMsg {
     PartialSync(Box<PartialSync>),
     /// Primary → replica: `+FULLRESYNC` with the whole data set.
     FullSync(Box<FullSync>),
+    /// Replica → primary: `REPLCONF ACK` (sent only when a setting reads
+    /// acknowledgements: `WAIT` or `min-replicas-to-write`).
+    ReplConfAck(Box<ReplConfAck>),
 }
 
 impl AsyncMsg {
@@ -95,6 +110,7 @@ impl AsyncMsg {
             AsyncMsg::Psync(m) => m.generation,
             AsyncMsg::PartialSync(m) => m.generation,
             AsyncMsg::FullSync(m) => m.generation,
+            AsyncMsg::ReplConfAck(m) => m.generation,
         }
     }
 }
@@ -106,6 +122,7 @@ impl Payload for AsyncMsg {
             AsyncMsg::Psync(_) => "psync",
             AsyncMsg::PartialSync(_) => "partial_sync",
             AsyncMsg::FullSync(_) => "full_sync",
+            AsyncMsg::ReplConfAck(_) => "replconf_ack",
         }
     }
 }

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use sim_core::NodeId;
 
 use crate::backlog::Backlog;
-use crate::message::{AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplicationId};
+use crate::message::{AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplConfAck, ReplicationId};
 use crate::role::{Role, SyncMode};
 
 /// The fsynced image of a node: what a power loss rolls it back to.
@@ -49,6 +49,8 @@ pub(crate) enum Outcome {
     Served { mode: SyncMode, next_offset: u64 },
     /// A `PSYNC` reached a node that cannot serve it.
     PsyncRefused { reason: &'static str },
+    /// A primary recorded a replica's `REPLCONF ACK` of `offset`.
+    AckRecorded { offset: u64 },
 }
 
 /// The result of [`Node::on_message`]: the outcome and an optional answer to
@@ -94,6 +96,13 @@ pub(crate) struct Node {
     /// Set when a power loss rolled a primary back: on restart it must
     /// start a new history so no replica splices onto forgotten entries.
     pub(crate) lost_history: bool,
+    /// Primary only: per replica, the highest offset of the current history
+    /// it acknowledged (`REPLCONF ACK`); what `WAIT` counts.
+    pub(crate) replica_acks: BTreeMap<NodeId, u64>,
+    /// Primary only: per replica, the last tick it was heard from (its
+    /// `PSYNC`, `REPLCONF ACK`, or the per-tick heartbeat of a connected
+    /// replica); what `min-replicas-to-write` counts.
+    pub(crate) last_heard: BTreeMap<NodeId, u64>,
 }
 
 impl Node {
@@ -119,6 +128,8 @@ impl Node {
             backlog: Backlog::new(backlog_size),
             buffered: BTreeMap::new(),
             lost_history: false,
+            replica_acks: BTreeMap::new(),
+            last_heard: BTreeMap::new(),
         }
     }
 
@@ -194,6 +205,7 @@ impl Node {
                 } = *m;
                 self.on_partial(src, generation, &replication_id, entries)
             }
+            AsyncMsg::ReplConfAck(m) => self.on_ack(src, &m),
             AsyncMsg::FullSync(m) => {
                 let FullSync {
                     generation,
@@ -369,6 +381,55 @@ impl Node {
         Step::just(Outcome::FullApplied { offset, keys })
     }
 
+    /// Replica: the `REPLCONF ACK` of its current offset.
+    pub(crate) fn ack(&self) -> AsyncMsg {
+        AsyncMsg::ReplConfAck(Box::new(ReplConfAck {
+            generation: self.generation,
+            replication_id: self.replication_id.clone(),
+            offset: self.offset,
+        }))
+    }
+
+    /// Primary: records a replica's acknowledged offset if it is of the
+    /// primary's own generation and history.
+    fn on_ack(&mut self, src: &NodeId, ack: &ReplConfAck) -> Step {
+        let reason = if self.role != Role::Primary {
+            Some("not_primary")
+        } else if ack.generation != self.generation {
+            Some("stale_generation")
+        } else if ack.replication_id != self.replication_id {
+            Some("stale_replication_id")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Step::just(Outcome::Rejected { reason });
+        }
+        let acked = self.replica_acks.entry(src.clone()).or_insert(0);
+        *acked = (*acked).max(ack.offset.min(self.offset));
+        Step::just(Outcome::AckRecorded { offset: *acked })
+    }
+
+    /// Primary: how many replicas acknowledged `offset` or beyond.
+    pub(crate) fn acked_at_least(&self, offset: u64) -> usize {
+        self.replica_acks.values().filter(|&&o| o >= offset).count()
+    }
+
+    /// Forgets what replicas acknowledged (a new history, or no longer
+    /// primary).
+    pub(crate) fn forget_acks(&mut self) {
+        self.replica_acks.clear();
+        self.last_heard.clear();
+    }
+
+    /// Primary: replicas heard from at `now - max_lag` or later.
+    pub(crate) fn good_replicas(&self, now: u64, max_lag: u64) -> usize {
+        self.last_heard
+            .values()
+            .filter(|&&t| now.saturating_sub(t) <= max_lag)
+            .count()
+    }
+
     /// The image `fsync` stores.
     pub(crate) fn image(&self) -> DurableImage {
         DurableImage {
@@ -384,6 +445,7 @@ impl Node {
         if image.replication_id != self.replication_id {
             self.backlog.clear();
         }
+        self.forget_acks();
         self.replication_id = image.replication_id;
         self.offset = image.offset;
         self.data = image.data;

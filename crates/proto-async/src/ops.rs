@@ -54,6 +54,7 @@ impl AsyncPrimaryGroup {
         primary.buffered.clear();
         primary.resync_pending = false;
         primary.lost_history = false;
+        primary.forget_acks();
         self.current = n;
     }
 
@@ -113,6 +114,7 @@ impl AsyncPrimaryGroup {
         node.buffered.clear();
         node.resync_pending = false;
         node.lost_history = false;
+        node.forget_acks();
         record!(
             self.trace,
             self.net.now(),
@@ -121,6 +123,7 @@ impl AsyncPrimaryGroup {
             primary = &primary,
             generation = self.generation
         );
+        self.settle_pending();
     }
 
     /// Crashes `node`. Its queued traffic is lost and its links close. With
@@ -172,6 +175,7 @@ impl AsyncPrimaryGroup {
             offset = before,
             restored_offset = self.nodes[x].offset
         );
+        self.settle_pending();
         Ok(())
     }
 

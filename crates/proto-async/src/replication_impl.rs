@@ -23,7 +23,9 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     }
 
     /// Starts `op`; in async it also completes in this call (no tick
-    /// passes), so its completion is ready at once.
+    /// passes), so its completion is ready at once — except a `Leader`
+    /// write in a group configured with `wait`, which completes when its
+    /// `WAIT` returns (see the crate docs).
     ///
     /// - **Writes** (`None` / `Leader`) are applied by the primary and
     ///   complete *done* with their offset; replicas are not waited for.
@@ -41,8 +43,9 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     ///   node's value now.
     ///
     /// Every refusal is an `Err` here, before anything happens: no id, no
-    /// trace event, no state change. No async operation completes *failed*
-    /// or *unknown*.
+    /// trace event, no state change — except `min-replicas-to-write`, which
+    /// completes the write *failed* (refused before it is applied). Only a
+    /// write whose `WAIT` did not reach `numreplicas` completes *unknown*.
     fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
         self.submit_op(op)
     }

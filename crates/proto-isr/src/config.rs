@@ -38,6 +38,11 @@ pub struct IsrConfig {
     pub lease_duration: u64,
     /// Seed of the group's one random generator.
     pub seed: u64,
+    /// `unclean.leader.election.enable`: when no ISR member is alive, the
+    /// controller may elect an out-of-sync replica (and acknowledged
+    /// `AllIsr` writes it lacks are lost). Off by default, as in Kafka:
+    /// the partition then stays leaderless.
+    pub unclean_leader_election: bool,
 }
 
 impl Default for IsrConfig {
@@ -58,6 +63,7 @@ impl Default for IsrConfig {
             ack_timeout: 32,
             lease_duration: 4,
             seed: 0,
+            unclean_leader_election: false,
         }
     }
 }
@@ -119,6 +125,13 @@ impl IsrConfig {
     #[must_use]
     pub fn with_ack_timeout(mut self, ticks: u64) -> IsrConfig {
         self.ack_timeout = ticks;
+        self
+    }
+
+    /// The same settings with `unclean.leader.election.enable = enabled`.
+    #[must_use]
+    pub fn with_unclean_leader_election(mut self, enabled: bool) -> IsrConfig {
+        self.unclean_leader_election = enabled;
         self
     }
 

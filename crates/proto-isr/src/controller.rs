@@ -213,10 +213,44 @@ impl IsrGroup {
     /// truncated to HW, the previous leader out of the ISR, a new lease,
     /// every reachable replica told, every alive follower resynchronised.
     pub(crate) fn elect(&mut self, idx: usize, reason: &'static str) {
+        self.elect_with(idx, reason, true);
+    }
+
+    /// An unclean election of `idx` (`unclean.leader.election.enable`, no
+    /// ISR member alive): both epochs + 1, the candidate keeps its whole
+    /// log, the ISR becomes just the candidate, and the high watermark is
+    /// reset to the candidate's log end — acknowledged entries above it
+    /// are gone, and followers truncate to the new leader's log.
+    pub(crate) fn elect_unclean(&mut self, idx: usize) {
+        self.elect_with(idx, "unclean_election", false);
+    }
+
+    fn elect_with(&mut self, idx: usize, reason: &'static str, clean: bool) {
         let now = self.tick_now();
         let previous = self.leader;
         self.leader_epoch += 1;
         self.controller_epoch += 1;
+        if !clean {
+            let before = self.high_watermark;
+            let end = self.nodes[idx].log.end();
+            for member in &mut self.in_isr {
+                *member = false;
+            }
+            self.high_watermark = end;
+            self.unclean_epoch = self.leader_epoch;
+            record!(
+                self.trace,
+                now,
+                "isr_unclean_election",
+                leader = &self.nodes[idx].id,
+                previous = &self.nodes[previous].id,
+                leader_epoch = self.leader_epoch,
+                log_end = end,
+                high_watermark_before = before,
+                high_watermark = end,
+                offsets_lost = before.saturating_sub(end)
+            );
+        }
         let hw = self.high_watermark;
         if self.nodes[idx].log.truncate_above(hw) {
             record!(

@@ -30,6 +30,9 @@ pub struct IsrGroup {
     pub(crate) controller_epoch: u64,
     pub(crate) in_isr: Vec<bool>,
     pub(crate) high_watermark: u64,
+    /// Leader epoch of the last unclean election (0: none). Replicas not
+    /// confirmed since then may hold a committed view the partition lost.
+    pub(crate) unclean_epoch: u64,
     pub(crate) lease_expiry: Tick,
     pub(crate) slow: Vec<bool>,
     pub(crate) isolated: Vec<bool>,
@@ -102,6 +105,7 @@ impl IsrGroup {
             controller_epoch: 1,
             in_isr: vec![true; n],
             high_watermark: 0,
+            unclean_epoch: 0,
             slow: vec![false; n],
             isolated: vec![false; n],
             cut_links: Vec::new(),

@@ -39,6 +39,24 @@
 //!   resynchronise. A crashed leader that restarts is re-established the
 //!   same way in a new epoch (if it still holds HW), so entries it may have
 //!   lost can never be confused with new ones.
+//! - **Unclean election** (`unclean.leader.election.enable`,
+//!   [`IsrConfig::with_unclean_leader_election`], off by default). With it
+//!   off, a partition whose ISR members are all down stays leaderless:
+//!   writes and authority reads are refused and `failover` /
+//!   `controller_elect` answer an error naming the setting. With it on, and
+//!   only while no ISR member is alive, the controller may elect any live
+//!   replica (`failover(None)`: the first by id): both epochs + 1, its log
+//!   kept whole, the ISR reset to it alone and HW reset to its log end
+//!   (`isr_unclean_election`, with `offsets_lost`). Acknowledged `AllIsr`
+//!   writes it lacks are gone; the other replicas truncate to its log when
+//!   they catch up, lowering their `applied_hw`. Until a replica has been
+//!   confirmed by a leader after the unclean election it is exempt from the
+//!   cross-replica invariants (it still holds the discarded committed view).
+//! - **Power loss** (`crash(node, true)`) truncates a replica's log to its
+//!   last fsync; if that falls below its `applied_hw`, `applied_hw` drops to
+//!   the new log end and `committed_data` is rebuilt from what is left (a
+//!   Kafka broker likewise bounds its checkpointed high watermark by its log
+//!   end on recovery).
 //! - **Stale leaders.** A replica learns of an election only when the
 //!   controller can reach it (alive, not isolated). An isolated displaced
 //!   leader therefore still believes it leads: [`IsrGroup::produce_to`]
@@ -65,7 +83,9 @@
 //!   HW as the ISR's common prefix; `acks=all` + `min.insync.replicas`
 //!   checked before append; leader epochs fencing old leaders while entry
 //!   epochs keep history; clean-election truncation to HW; KIP-101
-//!   truncation by leader epoch instead of by HW alone.
+//!   truncation by leader epoch instead of by HW alone;
+//!   `unclean.leader.election.enable` electing an out-of-sync replica when
+//!   no ISR member is alive, at the cost of acknowledged writes.
 //! - **Simplifies:** the controller is an in-process oracle that never
 //!   fails and reaches every non-isolated live broker instantly (its
 //!   LeaderAndIsr); followers are pushed to rather than fetching (a fetch is
@@ -73,11 +93,14 @@
 //!   positions directly; the retained window is the last `retention`
 //!   entries; a full catch-up ships the whole log atomically; the lease is a
 //!   teaching device renewed while an ISR quorum is reachable, not a Kafka
-//!   API; fsync is an O(1) "durable through offset" marker.
+//!   API; fsync is an O(1) "durable through offset" marker; an unclean
+//!   election happens only when `failover` / `controller_elect` asks for
+//!   one (Kafka's controller triggers it itself) and picks the first live
+//!   replica by id (Kafka: the first live replica in assignment order).
 //! - **Omits:** brokers and clients as processes, batches, segments,
 //!   retention by bytes or time, fetch sessions, idempotent and
-//!   transactional producers, KRaft metadata replication, unclean election,
-//!   reassignment, rack awareness, throttling.
+//!   transactional producers, KRaft metadata replication, per-topic
+//!   overrides of the unclean-election setting, reassignment, rack awareness, throttling.
 //!
 //! ## Operations in flight
 //!

@@ -59,19 +59,50 @@ impl ReplicaLog {
     /// Drops every entry above `end` and rebuilds `data` from what is left
     /// (committed prefix first, so the rebuild costs the uncommitted tail).
     /// Returns true when something was dropped.
+    ///
+    /// A log never keeps `applied_hw` above its end: a truncation below it
+    /// (a power loss that lost unfsynced entries, or an unclean election's
+    /// divergent leader) lowers `applied_hw` to the new end and rebuilds
+    /// `committed` from the entries that are left, so a later append at or
+    /// below the old `applied_hw` cannot leave `committed` describing
+    /// entries the log no longer holds.
     pub(crate) fn truncate_above(&mut self, end: u64) -> bool {
         if end >= self.end() {
             return false;
         }
         self.entries.truncate(end as usize);
+        self.clamp_applied();
         self.rebuild_data();
         true
     }
 
-    /// Replaces the whole log (full snapshot install).
+    /// Replaces the whole log (full snapshot install); as for
+    /// [`ReplicaLog::truncate_above`], `applied_hw` is lowered to the new
+    /// log's end (and `committed` rebuilt) if the snapshot is shorter or
+    /// differs below it.
     pub(crate) fn replace(&mut self, entries: &[Arc<LogEntry>]) {
+        let keep = (self.applied_hw.min(entries.len() as u64)) as usize;
+        let same = self.entries.len() >= keep && self.entries[..keep] == entries[..keep];
         self.entries = entries.to_vec();
+        if !same {
+            self.applied_hw = 0;
+            self.committed.clear();
+        }
+        self.clamp_applied();
         self.rebuild_data();
+    }
+
+    /// Lowers `applied_hw` to the log end, rebuilding `committed`.
+    fn clamp_applied(&mut self) {
+        if self.applied_hw <= self.end() {
+            return;
+        }
+        self.applied_hw = self.end();
+        let mut committed = BTreeMap::new();
+        for entry in &self.entries {
+            upsert(&mut committed, entry);
+        }
+        self.committed = committed;
     }
 
     fn rebuild_data(&mut self) {

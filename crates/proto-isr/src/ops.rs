@@ -37,22 +37,52 @@ impl IsrGroup {
     /// current leader. Both epochs + 1, the candidate truncated to HW, the
     /// old leader out of the ISR, a new lease, followers resynchronised.
     /// Returns the new leader epoch.
+    ///
+    /// With `unclean.leader.election.enable` on and no ISR member alive, a
+    /// live out-of-sync replica (the leader itself, if it restarted without
+    /// the committed prefix) may be elected instead: an *unclean* election
+    /// ([`IsrConfig::unclean_leader_election`](crate::IsrConfig::unclean_leader_election)),
+    /// traced as `isr_unclean_election`.
     pub fn controller_elect(&mut self, node: &NodeId) -> Result<u64, GroupError> {
         let idx = self.alive_index(node)?;
-        if idx == self.leader {
+        if idx == self.leader && self.leader_available() {
             return Err(GroupError::not_permitted(node, "already the leader"));
         }
         if !self.in_isr[idx] {
+            if self.unclean_permitted() {
+                self.elect_unclean(idx);
+                return Ok(self.leader_epoch);
+            }
+            let why = if self.config.unclean_leader_election {
+                "a live ISR member can still be elected cleanly"
+            } else {
+                "a clean election picks only ISR members \
+                 (unclean.leader.election.enable is off)"
+            };
             return Err(GroupError::not_permitted(
                 node,
-                format!(
-                    "not in the ISR {:?}; a clean election picks only ISR members",
-                    self.isr_sorted()
-                ),
+                format!("not in the ISR {:?}; {why}", self.isr_sorted()),
             ));
+        }
+        if idx == self.leader {
+            return Err(GroupError::not_permitted(node, "already the leader"));
         }
         self.elect(idx, "controller_elect");
         Ok(self.leader_epoch)
+    }
+
+    /// True when an unclean election may happen now: the setting is on and
+    /// no ISR member is alive.
+    pub(crate) fn unclean_permitted(&self) -> bool {
+        self.config.unclean_leader_election
+            && !(0..self.nodes.len()).any(|j| self.in_isr[j] && self.nodes[j].alive)
+    }
+
+    /// The first live replica in id order, for an unclean election.
+    pub(crate) fn first_unclean_candidate(&self) -> Option<usize> {
+        let mut order: Vec<usize> = (0..self.nodes.len()).collect();
+        order.sort_by(|a, b| self.nodes[*a].id.cmp(&self.nodes[*b].id));
+        order.into_iter().find(|&j| self.nodes[j].alive)
     }
 
     /// The first live ISR member other than the leader, in id order.

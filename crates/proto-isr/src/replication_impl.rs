@@ -103,17 +103,29 @@ impl ReplicationGroup for IsrGroup {
     }
 
     /// `Some(n)` = [`IsrGroup::controller_elect`]`(n)`; `None` = the first
-    /// live ISR member other than the leader, by id.
+    /// live ISR member other than the leader, by id — or, with
+    /// `unclean.leader.election.enable` on and no ISR member alive, the
+    /// first live replica by id (an unclean election).
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
         let node = match candidate {
             Some(n) => n.clone(),
-            None => match self.first_eligible() {
+            None => match self.first_eligible().or_else(|| {
+                self.unclean_permitted()
+                    .then(|| self.first_unclean_candidate())
+                    .flatten()
+            }) {
                 Some(j) => self.nodes[j].id.clone(),
                 None => {
                     return Err(GroupError::NoLeader(format!(
-                        "no live ISR member other than {} to elect (ISR {:?})",
+                        "no live ISR member other than {} to elect (ISR {:?}; \
+                         unclean.leader.election.enable is {})",
                         self.nodes[self.leader].id,
-                        self.isr_sorted()
+                        self.isr_sorted(),
+                        if self.config.unclean_leader_election {
+                            "on, but no replica is alive"
+                        } else {
+                            "off"
+                        }
                     )));
                 }
             },

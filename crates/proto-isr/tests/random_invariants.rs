@@ -164,7 +164,13 @@ fn run_seed(seed: u64) {
             56..=63 => g.heal(&pick(&mut rng)),
             64..=68 => {
                 let node = pick(&mut rng);
-                g.crash(&node, roll == 68)
+                let power_loss = roll == 68;
+                if power_loss {
+                    // A power loss may shorten the log below the node's
+                    // applied HW, which then drops to the new log end.
+                    h.applied.remove(&node);
+                }
+                g.crash(&node, power_loss)
             }
             69..=77 => g.restart(&pick(&mut rng)),
             78..=82 => g.set_replica_slow(&pick(&mut rng), true),
