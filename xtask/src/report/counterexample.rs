@@ -49,7 +49,7 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
     );
     let _ = writeln!(
         body,
-        "<h2 id=\"schedule\">Minimal schedule ({} steps)</h2>\n<ol class=\"schedule\" start=\"0\">",
+        "<h2 id=\"schedule\">Minimal schedule ({} steps)</h2>\n<ol class=\"schedule\">",
         replayed.schedule.steps.len()
     );
     for line in &report.log {

@@ -195,7 +195,7 @@ table.trace td.kind { white-space: nowrap; color: #2c5282; }
 table.trace tr.msg td.kind { color: #2f855a; }
 table.trace tr.rejected td.kind { color: #c53030; font-weight: 700; }
 table.trace tr.client td.kind { color: #6b46c1; }
-ol.schedule { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; background: #fff; border: 1px solid #cbd5e0; padding: 8px 8px 8px 44px; }
+ol.schedule { list-style: none; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; background: #fff; border: 1px solid #cbd5e0; padding: 8px 12px; }
 "#;
 
 #[cfg(test)]

@@ -224,8 +224,16 @@ const EXP7: &[Entry] = &[
         "(Raft) the node lost leadership while the ReadIndex round ran",
     ),
     (
+        "no current-term commit / not leader",
+        "(Raft) the node has not committed an entry of its own term yet / is not a leader",
+    ),
+    (
         "served V",
         "the guard let the old leader answer (a split-brain read)",
+    ),
+    (
+        "error: E",
+        "trying the read failed for another reason, quoted",
     ),
 ];
 
@@ -271,4 +279,78 @@ pub fn all(experiments: &[(u8, &str)]) -> String {
         out.push_str(&definition_list(for_experiment(*number)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use labs::Observed;
+
+    use super::*;
+
+    /// The phrases of `entry`'s term long enough to look for in a cell.
+    fn fragments(term: &str) -> Vec<&str> {
+        term.split(['…', '/', ';', '('])
+            .map(|f| f.trim().trim_end_matches(')'))
+            .filter(|f| f.len() >= 6)
+            .collect()
+    }
+
+    /// `word` is a term of `entries` (or one of its ` / `-separated
+    /// alternatives), or quoted in backticks in a meaning.
+    fn explains(entries: &[Entry], word: &str) -> bool {
+        entries.iter().chain(COMMON).any(|(term, meaning)| {
+            term.split(" / ").any(|t| t == word)
+                || meaning.split('`').skip(1).step_by(2).any(|q| q == word)
+        })
+    }
+
+    #[test]
+    fn every_word_a_cell_shows_is_in_its_experiments_legend() {
+        let runs = labs::all_runs().expect("every experiment runs");
+        for run in &runs {
+            let entries = for_experiment(run.experiment);
+            let words: Vec<String> = match &run.observed {
+                Observed::Normal(o) => vec![if o.acked { "acked @N" } else { "refused" }.into()],
+                Observed::CrashAfterAck(o) => vec![
+                    match (o.acked, o.survived) {
+                        (false, _) => "refused",
+                        (true, true) => "survived",
+                        (true, false) => "lost",
+                    }
+                    .into(),
+                ],
+                Observed::Minority(o) => vec![o.old_leader_role_after.clone()],
+                Observed::Reconnect(o) => vec![o.inside_window.clone(), o.outside_window.clone()],
+                Observed::Reads(o) => [o.local, o.leader, o.linearizable]
+                    .iter()
+                    .map(|r| r.name().to_owned())
+                    .collect(),
+                Observed::SplitBrain(o) => {
+                    let guard = o.guard.as_str();
+                    vec![match guard.split_once(' ') {
+                        Some(("served", _)) => "served V".to_owned(),
+                        Some(("error:", _)) => "error: E".to_owned(),
+                        _ => guard.to_owned(),
+                    }]
+                }
+                Observed::Slow(o) => {
+                    let explained = for_experiment(4)
+                        .iter()
+                        .flat_map(|(term, _)| fragments(term))
+                        .any(|f| o.membership.contains(f));
+                    assert!(explained, "no legend entry explains `{}`", o.membership);
+                    Vec::new()
+                }
+            };
+            for word in words {
+                assert!(
+                    explains(entries, &word),
+                    "experiment {} of {} ({}): `{word}` is not in its legend",
+                    run.experiment,
+                    run.protocol,
+                    run.variant
+                );
+            }
+        }
+    }
 }

@@ -88,7 +88,7 @@ pub fn section(trace: &Trace) -> String {
     );
     let _ = writeln!(
         out,
-        "<table class=\"trace\" id=\"trace\">\n<thead><tr><th>#</th><th>tick</th><th>kind</th><th>fields</th></tr></thead>\n<tbody>\n{rows}</tbody>\n</table>"
+        "<table class=\"trace\" id=\"trace-table\">\n<thead><tr><th>#</th><th>tick</th><th>kind</th><th>fields</th></tr></thead>\n<tbody>\n{rows}</tbody>\n</table>"
     );
     let _ = writeln!(out, "<script>{FILTER_SCRIPT}</script>");
     out
@@ -102,7 +102,7 @@ pub const FILTER_SCRIPT: &str = r##"
   var node = document.getElementById("filter-node");
   var kind = document.getElementById("filter-kind");
   var count = document.getElementById("filter-count");
-  var rows = Array.prototype.slice.call(document.querySelectorAll("#trace tbody tr"));
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#trace-table tbody tr"));
   function matches(row) {
     var nodes = row.getAttribute("data-nodes").split(" ");
     var nodeOk = node.value === "" || nodes.indexOf(node.value) !== -1;
