@@ -148,7 +148,10 @@ fn every_page_is_well_formed_and_every_local_link_resolves() {
             } else {
                 resolve(rel, file).unwrap_or_else(|| panic!("{rel}: {link} leaves the site"))
             };
-            assert!(files.contains_key(&target), "{rel}: {link} → {target} is missing");
+            assert!(
+                files.contains_key(&target),
+                "{rel}: {link} → {target} is missing"
+            );
             if !fragment.is_empty() {
                 let ids = page_ids
                     .get(&target)
@@ -220,7 +223,10 @@ fn every_matrix_cell_links_to_its_run_page_and_every_counterexample_to_its_page(
         .filter(|k| k.starts_with("counterexamples/"))
         .cloned()
         .collect();
-    assert_eq!(cited, cx_pages, "counterexample links ≠ counterexample pages");
+    assert_eq!(
+        cited, cx_pages,
+        "counterexample links ≠ counterexample pages"
+    );
 }
 
 fn xtask_stdout(args: &[&str]) -> String {
@@ -251,11 +257,19 @@ fn the_exp3_isr_page_shows_the_diagram_the_observed_values_the_legend_and_the_tr
             .count()
     };
     assert_eq!(classes("lane"), 3, "one lane per node");
-    assert!(classes("msg") > 0 && classes("reject") > 0, "messages and fenced ones");
+    assert!(
+        classes("msg") > 0 && classes("reject") > 0,
+        "messages and fenced ones"
+    );
 
     // The observed values are exactly those `matrix --json` prints.
     let json: serde_json::Value = serde_json::from_str(&xtask_stdout(&[
-        "matrix", "--json", "--experiment", "3", "--protocol", "isr",
+        "matrix",
+        "--json",
+        "--experiment",
+        "3",
+        "--protocol",
+        "isr",
     ]))
     .expect("json");
     let observed = json["runs"][0]["observed"].as_object().expect("observed");
@@ -282,8 +296,14 @@ fn the_exp3_isr_page_shows_the_diagram_the_observed_values_the_legend_and_the_tr
         rows["fenced_messages"],
         observed["fenced_messages"].to_string()
     );
-    assert_eq!(rows["old_leader_role_after"], observed["old_leader_role_after"]);
-    assert!(text.contains("<dt>fenced: N</dt>"), "the legend explains fenced");
+    assert_eq!(
+        rows["old_leader_role_after"],
+        observed["old_leader_role_after"]
+    );
+    assert!(
+        text.contains("<dt>fenced: N</dt>"),
+        "the legend explains fenced"
+    );
     let trace_rows = doc
         .descendants()
         .find(|n| n.attribute("id") == Some("trace-table"))
@@ -314,8 +334,9 @@ fn a_counterexample_page_has_the_schedule_the_history_and_the_diagram() {
         );
     }
     assert!(
-        doc.descendants()
-            .any(|n| n.has_tag_name("li") && n.parent().is_some_and(|p| p.attribute("class") == Some("schedule"))),
+        doc.descendants().any(|n| n.has_tag_name("li")
+            && n.parent()
+                .is_some_and(|p| p.attribute("class") == Some("schedule"))),
         "an empty schedule"
     );
     let timeline = doc
@@ -325,8 +346,9 @@ fn a_counterexample_page_has_the_schedule_the_history_and_the_diagram() {
         .expect("the history timeline");
     assert!(timeline.contains("ticks:"), "{timeline}");
     assert!(
-        doc.descendants()
-            .any(|n| n.has_tag_name("svg") && n.descendants().any(|d| d.attribute("class") == Some("lane"))),
+        doc.descendants().any(|n| n.has_tag_name("svg")
+            && n.descendants()
+                .any(|d| d.attribute("class") == Some("lane"))),
         "no diagram"
     );
 }

@@ -113,7 +113,10 @@ fn browse(page: &Path, extra: &[String]) -> Output {
         }
         if start.elapsed() > BROWSER_TIMEOUT {
             let _ = child.kill();
-            panic!("chromium did not finish {} in {BROWSER_TIMEOUT:?}", page.display());
+            panic!(
+                "chromium did not finish {} in {BROWSER_TIMEOUT:?}",
+                page.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -252,7 +255,10 @@ fn chromium_renders_the_index_with_its_matrix_and_working_links() {
         dom.contains("<table class=\"matrix\" id=\"matrix\">"),
         "no matrix table"
     );
-    assert!(dom.contains("id=\"guarantees-table\""), "no guarantees table");
+    assert!(
+        dom.contains("id=\"guarantees-table\""),
+        "no guarantees table"
+    );
     assert!(
         dom.matches("href=\"runs/").count() >= 28,
         "the matrix cells do not link to their runs"
@@ -267,7 +273,10 @@ fn chromium_renders_the_exp3_isr_page_with_its_diagram() {
     let site = site();
     let page = site.join("runs").join("exp3-isr-default.html");
     let dom = dump_dom(&page);
-    assert!(body_text(&dom).len() > 2000, "the run page is (nearly) blank");
+    assert!(
+        body_text(&dom).len() > 2000,
+        "the run page is (nearly) blank"
+    );
     let svg = dom
         .split_once("<svg")
         .map(|(_, rest)| rest.split_once("</svg>").map_or(rest, |(s, _)| s))
@@ -284,10 +293,17 @@ fn chromium_renders_the_exp3_isr_page_with_its_diagram() {
         .split_once("id=\"trace-filter\"")
         .map(|(before, after)| {
             let start = before.rfind('<').unwrap_or(0);
-            format!("{}{}", &before[start..], after.split('>').next().unwrap_or(""))
+            format!(
+                "{}{}",
+                &before[start..],
+                after.split('>').next().unwrap_or("")
+            )
         })
         .expect("the trace filter");
-    assert!(!form.contains("hidden"), "the filter script did not run: {form}");
+    assert!(
+        !form.contains("hidden"),
+        "the filter script did not run: {form}"
+    );
     assert_links_resolve(&page, &dom);
     assert_not_blank("exp3 isr", &screenshot(&page, "report-exp3-isr"));
 }
