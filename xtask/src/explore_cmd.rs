@@ -180,7 +180,7 @@ pub struct Options {
 }
 
 /// Steps per generated schedule.
-const STEPS: usize = ScheduleShape::DEFAULT_STEPS;
+pub const STEPS: usize = ScheduleShape::DEFAULT_STEPS;
 
 /// The configurations `opts` selects.
 fn selected(opts: &Options) -> Vec<Configuration> {
@@ -223,29 +223,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
         },
         shard: opts.shard,
     };
-    let bar = opts.progress.then(|| {
-        let bar = indicatif::ProgressBar::new(configs.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let mut verdicts = Vec::new();
-    for config in &configs {
-        if let Some(bar) = &bar {
-            bar.set_message(config.key());
-        }
-        verdicts.extend(
-            explore::sweep(config, &sweep).map_err(|e| Failed(format!("{}: {e}", config.key())))?,
-        );
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
-    }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let verdicts = sweep_all(&configs, &sweep, opts.progress)?;
     let markdown = markdown(&verdicts, &sweep);
     if let Some(path) = &opts.write {
         std::fs::write(path, &markdown)
@@ -290,7 +268,42 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     Ok((text, ExitCode::SUCCESS))
 }
 
-fn cell(v: &Verdict) -> String {
+/// The verdicts of every configuration in `configs` over `sweep`'s
+/// schedules, configuration by configuration (a progress bar on stderr when
+/// `progress`).
+pub fn sweep_all(
+    configs: &[Configuration],
+    sweep: &SweepOptions,
+    progress: bool,
+) -> Result<Vec<Verdict>, Stop> {
+    let bar = progress.then(|| {
+        let bar = indicatif::ProgressBar::new(configs.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut verdicts = Vec::new();
+    for config in configs {
+        if let Some(bar) = &bar {
+            bar.set_message(config.key());
+        }
+        verdicts.extend(
+            explore::sweep(config, sweep).map_err(|e| Failed(format!("{}: {e}", config.key())))?,
+        );
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(verdicts)
+}
+
+/// A verdict as a table cell, as `docs/guarantees.md` shows it.
+pub fn cell(v: &Verdict) -> String {
     match (&v.status, &v.counterexample) {
         (Status::Violated, Some(cx)) => format!(
             "violated: {} steps — `cargo xtask explore --replay {}`",
@@ -308,7 +321,7 @@ fn cell(v: &Verdict) -> String {
 }
 
 /// One row per configuration, one column per property.
-fn rows(verdicts: &[Verdict]) -> Vec<(String, [&Verdict; 3])> {
+pub fn rows(verdicts: &[Verdict]) -> Vec<(String, [&Verdict; 3])> {
     verdicts
         .chunks(3)
         .filter(|c| c.len() == 3)
@@ -371,7 +384,7 @@ fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
 }
 
 /// How to read the table; the definitions the verdicts rest on.
-const DEFINITIONS: &str = "
+pub const DEFINITIONS: &str = "
 ## How to read it
 
 The matrix (`docs/matrix.md`) answers each question with one scripted run;
@@ -460,6 +473,38 @@ fn json(verdicts: &[Verdict]) -> serde_json::Value {
 /// `--replay ID`: the minimal schedule, its history as a timeline, and the
 /// trace.
 fn replay(text: &str, diagram: Option<&PathBuf>) -> Result<String, Stop> {
+    let replayed = replay_id(text)?;
+    if let Some(path) = diagram {
+        std::fs::write(path, replayed.diagram())
+            .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
+        output::note(&format!("wrote {}", path.display()));
+    }
+    Ok(describe(&replayed.id, &replayed.schedule, &replayed.report))
+}
+
+/// One schedule run again from its replay id.
+pub struct Replayed {
+    /// The id it was replayed from.
+    pub id: ReplayId,
+    /// The schedule the id names (only the kept steps).
+    pub schedule: Schedule,
+    /// What the run did: its log, history, checks and group (with the trace).
+    pub report: RunReport,
+}
+
+impl Replayed {
+    /// The run's space-time diagram (SVG), titled `counterexample ID`.
+    pub fn diagram(&self) -> String {
+        labs::diagram::render_svg(
+            self.report.group.trace(),
+            &labs::diagram::DiagramOptions::titled(format!("counterexample {}", self.id)),
+        )
+    }
+}
+
+/// Parses `text` as a replay id, finds its configuration and runs the
+/// schedule it names again.
+pub fn replay_id(text: &str) -> Result<Replayed, Stop> {
     let id: ReplayId = text.parse().map_err(Usage)?;
     let config = labs::explore_configs()
         .into_iter()
@@ -472,17 +517,16 @@ fn replay(text: &str, diagram: Option<&PathBuf>) -> Result<String, Stop> {
         })?;
     let (schedule, report) =
         explore::replay(&config, &id, STEPS).map_err(|e| Failed(e.to_string()))?;
-    if let Some(path) = diagram {
-        let svg = labs::diagram::render_svg(
-            report.group.trace(),
-            &labs::diagram::DiagramOptions::titled(format!("counterexample {id}")),
-        );
-        std::fs::write(path, svg)
-            .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
-        output::note(&format!("wrote {}", path.display()));
-    }
-    Ok(describe(&id, &schedule, &report))
+    Ok(Replayed {
+        id,
+        schedule,
+        report,
+    })
 }
+
+/// What follows every schedule's steps.
+pub const AFTER_SCHEDULE: &str =
+    "then: heal every node, restart every crashed node, quiesce, read every key";
 
 fn describe(id: &ReplayId, schedule: &Schedule, report: &RunReport) -> String {
     let mut out = String::new();
@@ -491,10 +535,7 @@ fn describe(id: &ReplayId, schedule: &Schedule, report: &RunReport) -> String {
     for line in &report.log {
         let _ = writeln!(out, "  {line}");
     }
-    let _ = writeln!(
-        out,
-        "  then: heal every node, restart every crashed node, quiesce, read every key\n"
-    );
+    let _ = writeln!(out, "  {AFTER_SCHEDULE}\n");
     let _ = writeln!(out, "## verdict");
     for p in Property::ALL {
         let _ = writeln!(out, "  {:<13} {:?}", p.name(), report.check(p));
@@ -510,8 +551,9 @@ fn describe(id: &ReplayId, schedule: &Schedule, report: &RunReport) -> String {
 }
 
 /// One row per operation, a bar from submission to completion over the
-/// ticks the history spans.
-fn timeline(history: &[HistoryOp]) -> String {
+/// ticks the history spans (`[` submitted, `]` completed, `?` unknown, `x`
+/// failed), then the ticks the columns stand for.
+pub fn timeline(history: &[HistoryOp]) -> String {
     let mut ticks: Vec<u64> = history
         .iter()
         .flat_map(|op| [Some(op.call_tick), op.ret_tick])

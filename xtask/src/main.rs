@@ -7,6 +7,7 @@
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
 //! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
 //! - `cargo xtask explore --replay ID [--diagram FILE]`
+//! - `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`
 //!
 //! Exit codes: 0 on success (also when stdout is closed early, as by
 //! `| head`), 1 when a command fails (a check finds a difference, a run
@@ -21,6 +22,8 @@ mod explore_cmd;
 mod matrix_cmd;
 mod mutants_cmd;
 mod output;
+mod report;
+mod report_cmd;
 mod table;
 mod trace_cmd;
 
@@ -111,6 +114,8 @@ enum Command {
     Diagram(diagram_cmd::Args),
     /// Check every guarantee over seeded fault schedules; shrink and replay counterexamples.
     Explore(explore_cmd::Args),
+    /// Write the HTML report (matrix, guarantees, a page per run and per counterexample).
+    Report(report_cmd::Args),
     /// Mutation testing (cargo-mutants) of each protocol crate's safety
     /// files against its tests and the cross-crate tests; slow, not in CI.
     Mutants(mutants_cmd::Args),
@@ -163,6 +168,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
         } => bench::run(writes, trace == Switch::On, json, &only, clients),
         Command::Diagram(args) => diagram_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
+        Command::Report(args) => report_cmd::run(args),
         Command::Mutants(args) => mutants_cmd::run(args),
         Command::BenchWorker {
             workload,

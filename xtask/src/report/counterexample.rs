@@ -1,0 +1,98 @@
+//! `counterexamples/ID.html`: one shrunk counterexample, replayed.
+
+use std::fmt::Write as _;
+
+use explore::{Check, Property, Verdict};
+
+use super::html::{escape, inline_svg, page as frame};
+use super::trace_table;
+use crate::explore_cmd::{AFTER_SCHEDULE, Replayed, timeline};
+
+fn check_cell(check: &Check) -> (&'static str, String) {
+    match check {
+        Check::Holds => ("holds", "holds".to_owned()),
+        Check::Violated(why) => ("violated", format!("violated: {why}")),
+        Check::Unknown(why) => ("unknown", format!("unknown: {why}")),
+        Check::Undecided(why) => ("unknown", format!("undecided: {why}")),
+    }
+}
+
+/// The page of `replayed`; `cited` are the verdicts whose counterexample it
+/// is.
+pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
+    let id = replayed.id.to_string();
+    let report = &replayed.report;
+    let mut body = String::new();
+    body.push_str("<p class=\"lead\">The shrunk schedule the explorer found, run again: ");
+    let names: Vec<String> = cited
+        .iter()
+        .map(|v| {
+            format!(
+                "<strong>{}</strong> of {}.{}.{}.{}",
+                escape(v.property.name()),
+                escape(v.protocol),
+                escape(v.ack),
+                escape(v.read),
+                escape(v.config)
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        body,
+        "it breaks {}.</p>\n<p>Again from a terminal: <code>cargo xtask explore --replay {}</code></p>",
+        if names.is_empty() {
+            "nothing the verdicts cite".to_owned()
+        } else {
+            names.join(", ")
+        },
+        escape(&id)
+    );
+    let _ = writeln!(
+        body,
+        "<h2 id=\"schedule\">Minimal schedule ({} steps)</h2>\n<ol class=\"schedule\">",
+        replayed.schedule.steps.len()
+    );
+    for line in &report.log {
+        let _ = writeln!(body, "<li>{}</li>", escape(line));
+    }
+    let _ = writeln!(body, "</ol>\n<p>{}</p>", escape(AFTER_SCHEDULE));
+    body.push_str(
+        "<h2 id=\"verdict\">Checks on this run</h2>\n<table class=\"checks\">\n<thead><tr><th>property</th><th>result</th></tr></thead>\n<tbody>\n",
+    );
+    for p in Property::ALL {
+        let (class, text) = check_cell(report.check(p));
+        let _ = writeln!(
+            body,
+            "<tr><td>{}</td><td class=\"{class}\">{}</td></tr>",
+            escape(p.name()),
+            escape(&text)
+        );
+    }
+    body.push_str("</tbody>\n</table>\n");
+    let _ = writeln!(
+        body,
+        "<h2 id=\"history\">History</h2>\n<p>One row per client operation over the ticks the \
+         history spans: <code>[</code> submitted, <code>]</code> completed, <code>?</code> \
+         unknown, <code>x</code> failed.</p>\n<pre class=\"timeline\">{}</pre>",
+        escape(&timeline(&report.history))
+    );
+    body.push_str(
+        "<h2 id=\"diagram\">Space-time diagram</h2>\n<p>Client operations are the bars left of \
+         the lanes; hover an element for its trace lines.</p>\n<div class=\"diagram\">\n",
+    );
+    body.push_str(&inline_svg(&replayed.diagram()));
+    body.push_str("\n</div>\n");
+    let trace = report.group.trace();
+    let _ = writeln!(
+        body,
+        "<h2 id=\"trace\">Trace</h2>\n<p>{} events.</p>",
+        trace.len()
+    );
+    body.push_str(&trace_table::section(trace));
+    frame(
+        &format!("Counterexample {id}"),
+        "../",
+        &[("guarantees", "../index.html#guarantees".to_owned())],
+        &body,
+    )
+}

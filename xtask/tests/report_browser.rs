@@ -1,0 +1,309 @@
+//! The report in a real browser: headless Chromium loads the index and the
+//! experiment 3 ISR run page from the file system, dumps the DOM and takes
+//! a screenshot of each.
+//!
+//! Ignored by default (it needs Chromium); `.ci/run` installs Chromium and
+//! runs it with `cargo test -p xtask --test report_browser -- --ignored`.
+//! `MINIDIST_REPORT_DIR` points it at a report already built (otherwise it
+//! builds one in a temporary directory); `CHROMIUM` names the browser
+//! binary (default: `chromium`, then `chromium-browser`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long one browser run may take before it is killed.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("minidist-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The report to load: `MINIDIST_REPORT_DIR`, or one built on first use.
+fn site() -> PathBuf {
+    static SITE: OnceLock<PathBuf> = OnceLock::new();
+    SITE.get_or_init(build_site).clone()
+}
+
+fn build_site() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MINIDIST_REPORT_DIR") {
+        let dir = PathBuf::from(dir);
+        assert!(
+            dir.join("index.html").is_file(),
+            "MINIDIST_REPORT_DIR={} has no index.html",
+            dir.display()
+        );
+        return std::fs::canonicalize(dir).expect("report dir");
+    }
+    let dir = temp_dir("report-browser-site");
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["report", "--schedules", "12", "--out"])
+        .arg(&dir)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("xtask runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+fn chromium() -> String {
+    if let Ok(name) = std::env::var("CHROMIUM") {
+        return name;
+    }
+    for name in ["chromium", "chromium-browser"] {
+        let found = Command::new(name)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if found {
+            return name.to_owned();
+        }
+    }
+    panic!("no Chromium: install it (Debian: apt-get install -y chromium) or set CHROMIUM");
+}
+
+/// Runs headless Chromium on `page` with `extra` arguments and a fresh
+/// profile, killing it after [`BROWSER_TIMEOUT`].
+fn browse(page: &Path, extra: &[String]) -> Output {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let profile = temp_dir(&format!(
+        "chromium-profile-{}",
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut child = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    let start = Instant::now();
+    // Read stdout on a thread so a large DOM cannot fill the pipe.
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut text);
+        text
+    });
+    loop {
+        if child.try_wait().expect("wait for chromium").is_some() {
+            break;
+        }
+        if start.elapsed() > BROWSER_TIMEOUT {
+            let _ = child.kill();
+            panic!(
+                "chromium did not finish {} in {BROWSER_TIMEOUT:?}",
+                page.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut output = child.wait_with_output().expect("chromium output");
+    output.stdout = reader.join().expect("reader thread");
+    let _ = std::fs::remove_dir_all(&profile);
+    output
+}
+
+/// The page's DOM after load, as Chromium serializes it.
+fn dump_dom(page: &Path) -> String {
+    let out = browse(page, &["--dump-dom".to_owned()]);
+    assert!(
+        out.status.success(),
+        "chromium --dump-dom {} failed: {}",
+        page.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A screenshot of the page's first 1400×1000 pixels, decoded to RGBA.
+fn screenshot(page: &Path, name: &str) -> (u32, u32, Vec<u8>) {
+    let file = std::env::temp_dir().join(format!("minidist-{name}-{}.png", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let out = browse(
+        page,
+        &[
+            format!("--screenshot={}", file.display()),
+            "--window-size=1400,1000".to_owned(),
+        ],
+    );
+    assert!(
+        out.status.success() && file.is_file(),
+        "chromium --screenshot {} failed: {}",
+        page.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&file).expect("screenshot"),
+    ));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("buffer size")];
+    let info = reader.next_frame(&mut buf).expect("a PNG frame");
+    buf.truncate(info.buffer_size());
+    let channels = info.color_type.samples();
+    let rgba: Vec<u8> = buf
+        .chunks(channels)
+        .flat_map(|px| match px {
+            [g] => [*g, *g, *g, 255],
+            [g, a] => [*g, *g, *g, *a],
+            [r, g, b] => [*r, *g, *b, 255],
+            [r, g, b, a] => [*r, *g, *b, *a],
+            _ => unreachable!("1 to 4 samples per pixel"),
+        })
+        .collect();
+    println!("screenshot of {}: {}", page.display(), file.display());
+    (info.width, info.height, rgba)
+}
+
+/// Fails if the picture is blank: one colour, or nearly all one colour.
+fn assert_not_blank(name: &str, (width, height, rgba): &(u32, u32, Vec<u8>)) {
+    assert_eq!((*width, *height), (1400, 1000), "{name}: screenshot size");
+    let mut counts = std::collections::BTreeMap::new();
+    for px in rgba.chunks(4) {
+        *counts.entry([px[0], px[1], px[2]]).or_insert(0usize) += 1;
+    }
+    let total = rgba.len() / 4;
+    let most = counts.values().copied().max().unwrap_or(0);
+    assert!(
+        counts.len() >= 16,
+        "{name}: only {} colours in the screenshot",
+        counts.len()
+    );
+    assert!(
+        most * 100 < total * 97,
+        "{name}: {most} of {total} pixels are one colour"
+    );
+}
+
+/// The text of the page's body, tags removed.
+fn body_text(dom: &str) -> String {
+    let body = dom.split_once("<body").map_or("", |(_, b)| b);
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in body.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every `href` / `src` of the DOM resolves to a file of the site.
+fn assert_links_resolve(page: &Path, dom: &str) {
+    let dir = page.parent().expect("page dir");
+    let mut checked = 0;
+    for attr in [" href=\"", " src=\""] {
+        for piece in dom.split(attr).skip(1) {
+            let link = piece.split('"').next().unwrap_or_default();
+            assert!(
+                !link.contains("://") && !link.starts_with('/'),
+                "{}: {link} is not a relative link",
+                page.display()
+            );
+            let file = link.split('#').next().unwrap_or_default();
+            if !file.is_empty() {
+                assert!(
+                    dir.join(file).is_file(),
+                    "{}: broken link {link}",
+                    page.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "{}: no links", page.display());
+}
+
+#[test]
+#[ignore = "needs Chromium; run with --ignored (CI does)"]
+fn chromium_renders_the_index_with_its_matrix_and_working_links() {
+    let site = site();
+    let index = site.join("index.html");
+    let dom = dump_dom(&index);
+    assert!(
+        body_text(&dom).len() > 2000,
+        "the index is (nearly) blank: {}",
+        body_text(&dom)
+    );
+    assert!(
+        dom.contains("<table class=\"matrix\" id=\"matrix\">"),
+        "no matrix table"
+    );
+    assert!(
+        dom.contains("id=\"guarantees-table\""),
+        "no guarantees table"
+    );
+    assert!(
+        dom.matches("href=\"runs/").count() >= 28,
+        "the matrix cells do not link to their runs"
+    );
+    assert_links_resolve(&index, &dom);
+    assert_not_blank("index", &screenshot(&index, "report-index"));
+}
+
+#[test]
+#[ignore = "needs Chromium; run with --ignored (CI does)"]
+fn chromium_renders_the_exp3_isr_page_with_its_diagram() {
+    let site = site();
+    let page = site.join("runs").join("exp3-isr-default.html");
+    let dom = dump_dom(&page);
+    assert!(
+        body_text(&dom).len() > 2000,
+        "the run page is (nearly) blank"
+    );
+    let svg = dom
+        .split_once("<svg")
+        .map(|(_, rest)| rest.split_once("</svg>").map_or(rest, |(s, _)| s))
+        .expect("the page has an SVG diagram");
+    assert_eq!(
+        svg.matches("class=\"lane\"").count(),
+        3,
+        "one lane per node"
+    );
+    assert!(svg.contains("class=\"msg"), "no message arrows");
+    assert!(svg.contains("class=\"reject"), "no fenced message marked");
+    // The filter script ran: it un-hides the form.
+    let form = dom
+        .split_once("id=\"trace-filter\"")
+        .map(|(before, after)| {
+            let start = before.rfind('<').unwrap_or(0);
+            format!(
+                "{}{}",
+                &before[start..],
+                after.split('>').next().unwrap_or("")
+            )
+        })
+        .expect("the trace filter");
+    assert!(
+        !form.contains("hidden"),
+        "the filter script did not run: {form}"
+    );
+    assert_links_resolve(&page, &dom);
+    assert_not_blank("exp3 isr", &screenshot(&page, "report-exp3-isr"));
+}
