@@ -5,6 +5,7 @@
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl]`
 //! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…]`
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
+//! - `cargo xtask run FILE [--protocol P] [--rewrite]` (a scenario file, see `labs::scenario`)
 //! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
 //! - `cargo xtask explore --replay ID [--diagram FILE]`
 //!
@@ -21,6 +22,7 @@ mod explore_cmd;
 mod matrix_cmd;
 mod mutants_cmd;
 mod output;
+mod run_cmd;
 mod table;
 mod trace_cmd;
 
@@ -109,6 +111,8 @@ enum Command {
     },
     /// Draw one experiment run's space-time diagram as SVG.
     Diagram(diagram_cmd::Args),
+    /// Run a scenario file on every protocol (or one); --rewrite its expected outputs.
+    Run(run_cmd::Args),
     /// Check every guarantee over seeded fault schedules; shrink and replay counterexamples.
     Explore(explore_cmd::Args),
     /// Mutation testing (cargo-mutants) of each protocol crate's safety
@@ -162,6 +166,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             clients,
         } => bench::run(writes, trace == Switch::On, json, &only, clients),
         Command::Diagram(args) => diagram_cmd::run(args),
+        Command::Run(args) => run_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
         Command::Mutants(args) => mutants_cmd::run(args),
         Command::BenchWorker {
