@@ -91,7 +91,10 @@ fn rewrite_of_a_scenario_without_expectations_round_trips() {
         let again = parsed(&name, &reread);
         let outputs = scenario::run_protocols(&again, &Protocol::ALL);
         assert!(scenario::differences(&again, &outputs).is_empty(), "{name}");
-        assert_eq!(reread, text, "{name}: rewrite reproduces the committed file");
+        assert_eq!(
+            reread, text,
+            "{name}: rewrite reproduces the committed file"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -118,13 +121,25 @@ fn rewrite_of_one_protocol_keeps_the_other_protocols_rows() {
 fn a_malformed_scenario_is_a_file_line_message() {
     let cases = [
         ("tick\n\nwirte key=k\n", 3, "unknown directive `wirte`"),
-        ("write key=k value=v level=STRONGEST\n", 1, "unknown write level `STRONGEST`"),
-        ("read key=k level=authority nod=leader\n", 1, "unknown argument `nod`"),
+        (
+            "write key=k value=v level=STRONGEST\n",
+            1,
+            "unknown write level `STRONGEST`",
+        ),
+        (
+            "read key=k level=authority nod=leader\n",
+            1,
+            "unknown argument `nod`",
+        ),
         ("isolate node=primary-9\n", 1, "unknown node `primary-9`"),
         ("config quorum=2\n", 1, "unknown config setting `quorum`"),
         ("tick n=three\n", 1, "not a whole number"),
         ("await op=w1\n", 1, "no `submit"),
-        ("tick\n----\nasync: tick=1\nwal tick=1\n", 4, "per-protocol block"),
+        (
+            "tick\n----\nasync: tick=1\nwal tick=1\n",
+            4,
+            "per-protocol block",
+        ),
         ("write key=k level=weak\n", 1, "needs `value=`"),
         ("tick\nheal node=leader\n", 2, "expected `----`"),
     ];
@@ -173,7 +188,8 @@ fn crash_after_ack_scenario_shows_the_matrix_survived_and_lost_outcomes() {
             let matrix = run.observed.as_crash_after_ack().expect("experiment 2");
             let survived = read.starts_with("value=v ");
             assert_eq!(
-                survived, matrix.survived,
+                survived,
+                matrix.survived,
                 "{protocol} {variant}: scenario read `{read}`, matrix cell `{}`",
                 run.cell()
             );

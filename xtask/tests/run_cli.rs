@@ -16,7 +16,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/labs/scenarios/example-split-brain.txt")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/labs/scenarios/example-split-brain.txt")
 }
 
 fn temp_file(name: &str, contents: &str) -> PathBuf {
@@ -42,7 +43,12 @@ fn run_prints_every_protocols_output_and_passes_on_the_example() {
 #[test]
 fn run_with_one_protocol_prints_only_its_rows() {
     let path = example();
-    let out = xtask(&["run", path.to_str().expect("utf-8 path"), "--protocol", "raft"]);
+    let out = xtask(&[
+        "run",
+        path.to_str().expect("utf-8 path"),
+        "--protocol",
+        "raft",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("raft: acked offset=2 (QUORUM)"), "{stdout}");
@@ -58,11 +64,18 @@ fn rewrite_fills_in_a_user_scenario_and_a_rerun_matches() {
     let p = path.to_str().expect("utf-8 path");
     let out = xtask(&["run", p]);
     assert_eq!(out.status.code(), Some(1), "no expectations yet");
-    assert!(text(&out.stderr).contains("no expected output"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no expected output"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = xtask(&["run", p, "--rewrite"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rewritten = std::fs::read_to_string(&path).expect("rewritten");
-    assert!(rewritten.contains("----\nasync: acked offset=1 (LEADER)"), "{rewritten}");
+    assert!(
+        rewritten.contains("----\nasync: acked offset=1 (LEADER)"),
+        "{rewritten}"
+    );
     let out = xtask(&["run", p]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let out = xtask(&["run", p, "--rewrite"]);

@@ -214,7 +214,9 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
             let name = args.take("as");
             if let Some(n) = &name {
                 if n.is_empty() || n.contains(',') {
-                    return Err(format!("`as={n}`: a name needs at least one character and no comma"));
+                    return Err(format!(
+                        "`as={n}`: a name needs at least one character and no comma"
+                    ));
                 }
             }
             (
@@ -243,7 +245,10 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
         ),
         "crash" => {
             let node = args.node(name, "node")?;
-            (Directive::Crash(node, args.flag("power-loss")), "node, power-loss")
+            (
+                Directive::Crash(node, args.flag("power-loss")),
+                "node, power-loss",
+            )
         }
         "restart" => (Directive::Restart(args.node(name, "node")?), "node"),
         "fsync" => (Directive::Fsync(args.node(name, "node")?), "node"),
@@ -257,7 +262,10 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
         }
         "summary" => {
             let fields = args.list("fields");
-            if let Some(f) = fields.iter().find(|f| !SUMMARY_FIELDS.contains(&f.as_str())) {
+            if let Some(f) = fields
+                .iter()
+                .find(|f| !SUMMARY_FIELDS.contains(&f.as_str()))
+            {
                 return Err(format!(
                     "unknown summary field `{f}` (known: {})",
                     SUMMARY_FIELDS.join(", ")
@@ -267,9 +275,7 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
         }
         "trace" => (Directive::Trace(args.list("kinds")), "kinds"),
         other => {
-            return Err(format!(
-                "unknown directive `{other}` (known: {DIRECTIVES})"
-            ));
+            return Err(format!("unknown directive `{other}` (known: {DIRECTIVES})"));
         }
     };
     args.done(name, allowed)?;

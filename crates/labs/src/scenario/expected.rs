@@ -29,9 +29,9 @@ pub struct Expected {
 
 /// `p1,p2: rest` → the protocols and the rest, if the line has that shape.
 fn prefix(line: &str) -> Option<(Vec<Protocol>, &str)> {
-    let (head, rest) = line.split_once(": ").or_else(|| {
-        line.strip_suffix(':').map(|head| (head, ""))
-    })?;
+    let (head, rest) = line
+        .split_once(": ")
+        .or_else(|| line.strip_suffix(':').map(|head| (head, "")))?;
     let protocols: Option<Vec<Protocol>> = head.split(',').map(Protocol::from_name).collect();
     protocols.map(|p| (p, rest))
 }
@@ -89,10 +89,13 @@ impl Expected {
     pub fn render(&self) -> Vec<String> {
         let outputs: Vec<(Protocol, &Vec<String>)> =
             self.per_protocol.iter().map(|(p, l)| (*p, l)).collect();
-        let all_agree = outputs.len() == Protocol::ALL.len()
-            && outputs.windows(2).all(|w| w[0].1 == w[1].1);
+        let all_agree =
+            outputs.len() == Protocol::ALL.len() && outputs.windows(2).all(|w| w[0].1 == w[1].1);
         if all_agree {
-            return outputs.first().map(|(_, l)| (*l).clone()).unwrap_or_default();
+            return outputs
+                .first()
+                .map(|(_, l)| (*l).clone())
+                .unwrap_or_default();
         }
         let mut groups: Vec<(Vec<Protocol>, &Vec<String>)> = Vec::new();
         for (p, lines) in outputs {

@@ -69,7 +69,9 @@ impl AckRef {
             (AckRef::Strong, "async") => Ok(AckLevel::Leader),
             (AckRef::Strong, "wal" | "raft") => Ok(AckLevel::Quorum),
             (AckRef::Strong, "isr") => Ok(AckLevel::AllIsr),
-            _ => Err(format!("write level `{alias}` has no meaning for {protocol}")),
+            _ => Err(format!(
+                "write level `{alias}` has no meaning for {protocol}"
+            )),
         }
     }
 }
@@ -98,9 +100,9 @@ impl ReadRef {
             (ReadRef::Weak, _) => Ok(ReadLevel::Local),
             (ReadRef::Authority, "async" | "wal") => Ok(ReadLevel::Leader),
             (ReadRef::Authority, "isr" | "raft") => Ok(ReadLevel::Linearizable),
-            (ReadRef::Authority, _) => {
-                Err(format!("read level `authority` has no meaning for {protocol}"))
-            }
+            (ReadRef::Authority, _) => Err(format!(
+                "read level `authority` has no meaning for {protocol}"
+            )),
         }
     }
 }
@@ -114,13 +116,19 @@ mod tests {
         assert_eq!(AckRef::Strong.resolve("isr"), Ok(AckLevel::AllIsr));
         assert_eq!(AckRef::Strong.resolve("wal"), Ok(AckLevel::Quorum));
         assert_eq!(AckRef::Weak.resolve("raft"), Ok(AckLevel::Quorum));
-        assert_eq!(ReadRef::Authority.resolve("raft"), Ok(ReadLevel::Linearizable));
+        assert_eq!(
+            ReadRef::Authority.resolve("raft"),
+            Ok(ReadLevel::Linearizable)
+        );
         assert_eq!(ReadRef::Authority.resolve("async"), Ok(ReadLevel::Leader));
     }
 
     #[test]
     fn names_parse_in_any_case_and_unknown_names_list_the_known_ones() {
-        assert_eq!(AckRef::parse("all_isr"), Ok(AckRef::Named(AckLevel::AllIsr)));
+        assert_eq!(
+            AckRef::parse("all_isr"),
+            Ok(AckRef::Named(AckLevel::AllIsr))
+        );
         let err = ReadRef::parse("strong").expect_err("no strong read");
         assert!(err.contains("authority"), "{err}");
     }

@@ -91,7 +91,9 @@ pub type Outputs = BTreeMap<Protocol, Vec<Vec<String>>>;
 
 /// Runs `scenario` on a fresh group of `protocol`, built by [`build`].
 pub fn run_protocol(scenario: &Scenario, protocol: Protocol) -> Vec<Vec<String>> {
-    run_with(scenario, &mut |settings: &Settings| build(protocol, settings))
+    run_with(scenario, &mut |settings: &Settings| {
+        build(protocol, settings)
+    })
 }
 
 /// Runs `scenario` on each of `protocols`.

@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 
 use replication::{NodeId, ReplicationGroup};
 
-use crate::scenario::factory::{Settings, build};
 use crate::protocol::Protocol;
+use crate::scenario::factory::{Settings, build};
 
 /// A node as a scenario names it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -128,7 +128,10 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             Directive::Config(_) => submitted.clear(),
             Directive::Submit { name: Some(n), .. } => {
                 if !named.insert(n.clone()) {
-                    return Err(err(line_no, format!("operation name `{n}` is already used")));
+                    return Err(err(
+                        line_no,
+                        format!("operation name `{n}` is already used"),
+                    ));
                 }
                 submitted.insert(n.clone());
             }
@@ -192,7 +195,11 @@ mod tests {
     fn an_unknown_directive_names_its_line() {
         let e = parse("f.txt", "# c\n\nwrit key=k\n----\nok\n").expect_err("unknown");
         assert_eq!(e.line, 3);
-        assert!(e.to_string().starts_with("f.txt:3: unknown directive `writ`"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("f.txt:3: unknown directive `writ`"),
+            "{e}"
+        );
     }
 
     #[test]

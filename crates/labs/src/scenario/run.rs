@@ -119,8 +119,17 @@ impl Interpreter<'_, '_> {
         let protocol = group.protocol();
         let fail = |m: String| vec![format!("error: {m}")];
         let (op, node) = match spec {
-            OpSpec::Write { key, value, level, node } => (
-                ClientOp::write(key.clone(), value.clone(), level.resolve(protocol).map_err(fail)?),
+            OpSpec::Write {
+                key,
+                value,
+                level,
+                node,
+            } => (
+                ClientOp::write(
+                    key.clone(),
+                    value.clone(),
+                    level.resolve(protocol).map_err(fail)?,
+                ),
                 node,
             ),
             OpSpec::Read { key, level, node } => (
@@ -148,7 +157,9 @@ impl Interpreter<'_, '_> {
         Ok(match directive {
             Directive::Config(settings) => {
                 let _ = settings;
-                return Err(vec!["error: `config` is run by the interpreter, not on a group".into()]);
+                return Err(vec![
+                    "error: `config` is run by the interpreter, not on a group".into(),
+                ]);
             }
             Directive::Blocking(spec) => {
                 let op = self.op(g, spec)?;
@@ -165,7 +176,8 @@ impl Interpreter<'_, '_> {
                     }
                     Err(e) => {
                         if let Some(name) = name {
-                            self.ops.insert(name.clone(), Submitted::Refused(e.to_string()));
+                            self.ops
+                                .insert(name.clone(), Submitted::Refused(e.to_string()));
                         }
                         vec![show::error(&e)]
                     }
@@ -193,7 +205,11 @@ impl Interpreter<'_, '_> {
                 taken
                     .into_iter()
                     .map(|c| {
-                        let name = self.names.get(&c.id).cloned().unwrap_or_else(|| c.id.to_string());
+                        let name = self
+                            .names
+                            .get(&c.id)
+                            .cloned()
+                            .unwrap_or_else(|| c.id.to_string());
                         let line = show::completion(&name, &c);
                         self.done.insert(c.id, c);
                         line
@@ -253,9 +269,12 @@ impl Interpreter<'_, '_> {
 /// `write` / `read`: submit, await, print the answer the blocking API gives.
 fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> String {
     match op {
-        ClientOp::Write { key, value, level, node: None } => {
-            show::write(level, &g.client_write(key, value, level))
-        }
+        ClientOp::Write {
+            key,
+            value,
+            level,
+            node: None,
+        } => show::write(level, &g.client_write(key, value, level)),
         ClientOp::Read { key, level, node } => {
             show::read(level, &g.client_read(&key, level, node.as_ref()))
         }

@@ -11,7 +11,10 @@ pub fn value(value: Option<&Bytes>) -> String {
     match value {
         None => "<none>".to_owned(),
         Some(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) if !text.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control()) => {
+            Ok(text)
+                if !text.is_empty()
+                    && !text.chars().any(|c| c.is_whitespace() || c.is_control()) =>
+            {
                 text.to_owned()
             }
             _ => format!("b\"{}\"", bytes.escape_ascii()),
@@ -86,7 +89,10 @@ pub fn summary(s: &GroupSummary, fields: &[String]) -> Vec<String> {
         head.push(format!("tick={}", s.tick));
     }
     if want("leader") {
-        let leader = s.leader.as_ref().map_or("<none>".to_owned(), ToString::to_string);
+        let leader = s
+            .leader
+            .as_ref()
+            .map_or("<none>".to_owned(), ToString::to_string);
         head.push(format!("leader={leader}"));
     }
     if !head.is_empty() {
