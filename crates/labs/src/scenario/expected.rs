@@ -2,10 +2,9 @@
 //! by the protocols they belong to.
 //!
 //! ```text
-//! write key=k value=v level=strong
+//! write key=k value=v level=weak
 //! ----
-//! async: acked offset=1 (LEADER)
-//! wal,isr: acked offset=1 (QUORUM)
+//! async,wal,isr: acked offset=1 (LEADER)
 //! raft: acked offset=2 (QUORUM)
 //! ```
 //!

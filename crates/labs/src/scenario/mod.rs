@@ -13,8 +13,9 @@
 //! write key=k value=v level=strong
 //! ----
 //! async: acked offset=1 (LEADER)
-//! wal,raft: acked offset=… (QUORUM)
+//! wal: acked offset=1 (QUORUM)
 //! isr: acked offset=1 (ALL_ISR)
+//! raft: acked offset=2 (QUORUM)
 //!
 //! crash node=leader
 //! ----

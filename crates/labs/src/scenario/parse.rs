@@ -31,7 +31,7 @@ impl std::error::Error for ScenarioError {}
 #[derive(Debug, Clone)]
 pub struct Case {
     /// Comment and blank lines written before the directive, kept verbatim
-    /// so [`rewrite`](crate::scenario::rewrite) preserves them.
+    /// so [`render`](crate::scenario::render) (`--rewrite`) preserves them.
     pub preamble: Vec<String>,
     /// 1-based line of the directive.
     pub line: usize,
