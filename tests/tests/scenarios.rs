@@ -134,6 +134,7 @@ fn a_malformed_scenario_is_a_file_line_message() {
         ("isolate node=primary-9\n", 1, "unknown node `primary-9`"),
         ("config quorum=2\n", 1, "unknown config setting `quorum`"),
         ("tick n=three\n", 1, "not a whole number"),
+        ("tick n=2000000\n", 1, "at most 1000000 ticks"),
         ("await op=w1\n", 1, "no `submit"),
         (
             "tick\n----\nasync: tick=1\nwal tick=1\n",

@@ -8,6 +8,9 @@ use crate::scenario::factory::Settings;
 use crate::scenario::levels::{AckRef, ReadRef};
 use crate::scenario::nodes::NodeRef;
 
+/// The most ticks one `tick` or `run-until-idle` may ask for.
+pub const MAX_TICKS: u64 = 1_000_000;
+
 /// Which fields `summary` prints.
 pub const SUMMARY_FIELDS: [&str; 6] = ["tick", "leader", "alive", "role", "offset", "data"];
 
@@ -126,13 +129,18 @@ impl Args {
         at.map(|i| self.flags.remove(i)).is_some()
     }
 
-    fn number(&mut self, key: &str, default: u64) -> Result<u64, String> {
-        match self.take(key) {
-            None => Ok(default),
+    /// A tick count, at most [`MAX_TICKS`].
+    fn ticks(&mut self, key: &str, default: u64) -> Result<u64, String> {
+        let n = match self.take(key) {
+            None => default,
             Some(v) => v
                 .parse()
-                .map_err(|_| format!("`{key}={v}`: not a whole number")),
+                .map_err(|_| format!("`{key}={v}`: not a whole number"))?,
+        };
+        if n > MAX_TICKS {
+            return Err(format!("`{key}={n}`: at most {MAX_TICKS} ticks"));
         }
+        Ok(n)
     }
 
     fn node(&mut self, directive: &str, key: &str) -> Result<NodeRef, String> {
@@ -231,8 +239,8 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
             "op",
         ),
         "completions" => (Directive::Completions, "none"),
-        "tick" => (Directive::Tick(args.number("n", 1)?), "n"),
-        "run-until-idle" => (Directive::RunUntilIdle(args.number("max", 1_000)?), "max"),
+        "tick" => (Directive::Tick(args.ticks("n", 1)?), "n"),
+        "run-until-idle" => (Directive::RunUntilIdle(args.ticks("max", 1_000)?), "max"),
         "isolate" => (Directive::Isolate(args.node(name, "node")?), "node"),
         "heal" => (Directive::Heal(args.node(name, "node")?), "node"),
         "cut" => (

@@ -77,7 +77,7 @@ mod show;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use directive::{DIRECTIVES, Directive, OpSpec, SUMMARY_FIELDS};
+pub use directive::{DIRECTIVES, Directive, MAX_TICKS, OpSpec, SUMMARY_FIELDS};
 pub use expected::Expected;
 pub use factory::{SETTINGS, Settings, build};
 pub use levels::{AckRef, ReadRef};

@@ -95,9 +95,8 @@ impl NodeRef {
                     .collect();
                 followers.sort();
                 let count = followers.len();
-                followers
-                    .into_iter()
-                    .nth(n - 1)
+                n.checked_sub(1)
+                    .and_then(|i| followers.into_iter().nth(i))
                     .ok_or_else(|| format!("no follower-{n} ({count} followers)"))
             }
         }

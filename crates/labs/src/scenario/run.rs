@@ -51,8 +51,14 @@ pub fn run_with(scenario: &Scenario, factory: &mut Factory<'_>) -> Vec<Vec<Strin
     scenario
         .cases
         .iter()
-        .map(|case| it.step(&case.directive))
+        .map(|case| one_line_each(it.step(&case.directive)))
         .collect()
+}
+
+/// Output lines as the file holds them: a line break inside a message
+/// (which would end the block) is shown as `\n`.
+fn one_line_each(lines: Vec<String>) -> Vec<String> {
+    lines.into_iter().map(|l| l.replace('\n', "\\n")).collect()
 }
 
 fn ok_or_error(result: Result<(), GroupError>) -> Vec<String> {
