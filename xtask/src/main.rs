@@ -5,6 +5,7 @@
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl]`
 //! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…]`
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
+//! - `cargo xtask run FILE [--protocol P] [--rewrite]` (a scenario file, see `labs::scenario`)
 //! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
 //! - `cargo xtask explore --replay ID [--diagram FILE]`
 //! - `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`
@@ -24,6 +25,7 @@ mod mutants_cmd;
 mod output;
 mod report;
 mod report_cmd;
+mod run_cmd;
 mod table;
 mod trace_cmd;
 
@@ -112,6 +114,8 @@ enum Command {
     },
     /// Draw one experiment run's space-time diagram as SVG.
     Diagram(diagram_cmd::Args),
+    /// Run a scenario file on every protocol (or one); --rewrite its expected outputs.
+    Run(run_cmd::Args),
     /// Check every guarantee over seeded fault schedules; shrink and replay counterexamples.
     Explore(explore_cmd::Args),
     /// Write the HTML report (matrix, guarantees, a page per run and per counterexample).
@@ -167,6 +171,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             clients,
         } => bench::run(writes, trace == Switch::On, json, &only, clients),
         Command::Diagram(args) => diagram_cmd::run(args),
+        Command::Run(args) => run_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
         Command::Report(args) => report_cmd::run(args),
         Command::Mutants(args) => mutants_cmd::run(args),

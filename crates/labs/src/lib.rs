@@ -31,6 +31,7 @@ mod protocol;
 pub mod raft_lab;
 mod reads;
 mod run;
+pub mod scenario;
 mod script;
 pub mod wal_lab;
 

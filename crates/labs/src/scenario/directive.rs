@@ -1,0 +1,291 @@
+//! The directives a scenario may use, and how each one's words are
+//! checked: required and optional `key=value` arguments, bare flags, and
+//! nothing else.
+
+use bytes::Bytes;
+
+use crate::scenario::factory::Settings;
+use crate::scenario::levels::{AckRef, ReadRef};
+use crate::scenario::nodes::NodeRef;
+
+/// The most ticks one `tick` or `run-until-idle` may ask for.
+pub const MAX_TICKS: u64 = 1_000_000;
+
+/// Which fields `summary` prints.
+pub const SUMMARY_FIELDS: [&str; 6] = ["tick", "leader", "alive", "role", "offset", "data"];
+
+/// A client operation as written in a scenario (levels and node not yet
+/// resolved against a protocol).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpSpec {
+    /// `write key= value= level= [node=]`.
+    Write {
+        /// The key.
+        key: Bytes,
+        /// The value.
+        value: Bytes,
+        /// The level, by name or alias.
+        level: AckRef,
+        /// The node the write is sent to; `None` = the leader.
+        node: Option<NodeRef>,
+    },
+    /// `read key= level= [node=]`.
+    Read {
+        /// The key.
+        key: Bytes,
+        /// The level, by name or alias.
+        level: ReadRef,
+        /// The node asked; `None` = the protocol's default.
+        node: Option<NodeRef>,
+    },
+}
+
+/// One directive of a scenario file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Directive {
+    /// `config [seed=] [sync_standbys=] [min_insync=]`: a fresh group.
+    Config(Settings),
+    /// `write …` / `read …`: a blocking operation.
+    Blocking(OpSpec),
+    /// `submit write|read … [as=NAME]`: start without waiting.
+    Submit {
+        /// The operation.
+        op: OpSpec,
+        /// The name `await` uses; `None` = the op id (`op-3`).
+        name: Option<String>,
+    },
+    /// `await op=NAME`.
+    Await {
+        /// The `as=` name of the operation.
+        op: String,
+    },
+    /// `completions`: every completion not yet printed.
+    Completions,
+    /// `tick [n=1]`.
+    Tick(u64),
+    /// `run-until-idle [max=1000]`.
+    RunUntilIdle(u64),
+    /// `isolate node=`.
+    Isolate(NodeRef),
+    /// `heal node=`.
+    Heal(NodeRef),
+    /// `cut from= to=`.
+    Cut(NodeRef, NodeRef),
+    /// `restore from= to=`.
+    Restore(NodeRef, NodeRef),
+    /// `crash node= [power-loss]`.
+    Crash(NodeRef, bool),
+    /// `restart node=`.
+    Restart(NodeRef),
+    /// `fsync node=`.
+    Fsync(NodeRef),
+    /// `slow node= [off]`.
+    Slow(NodeRef, bool),
+    /// `failover [node=]`.
+    Failover(Option<NodeRef>),
+    /// `summary [fields=a,b]`.
+    Summary(Vec<String>),
+    /// `trace [kinds=a,b]`: empty = every kind.
+    Trace(Vec<String>),
+}
+
+/// The words after the directive name: `key=value` pairs and bare flags,
+/// each taken at most once; whatever is left over is an error.
+struct Args {
+    pairs: Vec<(String, String)>,
+    flags: Vec<String>,
+}
+
+impl Args {
+    fn new(words: &[String]) -> Result<Args, String> {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        let mut flags = Vec::new();
+        for word in words {
+            match word.split_once('=') {
+                Some((k, v)) => {
+                    if pairs.iter().any(|(seen, _)| seen == k) {
+                        return Err(format!("argument `{k}` given twice"));
+                    }
+                    pairs.push((k.to_owned(), v.to_owned()));
+                }
+                None => flags.push(word.clone()),
+            }
+        }
+        Ok(Args { pairs, flags })
+    }
+
+    fn take(&mut self, key: &str) -> Option<String> {
+        let at = self.pairs.iter().position(|(k, _)| k == key)?;
+        Some(self.pairs.remove(at).1)
+    }
+
+    fn need(&mut self, directive: &str, key: &str) -> Result<String, String> {
+        self.take(key)
+            .ok_or_else(|| format!("`{directive}` needs `{key}=`"))
+    }
+
+    fn flag(&mut self, name: &str) -> bool {
+        let at = self.flags.iter().position(|f| f == name);
+        at.map(|i| self.flags.remove(i)).is_some()
+    }
+
+    /// A tick count, at most [`MAX_TICKS`].
+    fn ticks(&mut self, key: &str, default: u64) -> Result<u64, String> {
+        let n = match self.take(key) {
+            None => default,
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("`{key}={v}`: not a whole number"))?,
+        };
+        if n > MAX_TICKS {
+            return Err(format!("`{key}={n}`: at most {MAX_TICKS} ticks"));
+        }
+        Ok(n)
+    }
+
+    fn node(&mut self, directive: &str, key: &str) -> Result<NodeRef, String> {
+        NodeRef::parse(&self.need(directive, key)?)
+    }
+
+    fn list(&mut self, key: &str) -> Vec<String> {
+        self.take(key).map_or_else(Vec::new, |v| {
+            v.split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+    }
+
+    /// Fails on any argument or flag not taken, naming the allowed ones.
+    fn done(self, directive: &str, allowed: &str) -> Result<(), String> {
+        if let Some((k, _)) = self.pairs.first() {
+            return Err(format!(
+                "unknown argument `{k}` for `{directive}` (allowed: {allowed})"
+            ));
+        }
+        if let Some(f) = self.flags.first() {
+            return Err(format!(
+                "unknown argument `{f}` for `{directive}` (allowed: {allowed})"
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn op_spec(kind: &str, args: &mut Args) -> Result<OpSpec, String> {
+    let key = Bytes::from(args.need(kind, "key")?);
+    let node = args.take("node").map(|n| NodeRef::parse(&n)).transpose()?;
+    match kind {
+        "write" => Ok(OpSpec::Write {
+            key,
+            value: Bytes::from(args.need(kind, "value")?),
+            level: AckRef::parse(&args.need(kind, "level")?)?,
+            node,
+        }),
+        _ => Ok(OpSpec::Read {
+            key,
+            level: ReadRef::parse(&args.need(kind, "level")?)?,
+            node,
+        }),
+    }
+}
+
+/// Every directive name, for error messages.
+pub const DIRECTIVES: &str = "config, write, read, submit, await, completions, tick, \
+     run-until-idle, isolate, heal, cut, restore, crash, restart, fsync, slow, failover, \
+     summary, trace";
+
+/// Parses one directive line, already split into words.
+pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
+    let (name, rest) = words.split_first().ok_or("empty directive")?;
+    let mut args = Args::new(rest)?;
+    let name = name.as_str();
+    let (directive, allowed) = match name {
+        "config" => (Directive::Config(Settings::take(&mut args.pairs)?), ""),
+        "write" => (
+            Directive::Blocking(op_spec("write", &mut args)?),
+            "key, value, level, node",
+        ),
+        "read" => (
+            Directive::Blocking(op_spec("read", &mut args)?),
+            "key, level, node",
+        ),
+        "submit" => {
+            let kind = if args.flag("write") {
+                "write"
+            } else if args.flag("read") {
+                "read"
+            } else {
+                return Err("`submit` needs `write` or `read` first".into());
+            };
+            let op = op_spec(kind, &mut args)?;
+            let name = args.take("as");
+            if let Some(n) = &name {
+                if n.is_empty() || n.contains(',') {
+                    return Err(format!(
+                        "`as={n}`: a name needs at least one character and no comma"
+                    ));
+                }
+            }
+            (
+                Directive::Submit { op, name },
+                "write|read, key, value, level, node, as",
+            )
+        }
+        "await" => (
+            Directive::Await {
+                op: args.need("await", "op")?,
+            },
+            "op",
+        ),
+        "completions" => (Directive::Completions, "none"),
+        "tick" => (Directive::Tick(args.ticks("n", 1)?), "n"),
+        "run-until-idle" => (Directive::RunUntilIdle(args.ticks("max", 1_000)?), "max"),
+        "isolate" => (Directive::Isolate(args.node(name, "node")?), "node"),
+        "heal" => (Directive::Heal(args.node(name, "node")?), "node"),
+        "cut" => (
+            Directive::Cut(args.node(name, "from")?, args.node(name, "to")?),
+            "from, to",
+        ),
+        "restore" => (
+            Directive::Restore(args.node(name, "from")?, args.node(name, "to")?),
+            "from, to",
+        ),
+        "crash" => {
+            let node = args.node(name, "node")?;
+            (
+                Directive::Crash(node, args.flag("power-loss")),
+                "node, power-loss",
+            )
+        }
+        "restart" => (Directive::Restart(args.node(name, "node")?), "node"),
+        "fsync" => (Directive::Fsync(args.node(name, "node")?), "node"),
+        "slow" => {
+            let node = args.node(name, "node")?;
+            (Directive::Slow(node, !args.flag("off")), "node, off")
+        }
+        "failover" => {
+            let node = args.take("node").map(|n| NodeRef::parse(&n)).transpose()?;
+            (Directive::Failover(node), "node")
+        }
+        "summary" => {
+            let fields = args.list("fields");
+            if let Some(f) = fields
+                .iter()
+                .find(|f| !SUMMARY_FIELDS.contains(&f.as_str()))
+            {
+                return Err(format!(
+                    "unknown summary field `{f}` (known: {})",
+                    SUMMARY_FIELDS.join(", ")
+                ));
+            }
+            (Directive::Summary(fields), "fields")
+        }
+        "trace" => (Directive::Trace(args.list("kinds")), "kinds"),
+        other => {
+            return Err(format!("unknown directive `{other}` (known: {DIRECTIVES})"));
+        }
+    };
+    args.done(name, allowed)?;
+    Ok(directive)
+}

@@ -1,0 +1,133 @@
+//! Building each protocol's group from a scenario's `config` settings,
+//! through the protocol crates' own config builders.
+//!
+//! | setting | protocols | meaning |
+//! |---|---|---|
+//! | `seed=N` | all | the group's seed (default: each protocol's default, 0) |
+//! | `sync_standbys=a,b` | wal | `synchronous_standbys` (default none) |
+//! | `min_insync=N` | isr | `min.insync.replicas` (default 2) |
+//!
+//! A setting a protocol does not have is ignored by it, and `config` says
+//! so in that protocol's output. Every group starts with a leader: raft's
+//! first election is run (bounded) before the first directive.
+
+use proto_async::{AsyncConfig, AsyncPrimaryGroup};
+use proto_isr::{IsrConfig, IsrGroup};
+use proto_raft::{RaftConfig, RaftGroup};
+use proto_wal::{WalConfig, WalShippingGroup};
+use replication::{GroupError, NodeId, ReplicationGroup};
+
+use crate::protocol::Protocol;
+
+/// Ticks raft's first election may take.
+const FIRST_ELECTION: u64 = 400;
+
+/// Every setting key `config` accepts.
+pub const SETTINGS: &str = "seed, sync_standbys, min_insync";
+
+/// The settings of one `config` directive; unset = the protocol's default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// `seed=`.
+    pub seed: Option<u64>,
+    /// `sync_standbys=` (wal).
+    pub sync_standbys: Option<Vec<NodeId>>,
+    /// `min_insync=` (isr).
+    pub min_insync: Option<usize>,
+}
+
+impl Settings {
+    /// Takes every `key=value` pair as a setting; an unknown key or a
+    /// malformed value is an error.
+    pub(crate) fn take(pairs: &mut Vec<(String, String)>) -> Result<Settings, String> {
+        let mut settings = Settings::default();
+        for (key, value) in pairs.drain(..) {
+            let number = || {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| format!("`{key}={value}`: not a whole number"))
+            };
+            match key.as_str() {
+                "seed" => settings.seed = Some(number()?),
+                "min_insync" => {
+                    let n = usize::try_from(number()?)
+                        .map_err(|_| format!("`{key}={value}`: too large"))?;
+                    settings.min_insync = Some(n);
+                }
+                "sync_standbys" => {
+                    settings.sync_standbys = Some(
+                        value
+                            .split(',')
+                            .filter(|s| !s.is_empty())
+                            .map(NodeId::new)
+                            .collect(),
+                    );
+                }
+                other => {
+                    return Err(format!(
+                        "unknown config setting `{other}` (known: {SETTINGS})"
+                    ));
+                }
+            }
+        }
+        Ok(settings)
+    }
+
+    /// The settings given that `protocol` (a group's protocol name) does
+    /// not have, with the protocol that does.
+    pub fn ignored_by(&self, protocol: &str) -> Vec<String> {
+        let mut ignored = Vec::new();
+        if self.sync_standbys.is_some() && protocol != "wal" {
+            ignored.push("sync_standbys (wal only)".to_owned());
+        }
+        if self.min_insync.is_some() && protocol != "isr" {
+            ignored.push("min_insync (isr only)".to_owned());
+        }
+        ignored
+    }
+}
+
+/// A fresh group of `protocol` with `settings`.
+pub fn build(
+    protocol: Protocol,
+    settings: &Settings,
+) -> Result<Box<dyn ReplicationGroup>, GroupError> {
+    Ok(match protocol {
+        Protocol::Async => {
+            let mut config = AsyncConfig::default();
+            if let Some(seed) = settings.seed {
+                config = config.with_seed(seed);
+            }
+            Box::new(AsyncPrimaryGroup::new(config)?)
+        }
+        Protocol::Wal => {
+            let mut config = WalConfig::default();
+            if let Some(seed) = settings.seed {
+                config = config.with_seed(seed);
+            }
+            if let Some(sync) = &settings.sync_standbys {
+                config = config.with_synchronous_standbys(sync.iter().cloned());
+            }
+            Box::new(WalShippingGroup::new(config)?)
+        }
+        Protocol::Isr => {
+            let mut config = IsrConfig::default();
+            if let Some(seed) = settings.seed {
+                config = config.with_seed(seed);
+            }
+            if let Some(n) = settings.min_insync {
+                config = config.with_min_insync_replicas(n);
+            }
+            Box::new(IsrGroup::new(config)?)
+        }
+        Protocol::Raft => {
+            let mut config = RaftConfig::default();
+            if let Some(seed) = settings.seed {
+                config = config.with_seed(seed);
+            }
+            let mut group = RaftGroup::new(config)?;
+            group.run_until_leader(None, FIRST_ELECTION)?;
+            Box::new(group)
+        }
+    })
+}

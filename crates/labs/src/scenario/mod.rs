@@ -1,0 +1,203 @@
+//! # Scenarios — experiments as text files, run on every protocol
+//!
+//! A scenario is a file of *cases* in the datadriven style of etcd-io/raft's
+//! `testdata/*.txt`: a directive with `key=value` arguments, a `----` line,
+//! then the expected output, and a blank line before the next case. Lines
+//! starting with `#` are comments. The same file runs on every protocol
+//! (each on its own fresh group), so the expected output is per protocol:
+//! a plain block when all four print the same, otherwise lines prefixed
+//! with the protocols they belong to (see [`Expected`]):
+//!
+//! ```text
+//! # Crash the leader right after a strong write.
+//! write key=k value=v level=strong
+//! ----
+//! async: acked offset=1 (LEADER)
+//! wal: acked offset=1 (QUORUM)
+//! isr: acked offset=1 (ALL_ISR)
+//! raft: acked offset=2 (QUORUM)
+//!
+//! crash node=leader
+//! ----
+//! ok
+//! ```
+//!
+//! A directive without a `----` block has no expectation yet;
+//! `cargo xtask run FILE --rewrite` fills every block in (from a fresh,
+//! deterministic run) and keeps comments and directives as written.
+//!
+//! ## Directives
+//!
+//! | directive | what it does | prints |
+//! |---|---|---|
+//! | `config [seed=N] [sync_standbys=a,b] [min_insync=N]` | a fresh group with these settings (see [`factory`](build)); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores) |
+//! | `write key= value= level= [node=]` | blocking write (`client_write`; at a named node through `submit`) | `acked offset=N (LEVEL)`, `refused …: why`, or the error |
+//! | `read key= level= [node=]` | blocking read (`client_read`) | `value=V node=N offset=O (LEVEL)` or the error |
+//! | `submit write\|read … [as=NAME]` | start an operation without letting time pass | `NAME submitted as op-N` or the error |
+//! | `await op=NAME` | tick until it completes | `NAME done\|failed\|unknown at tick T (…): details` |
+//! | `completions` | every completion not yet taken | one line each, or `none` |
+//! | `tick [n=1]` | advance n ticks | `tick=T` |
+//! | `run-until-idle [max=1000]` | tick until idle | `idle after N ticks` or the error |
+//! | `isolate node=` / `heal node=` | cut / restore every link of a node | `ok` or the error |
+//! | `cut from= to=` / `restore from= to=` | one-way link | `ok` or the error |
+//! | `crash node= [power-loss]` / `restart node=` / `fsync node=` | process crash (or power loss: unfsynced state lost), restart, fsync | `ok` or the error |
+//! | `slow node= [off]` | mark a replica slow (or clear it) | `ok` or the error |
+//! | `failover [node=]` | the protocol's leader change | `leader=N` or the error |
+//! | `summary [fields=tick,leader,alive,role,offset,data]` | the protocol-neutral summary | a line for the group, one per node |
+//! | `trace [kinds=a,b]` | trace events since the last `trace` (or `config`) | `#seq @tick kind fields…`, or `no events` |
+//!
+//! Levels are named (`NONE`, `LEADER`, `QUORUM`, `ALL_ISR`; `LOCAL`,
+//! `LEADER`, `LINEARIZABLE`) or given by alias (`weak`, `strong` for
+//! writes; `weak`, `authority` for reads), resolved per protocol as the
+//! [`AckRef`] docs tabulate. Nodes are roles (`leader`, `old-leader`,
+//! `follower-1`, …) resolved when the directive runs, or node ids
+//! ([`NodeRef`]).
+//!
+//! Errors a protocol answers with print as their message (`error: async
+//! does not support read level LINEARIZABLE`, `error: LINEARIZABLE read at
+//! node-1 blocked (…)`), so *unsupported* and *blocked* are both visible
+//! in the expected output. A mistake in the file itself — an unknown
+//! directive, argument, setting, level or node, a malformed block — is a
+//! [`ScenarioError`] `file:line: message` before anything runs.
+//!
+//! The interpreter ([`run_with`]) drives any [`ReplicationGroup`] through
+//! the trait alone; [`run_protocol`] uses this crate's four protocols.
+//!
+//! [`ReplicationGroup`]: replication::ReplicationGroup
+
+mod directive;
+mod expected;
+mod factory;
+mod levels;
+mod nodes;
+mod parse;
+mod run;
+mod show;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use directive::{DIRECTIVES, Directive, MAX_TICKS, OpSpec, SUMMARY_FIELDS};
+pub use expected::Expected;
+pub use factory::{SETTINGS, Settings, build};
+pub use levels::{AckRef, ReadRef};
+pub use nodes::{NodeRef, known_nodes};
+pub use parse::{Case, Scenario, ScenarioError, parse};
+pub use run::{Factory, run_with};
+
+use crate::protocol::Protocol;
+
+/// Each protocol's output: one `Vec` of lines per case, in case order.
+pub type Outputs = BTreeMap<Protocol, Vec<Vec<String>>>;
+
+/// Runs `scenario` on a fresh group of `protocol`, built by [`build`].
+pub fn run_protocol(scenario: &Scenario, protocol: Protocol) -> Vec<Vec<String>> {
+    run_with(scenario, &mut |settings: &Settings| {
+        build(protocol, settings)
+    })
+}
+
+/// Runs `scenario` on each of `protocols`.
+pub fn run_protocols(scenario: &Scenario, protocols: &[Protocol]) -> Outputs {
+    protocols
+        .iter()
+        .map(|&p| (p, run_protocol(scenario, p)))
+        .collect()
+}
+
+/// One case whose output on one protocol is not the expected one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// `file:line` of the directive.
+    pub at: String,
+    /// The directive as written.
+    pub directive: String,
+    /// The protocol.
+    pub protocol: Protocol,
+    /// What the file expects (`None`: no expectation for this protocol).
+    pub expected: Option<Vec<String>>,
+    /// What the run printed.
+    pub actual: Vec<String>,
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}: {} [{}]", self.at, self.directive, self.protocol)?;
+        match &self.expected {
+            None => writeln!(f, "  (no expected output for {})", self.protocol)?,
+            Some(lines) => {
+                for line in lines {
+                    writeln!(f, "  - {line}")?;
+                }
+            }
+        }
+        for line in &self.actual {
+            writeln!(f, "  + {line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every case × protocol of `outputs` that differs from the file.
+pub fn differences(scenario: &Scenario, outputs: &Outputs) -> Vec<Difference> {
+    let mut found = Vec::new();
+    for (i, case) in scenario.cases.iter().enumerate() {
+        for (&protocol, per_case) in outputs {
+            let Some(actual) = per_case.get(i) else {
+                continue;
+            };
+            let expected = case.expected.get(protocol);
+            if expected != Some(actual.as_slice()) {
+                found.push(Difference {
+                    at: format!("{}:{}", scenario.file, case.line),
+                    directive: case.text.clone(),
+                    protocol,
+                    expected: expected.map(<[String]>::to_vec),
+                    actual: actual.clone(),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The scenario's text with each case's block replaced: `outputs` for the
+/// protocols it has, the file's own expectations for the others when
+/// `keep_others` (that is `--rewrite --protocol P`), nothing for them
+/// otherwise (that is what `cargo xtask run` prints).
+pub fn render(scenario: &Scenario, outputs: &Outputs, keep_others: bool) -> String {
+    let mut text = String::new();
+    for (i, case) in scenario.cases.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        for line in &case.preamble {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text.push_str(&case.text);
+        text.push_str("\n----\n");
+        let mut block = if keep_others {
+            case.expected.clone()
+        } else {
+            Expected::default()
+        };
+        for (&protocol, per_case) in outputs {
+            if let Some(lines) = per_case.get(i) {
+                block.set(protocol, lines.clone());
+            }
+        }
+        for line in block.render() {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    if !scenario.trailer.is_empty() {
+        text.push('\n');
+        for line in &scenario.trailer {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}

@@ -1,0 +1,121 @@
+//! Node references: a role resolved when the directive runs, or a literal
+//! node id.
+//!
+//! | reference | resolves to |
+//! |---|---|
+//! | `leader` | the current leader (an error when there is none) |
+//! | `old-leader` | the leader before the last `failover` |
+//! | `follower-N` | the N-th node (from 1) that is not the current leader, in id order |
+//! | any other word | that node id; it must be a node of at least one protocol's default group |
+//!
+//! A literal id that belongs to another protocol (`standby-1` on raft) is
+//! not a scenario error: it runs, and the protocol answers `unknown node`.
+
+use std::sync::OnceLock;
+
+use replication::{NodeId, ReplicationGroup};
+
+use crate::protocol::Protocol;
+use crate::scenario::factory::{Settings, build};
+
+/// A node as a scenario names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeRef {
+    /// The current leader.
+    Leader,
+    /// The leader before the last failover.
+    OldLeader,
+    /// The n-th non-leader in id order, from 1.
+    Follower(usize),
+    /// A node id.
+    Literal(NodeId),
+}
+
+/// Every node id of every protocol's default group, sorted.
+pub fn known_nodes() -> &'static [NodeId] {
+    static KNOWN: OnceLock<Vec<NodeId>> = OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let mut ids: Vec<NodeId> = Protocol::ALL
+            .into_iter()
+            .filter_map(|p| build(p, &Settings::default()).ok())
+            .flat_map(|g| g.node_ids())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    })
+}
+
+impl NodeRef {
+    /// Parses a role or a node id known to some protocol.
+    pub fn parse(text: &str) -> Result<NodeRef, String> {
+        match text {
+            "leader" => return Ok(NodeRef::Leader),
+            "old-leader" => return Ok(NodeRef::OldLeader),
+            _ => {}
+        }
+        if let Some(n) = text.strip_prefix("follower-") {
+            return match n.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(NodeRef::Follower(n)),
+                _ => Err(format!("`{text}`: followers are numbered from follower-1")),
+            };
+        }
+        let id = NodeId::new(text);
+        if known_nodes().contains(&id) {
+            return Ok(NodeRef::Literal(id));
+        }
+        let names: Vec<String> = known_nodes().iter().map(ToString::to_string).collect();
+        Err(format!(
+            "unknown node `{text}` (roles: leader, old-leader, follower-N; nodes: {})",
+            names.join(", ")
+        ))
+    }
+
+    /// The node this reference names in `group` now; `old_leader` is the
+    /// leader before the last failover, if there was one.
+    pub fn resolve(
+        &self,
+        group: &dyn ReplicationGroup,
+        old_leader: Option<&NodeId>,
+    ) -> Result<NodeId, String> {
+        match self {
+            NodeRef::Literal(id) => Ok(id.clone()),
+            NodeRef::Leader => group
+                .leader()
+                .ok_or_else(|| "no leader to resolve `leader`".to_owned()),
+            NodeRef::OldLeader => old_leader
+                .cloned()
+                .ok_or_else(|| "no failover yet, so no `old-leader`".to_owned()),
+            NodeRef::Follower(n) => {
+                let leader = group.leader();
+                let mut followers: Vec<NodeId> = group
+                    .node_ids()
+                    .into_iter()
+                    .filter(|id| Some(id) != leader.as_ref())
+                    .collect();
+                followers.sort();
+                let count = followers.len();
+                n.checked_sub(1)
+                    .and_then(|i| followers.into_iter().nth(i))
+                    .ok_or_else(|| format!("no follower-{n} ({count} followers)"))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_and_known_ids_parse_and_unknown_ids_do_not() {
+        assert_eq!(NodeRef::parse("follower-2"), Ok(NodeRef::Follower(2)));
+        assert_eq!(
+            NodeRef::parse("standby-1"),
+            Ok(NodeRef::Literal(NodeId::new("standby-1")))
+        );
+        let err = NodeRef::parse("standby-9").expect_err("no such node");
+        assert!(err.contains("node-1"), "{err}");
+        assert!(NodeRef::parse("follower-0").is_err());
+    }
+}

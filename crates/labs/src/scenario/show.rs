@@ -1,0 +1,137 @@
+//! How results print in a scenario's output: one stable line per answer.
+
+use bytes::Bytes;
+use replication::{
+    AckLevel, Completion, GroupError, GroupSummary, Outcome, ReadLevel, ReadResult, WriteResult,
+};
+
+/// A value: its text if it is printable UTF-8, else escaped bytes; absent
+/// is `<none>`.
+pub fn value(value: Option<&Bytes>) -> String {
+    match value {
+        None => "<none>".to_owned(),
+        Some(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text)
+                if !text.is_empty()
+                    && !text.chars().any(|c| c.is_whitespace() || c.is_control()) =>
+            {
+                text.to_owned()
+            }
+            _ => format!("b\"{}\"", bytes.escape_ascii()),
+        },
+    }
+}
+
+/// An error, as its message.
+pub fn error(e: &GroupError) -> String {
+    format!("error: {e}")
+}
+
+/// A blocking write's answer.
+pub fn write(level: AckLevel, result: &Result<WriteResult, GroupError>) -> String {
+    match result {
+        Err(e) => error(e),
+        Ok(w) => {
+            let offset = w.offset.map_or(String::new(), |o| format!(" offset={o}"));
+            if w.accepted {
+                format!("acked{offset} ({level})")
+            } else {
+                format!("refused{offset} ({level}): {}", w.message)
+            }
+        }
+    }
+}
+
+fn served(r: &ReadResult) -> String {
+    format!(
+        "value={} node={} offset={}",
+        value(r.value.as_ref()),
+        r.node,
+        r.offset
+    )
+}
+
+/// A blocking read's answer.
+pub fn read(level: ReadLevel, result: &Result<ReadResult, GroupError>) -> String {
+    match result {
+        Err(e) => error(e),
+        Ok(r) => format!("{} ({level})", served(r)),
+    }
+}
+
+/// A completion: `NAME STATUS at tick T: details`.
+pub fn completion(name: &str, c: &Completion) -> String {
+    let details = match &c.outcome {
+        Outcome::Written { offset, .. } => format!("acked offset={offset}"),
+        Outcome::Read(r) => served(r),
+        Outcome::Failed { message, .. } => message.clone(),
+        Outcome::Unknown { offset, message } => match offset {
+            Some(o) => format!("offset={o}: {message}"),
+            None => message.clone(),
+        },
+        other => format!("{other:?}"),
+    };
+    format!(
+        "{name} {} at tick {} ({} {}): {details}",
+        c.outcome.status().name(),
+        c.completed,
+        c.op.kind(),
+        c.op.level_name()
+    )
+}
+
+/// The summary, restricted to `fields` (empty = all).
+pub fn summary(s: &GroupSummary, fields: &[String]) -> Vec<String> {
+    let want = |f: &str| fields.is_empty() || fields.iter().any(|x| x == f);
+    let mut out = Vec::new();
+    let mut head = Vec::new();
+    if want("tick") {
+        head.push(format!("tick={}", s.tick));
+    }
+    if want("leader") {
+        let leader = s
+            .leader
+            .as_ref()
+            .map_or("<none>".to_owned(), ToString::to_string);
+        head.push(format!("leader={leader}"));
+    }
+    if !head.is_empty() {
+        out.push(head.join(" "));
+    }
+    for node in &s.nodes {
+        let mut parts = Vec::new();
+        if want("alive") {
+            parts.push(if node.alive { "up" } else { "down" }.to_owned());
+        }
+        if want("role") {
+            parts.push(format!("role={}", node.role));
+        }
+        if want("offset") {
+            parts.push(format!("offset={}", node.applied_offset));
+        }
+        if want("data") {
+            let pairs: Vec<String> = node
+                .data
+                .iter()
+                .map(|(k, v)| format!("{}={}", value(Some(k)), value(Some(v))))
+                .collect();
+            parts.push(format!("data={{{}}}", pairs.join(", ")));
+        }
+        if !parts.is_empty() {
+            out.push(format!("{}: {}", node.id, parts.join(" ")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_print_as_text_unless_they_need_escaping() {
+        assert_eq!(value(Some(&Bytes::from_static(b"v1"))), "v1");
+        assert_eq!(value(Some(&Bytes::from_static(b"a b"))), "b\"a b\"");
+        assert_eq!(value(None), "<none>");
+    }
+}

@@ -1,0 +1,199 @@
+//! Scenario files (`crates/labs/scenarios/*.txt`, see `labs::scenario`):
+//! each matches its expected blocks on every protocol, `--rewrite`
+//! round-trips, a malformed file is `file:line: message`, and experiment 2
+//! as a scenario shows the matrix's survived / lost outcomes.
+
+use std::path::PathBuf;
+
+use labs::Protocol;
+use labs::scenario::{self, Scenario};
+
+fn scenario_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/labs/scenarios")
+}
+
+/// Every scenario file, sorted by name, with its text.
+fn scenario_files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(scenario_dir())
+        .expect("crates/labs/scenarios exists")
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .map(|path| {
+            let name = format!(
+                "crates/labs/scenarios/{}",
+                path.file_name().expect("a file name").to_string_lossy()
+            );
+            let text = std::fs::read_to_string(&path).expect("readable scenario");
+            (name, text)
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "the example and experiment 2 are there");
+    files
+}
+
+fn parsed(name: &str, text: &str) -> Scenario {
+    scenario::parse(name, text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_scenario_file_matches_its_expected_output_on_every_protocol() {
+    for (name, text) in scenario_files() {
+        let s = parsed(&name, &text);
+        let outputs = scenario::run_protocols(&s, &Protocol::ALL);
+        let differences = scenario::differences(&s, &outputs);
+        let report: String = differences.iter().map(ToString::to_string).collect();
+        assert!(
+            differences.is_empty(),
+            "{name} differs (- expected, + this run; accept with \
+             `cargo xtask run {name} --rewrite`):\n{report}"
+        );
+    }
+}
+
+#[test]
+fn committed_scenarios_are_in_the_canonical_form_rewrite_writes() {
+    for (name, text) in scenario_files() {
+        let s = parsed(&name, &text);
+        let outputs = scenario::run_protocols(&s, &Protocol::ALL);
+        assert_eq!(scenario::render(&s, &outputs, true), text, "{name}");
+    }
+}
+
+#[test]
+fn rewrite_of_a_scenario_without_expectations_round_trips() {
+    let dir = std::env::temp_dir().join(format!("minidist-scenarios-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, text) in scenario_files() {
+        // The directives alone: every `----` block dropped.
+        let bare: String = {
+            let mut out = String::new();
+            let mut in_block = false;
+            for line in text.lines() {
+                if line == "----" {
+                    in_block = true;
+                } else if line.trim().is_empty() {
+                    in_block = false;
+                }
+                if !in_block {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            out
+        };
+        let copy = dir.join(name.replace('/', "_"));
+        let s = parsed(&name, &bare);
+        assert!(s.cases.iter().all(|c| c.expected.is_empty()));
+        let rewritten = scenario::render(&s, &scenario::run_protocols(&s, &Protocol::ALL), true);
+        std::fs::write(&copy, &rewritten).expect("write the copy");
+        let reread = std::fs::read_to_string(&copy).expect("read the copy");
+        let again = parsed(&name, &reread);
+        let outputs = scenario::run_protocols(&again, &Protocol::ALL);
+        assert!(scenario::differences(&again, &outputs).is_empty(), "{name}");
+        assert_eq!(
+            reread, text,
+            "{name}: rewrite reproduces the committed file"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rewrite_of_one_protocol_keeps_the_other_protocols_rows() {
+    let (name, text) = scenario_files()
+        .into_iter()
+        .find(|(n, _)| n.ends_with("02-crash-after-ack.txt"))
+        .expect("experiment 2 scenario");
+    let stale = text.replace("raft: value=v node=node-1 offset=3", "raft: value=STALE");
+    assert_ne!(stale, text);
+    let s = parsed(&name, &stale);
+    let outputs = scenario::run_protocols(&s, &[Protocol::Raft]);
+    let differences = scenario::differences(&s, &outputs);
+    assert!(!differences.is_empty());
+    let shown = differences[0].to_string();
+    assert!(shown.contains(&format!("{name}:")), "{shown}");
+    assert!(shown.contains("- value=STALE"), "{shown}");
+    assert_eq!(scenario::render(&s, &outputs, true), text);
+}
+
+#[test]
+fn a_malformed_scenario_is_a_file_line_message() {
+    let cases = [
+        ("tick\n\nwirte key=k\n", 3, "unknown directive `wirte`"),
+        (
+            "write key=k value=v level=STRONGEST\n",
+            1,
+            "unknown write level `STRONGEST`",
+        ),
+        (
+            "read key=k level=authority nod=leader\n",
+            1,
+            "unknown argument `nod`",
+        ),
+        ("isolate node=primary-9\n", 1, "unknown node `primary-9`"),
+        ("config quorum=2\n", 1, "unknown config setting `quorum`"),
+        ("tick n=three\n", 1, "not a whole number"),
+        ("tick n=2000000\n", 1, "at most 1000000 ticks"),
+        ("await op=w1\n", 1, "no `submit"),
+        (
+            "tick\n----\nasync: tick=1\nwal tick=1\n",
+            4,
+            "per-protocol block",
+        ),
+        ("write key=k level=weak\n", 1, "needs `value=`"),
+        ("tick\nheal node=leader\n", 2, "expected `----`"),
+    ];
+    for (text, line, message) in cases {
+        let err = scenario::parse("bad.txt", text).expect_err(text);
+        let shown = err.to_string();
+        assert_eq!(err.line, line, "{shown}");
+        assert!(shown.starts_with(&format!("bad.txt:{line}: ")), "{shown}");
+        assert!(shown.contains(message), "{shown}");
+    }
+}
+
+/// The value the last `read` of each `config` part printed on `protocol`.
+fn last_reads(s: &Scenario, outputs: &[Vec<String>]) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for (case, output) in s.cases.iter().zip(outputs) {
+        match case.text.split_whitespace().next() {
+            Some("config") => parts.push(String::new()),
+            Some("read") => {
+                if let Some(last) = parts.last_mut() {
+                    *last = output.join("\n");
+                }
+            }
+            _ => {}
+        }
+    }
+    parts
+}
+
+#[test]
+fn crash_after_ack_scenario_shows_the_matrix_survived_and_lost_outcomes() {
+    let (name, text) = scenario_files()
+        .into_iter()
+        .find(|(n, _)| n.ends_with("02-crash-after-ack.txt"))
+        .expect("experiment 2 scenario");
+    let s = parsed(&name, &text);
+    for protocol in Protocol::ALL {
+        let outputs = scenario::run_protocol(&s, protocol);
+        let reads = last_reads(&s, &outputs);
+        assert_eq!(reads.len(), 2, "{protocol}: a weak part and a strong part");
+        let variants = labs::variants(protocol, 2);
+        for (part, read) in reads.iter().enumerate() {
+            // async and raft have one variant: both parts are that variant.
+            let variant = variants[part.min(variants.len() - 1)];
+            let run = labs::run_one(protocol, 2, Some(variant)).expect("experiment 2 runs");
+            let matrix = run.observed.as_crash_after_ack().expect("experiment 2");
+            let survived = read.starts_with("value=v ");
+            assert_eq!(
+                survived,
+                matrix.survived,
+                "{protocol} {variant}: scenario read `{read}`, matrix cell `{}`",
+                run.cell()
+            );
+        }
+    }
+}
