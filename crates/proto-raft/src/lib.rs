@@ -145,10 +145,13 @@ mod leader;
 mod message;
 mod node;
 mod output;
+mod prevote;
 mod probe;
 mod reads;
 mod replication_impl;
 mod role;
+mod snapshot;
+mod transfer;
 
 pub use config::RaftConfig;
 pub use group::RaftGroup;

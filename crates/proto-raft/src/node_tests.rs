@@ -7,10 +7,7 @@ use super::*;
 use crate::message::Command;
 
 fn timing() -> Timing {
-    Timing {
-        election_timeout: (8, 14),
-        heartbeat: 2,
-    }
+    Timing::textbook((8, 14), 2)
 }
 
 fn set(term: u64, v: &'static str) -> LogEntry {
@@ -39,8 +36,28 @@ fn sent(out: &[Output]) -> Vec<(usize, Message)> {
 /// reaches a majority do both become committed.
 #[test]
 fn old_term_entry_on_a_majority_is_not_committed_by_counting() {
+    figure_8(timing());
+}
+
+/// The same Figure 8 case with PreVote, CheckQuorum and compaction after
+/// every applied entry: the commit rule is unchanged, and the committed
+/// prefix (only it) is compacted.
+#[test]
+fn old_term_entry_is_not_committed_by_counting_with_every_feature_on() {
+    let all = Timing {
+        pre_vote: true,
+        check_quorum: true,
+        snapshot_threshold: Some(1),
+        ..timing()
+    };
+    let s1 = figure_8(all);
+    assert_eq!((s1.snapshot.index, s1.snapshot.term), (3, 4));
+    assert_eq!(s1.snapshot.data.get(&b"k"[..]), Some(&Bytes::from_static(b"b")));
+}
+
+fn figure_8(timing: Timing) -> RaftNode {
     let mut rng = Rng::new(1);
-    let mut s1 = RaftNode::new(0, 5, timing(), 0, &mut rng);
+    let mut s1 = RaftNode::new(0, 5, timing, 0, &mut rng);
     s1.log.push(set(1, "a"));
     s1.log.push(set(2, "b"));
     s1.current_term = 4;
@@ -91,6 +108,7 @@ fn old_term_entry_on_a_majority_is_not_committed_by_counting() {
     }
     assert_eq!(s1.commit_index, 3);
     assert_eq!(s1.data.get(&b"k"[..]), Some(&Bytes::from_static(b"b")));
+    s1
 }
 
 #[test]
