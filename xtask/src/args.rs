@@ -87,6 +87,12 @@ pub enum VariantArg {
     /// experiment 4 with min.insync.replicas = 3 (isr)
     #[value(name = "min_insync_3")]
     MinInsync3,
+    /// experiment 3 with PreVote and CheckQuorum (raft)
+    #[value(name = "prevote")]
+    PreVote,
+    /// experiment 7 with CheckQuorum (raft)
+    #[value(name = "check_quorum")]
+    CheckQuorum,
 }
 
 impl VariantArg {
@@ -99,6 +105,8 @@ impl VariantArg {
             VariantArg::AllIsr => "all_isr",
             VariantArg::SyncStandby => "sync_standby",
             VariantArg::MinInsync3 => "min_insync_3",
+            VariantArg::PreVote => "prevote",
+            VariantArg::CheckQuorum => "check_quorum",
         }
     }
 }
