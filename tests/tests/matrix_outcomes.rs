@@ -242,10 +242,16 @@ fn exp3_raft_prevote_old_leader_steps_down_and_rejoins_without_raising_its_term(
     let pre_votes: Vec<_> = mine("raft_pre_vote_started").collect();
     assert!(pre_votes.len() >= 2, "it campaigned while cut off");
     assert!(
-        pre_votes.iter().all(|e| e.field("term") == Some(term.clone())),
+        pre_votes
+            .iter()
+            .all(|e| e.field("term") == Some(term.clone())),
         "always from the term it led"
     );
-    assert_eq!(mine("raft_election_started").count(), 0, "never a real election");
+    assert_eq!(
+        mine("raft_election_started").count(),
+        0,
+        "never a real election"
+    );
 }
 
 #[test]
@@ -257,7 +263,12 @@ fn exp7_raft_check_quorum_old_leader_has_stepped_down_before_the_read() {
     assert_eq!(o.old_local, b("before"));
     assert_eq!(o.current, b("after"));
     assert_eq!(o.guard, "not leader");
-    assert_eq!(run(7, Raft, "check_quorum").trace.count("raft_leader_stepped_down"), 1);
+    assert_eq!(
+        run(7, Raft, "check_quorum")
+            .trace
+            .count("raft_leader_stepped_down"),
+        1
+    );
 }
 
 #[test]

@@ -96,7 +96,12 @@ fn run(observed: Observed, group: &RaftGroup) -> Run {
 }
 
 fn run_variant(variant: RaftVariant, observed: Observed, group: &RaftGroup) -> Run {
-    Run::new(Protocol::Raft, variant.name(), observed, group.trace().clone())
+    Run::new(
+        Protocol::Raft,
+        variant.name(),
+        observed,
+        group.trace().clone(),
+    )
 }
 
 /// Experiment 1: QUORUM write, a follower read at the ack, then converge.

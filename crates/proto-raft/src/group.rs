@@ -430,7 +430,12 @@ impl RaftGroup {
                 return Ok(target.clone());
             }
             let old = &self.nodes[l];
-            if old.alive && old.role == Role::Leader && old.current_term == term && old.transfer.is_none() && l != t {
+            if old.alive
+                && old.role == Role::Leader
+                && old.current_term == term
+                && old.transfer.is_none()
+                && l != t
+            {
                 return Err(GroupError::NotIdle {
                     ticks,
                     waiting_for: format!(

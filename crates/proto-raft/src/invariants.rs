@@ -200,7 +200,8 @@ mod tests {
 
     /// A group whose nodes have all compacted (threshold 2, five writes).
     fn compacted() -> RaftGroup {
-        let mut g = RaftGroup::new(RaftConfig::default().with_snapshot_threshold(2)).expect("group");
+        let mut g =
+            RaftGroup::new(RaftConfig::default().with_snapshot_threshold(2)).expect("group");
         g.run_until_leader(None, 100).expect("leader");
         for i in 0..5 {
             g.client_write(format!("k{i}").into(), "v".into(), AckLevel::Quorum)

@@ -52,7 +52,10 @@ fn old_term_entry_is_not_committed_by_counting_with_every_feature_on() {
     };
     let s1 = figure_8(all);
     assert_eq!((s1.snapshot.index, s1.snapshot.term), (3, 4));
-    assert_eq!(s1.snapshot.data.get(&b"k"[..]), Some(&Bytes::from_static(b"b")));
+    assert_eq!(
+        s1.snapshot.data.get(&b"k"[..]),
+        Some(&Bytes::from_static(b"b"))
+    );
 }
 
 fn figure_8(timing: Timing) -> RaftNode {

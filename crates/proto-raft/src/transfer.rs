@@ -111,7 +111,12 @@ impl RaftNode {
     /// Leader tick with CheckQuorum on: when a check is due, step down if
     /// fewer than a majority (this leader included) were heard from since
     /// the last one. True when it stepped down.
-    pub(crate) fn check_quorum_due(&mut self, now: Tick, rng: &mut Rng, out: &mut Vec<Output>) -> bool {
+    pub(crate) fn check_quorum_due(
+        &mut self,
+        now: Tick,
+        rng: &mut Rng,
+        out: &mut Vec<Output>,
+    ) -> bool {
         if !self.timing.check_quorum || now < self.quorum_check_at {
             return false;
         }

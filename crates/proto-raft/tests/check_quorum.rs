@@ -22,7 +22,11 @@ fn isolated_leader_steps_down_by_itself_with_check_quorum() {
     // Two checks are at most 2 × the lowest election timeout apart.
     let (g, leader) = isolated_leader_after(config, 2 * lo + 1);
     let node = g.probe().node(&leader).expect("probe").clone();
-    assert_ne!(node.role, Role::Leader, "the isolated leader no longer leads");
+    assert_ne!(
+        node.role,
+        Role::Leader,
+        "the isolated leader no longer leads"
+    );
     let event = g
         .trace()
         .events()
@@ -42,7 +46,11 @@ fn isolated_leader_keeps_leading_without_check_quorum() {
 fn healthy_leader_keeps_leading_with_check_quorum() {
     let mut g = RaftGroup::new(RaftConfig::default().with_check_quorum(true)).expect("group");
     let leader = g.run_until_leader(None, 100).expect("leader");
-    let follower = g.node_ids().into_iter().find(|n| *n != leader).expect("peer");
+    let follower = g
+        .node_ids()
+        .into_iter()
+        .find(|n| *n != leader)
+        .expect("peer");
     // One follower down: the other one is still a majority with the leader.
     g.crash(&follower, false).expect("crash");
     for _ in 0..200 {

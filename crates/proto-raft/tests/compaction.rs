@@ -19,11 +19,19 @@ fn modes_for(g: &RaftGroup, follower: &proto_raft::NodeId, from: usize) -> Vec<S
 /// checking the invariants after every tick. Returns the catch-up modes.
 fn reconnect(g: &mut RaftGroup, checker: &mut InvariantChecker, writes: usize) -> Vec<String> {
     let leader = g.leader().expect("leader");
-    let follower = g.node_ids().into_iter().find(|n| *n != leader).expect("peer");
+    let follower = g
+        .node_ids()
+        .into_iter()
+        .find(|n| *n != leader)
+        .expect("peer");
     g.crash(&follower, false).expect("crash");
     for i in 0..writes {
-        g.client_write(format!("k{i}").into(), format!("v{i}").into(), AckLevel::Quorum)
-            .expect("write");
+        g.client_write(
+            format!("k{i}").into(),
+            format!("v{i}").into(),
+            AckLevel::Quorum,
+        )
+        .expect("write");
         checker.check(g).expect("invariants");
     }
     g.restart(&follower).expect("restart");
@@ -50,7 +58,9 @@ fn follower_needing_compacted_entries_gets_install_snapshot_and_converges() {
     assert!(g.trace().count("raft_snapshot_taken") > 0);
     assert_eq!(g.trace().count("raft_snapshot_installed"), 1);
     let probe = g.probe();
-    let leader = probe.node(probe.leader.as_ref().expect("leader")).expect("probe");
+    let leader = probe
+        .node(probe.leader.as_ref().expect("leader"))
+        .expect("probe");
     for node in &probe.nodes {
         assert_eq!(node.data, leader.data, "{} converged", node.id);
         assert_eq!(node.data.len(), 10);
@@ -84,7 +94,11 @@ fn a_restarted_node_recovers_its_state_machine_from_its_snapshot() {
     g.crash(&leader, false).expect("crash");
     let down = g.probe().node(&leader).expect("probe").clone();
     assert_eq!((down.commit_index, down.last_applied), (snap, snap));
-    assert_eq!(down.data.len() as u64, snap - 1, "every entry but the no-op is a write");
+    assert_eq!(
+        down.data.len() as u64,
+        snap - 1,
+        "every entry but the no-op is a write"
+    );
 }
 
 #[test]

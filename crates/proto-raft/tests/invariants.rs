@@ -128,7 +128,10 @@ fn thousand_seeded_runs_keep_election_safety_log_matching_leader_completeness_an
         let outcome = run_schedule(seed, false);
         re_elections += u64::from(outcome.term > 1);
         committed += outcome.commit;
-        assert_eq!(outcome.snapshot, 0, "seed {seed}: textbook Raft never compacts");
+        assert_eq!(
+            outcome.snapshot, 0,
+            "seed {seed}: textbook Raft never compacts"
+        );
     }
     // The schedules must actually exercise failover and replication.
     assert!(

@@ -7,7 +7,9 @@ use replication::ReplicationGroup;
 /// Elects, isolates one follower for 60 ticks (several election timeouts),
 /// heals it and runs 60 more ticks. Returns (the group, the first leader,
 /// its term, the follower).
-fn isolate_and_heal_a_follower(config: RaftConfig) -> (RaftGroup, proto_raft::NodeId, u64, proto_raft::NodeId) {
+fn isolate_and_heal_a_follower(
+    config: RaftConfig,
+) -> (RaftGroup, proto_raft::NodeId, u64, proto_raft::NodeId) {
     let mut g = RaftGroup::new(config).expect("group");
     let leader = g.run_until_leader(None, 100).expect("leader");
     g.run_until_idle(100).expect("idle");
@@ -33,7 +35,10 @@ fn healed_minority_node_bumps_the_term_and_deposes_the_leader_without_pre_vote()
     let (g, leader, term, follower) = isolate_and_heal_a_follower(RaftConfig::default());
     let probe = g.probe();
     let isolated = probe.node(&follower).expect("probe");
-    assert!(isolated.term > term, "the isolated follower campaigned in higher terms");
+    assert!(
+        isolated.term > term,
+        "the isolated follower campaigned in higher terms"
+    );
     assert!(
         probe.node(&leader).expect("probe").term > term,
         "its higher term reached the healthy leader and deposed it"
@@ -46,12 +51,26 @@ fn healed_minority_node_does_not_bump_the_term_with_pre_vote() {
         isolate_and_heal_a_follower(RaftConfig::default().with_pre_vote(true));
     let probe = g.probe();
     let isolated = probe.node(&follower).expect("probe");
-    assert_eq!(isolated.term, term, "pre-votes never raise the asker's term");
+    assert_eq!(
+        isolated.term, term,
+        "pre-votes never raise the asker's term"
+    );
     assert_eq!(isolated.role, Role::Follower, "it follows the leader again");
     let lead = probe.node(&leader).expect("probe");
-    assert_eq!((lead.role, lead.term), (Role::Leader, term), "the leader was not disturbed");
-    assert!(g.trace().count("raft_pre_vote_started") > 0, "it did try while isolated");
-    assert_eq!(g.trace().count("raft_election_started"), 1, "only the first election ran");
+    assert_eq!(
+        (lead.role, lead.term),
+        (Role::Leader, term),
+        "the leader was not disturbed"
+    );
+    assert!(
+        g.trace().count("raft_pre_vote_started") > 0,
+        "it did try while isolated"
+    );
+    assert_eq!(
+        g.trace().count("raft_election_started"),
+        1,
+        "only the first election ran"
+    );
 }
 
 #[test]

@@ -69,7 +69,11 @@ fn failover_to_a_lagging_node_catches_it_up_before_timeout_now() {
         "TimeoutNow only once the target holds the leader's whole log"
     );
     let data = g.probe().node(&target).expect("probe").data.clone();
-    assert_eq!(data.len(), 5, "the new leader holds every acknowledged write");
+    assert_eq!(
+        data.len(),
+        5,
+        "the new leader holds every acknowledged write"
+    );
 }
 
 #[test]
@@ -112,12 +116,19 @@ fn failover_to_an_unknown_down_or_cut_off_node_is_refused_and_changes_nothing() 
 
 #[test]
 fn failover_to_a_named_node_is_refused_when_transfer_is_off() {
-    let mut g = RaftGroup::new(RaftConfig::default().with_leadership_transfer(false))
-        .expect("group");
+    let mut g =
+        RaftGroup::new(RaftConfig::default().with_leadership_transfer(false)).expect("group");
     let leader = g.run_until_leader(None, 100).expect("leader");
-    let other = g.node_ids().into_iter().find(|n| *n != leader).expect("peer");
+    let other = g
+        .node_ids()
+        .into_iter()
+        .find(|n| *n != leader)
+        .expect("peer");
     let err = g.failover(Some(&other)).expect_err("refused");
-    assert!(err.to_string().contains("leadership transfer is off"), "{err}");
+    assert!(
+        err.to_string().contains("leadership transfer is off"),
+        "{err}"
+    );
     assert_eq!(g.leader(), Some(leader));
 }
 
