@@ -235,3 +235,79 @@ fn higher_term_makes_a_leader_step_down_and_clears_its_vote() {
         (Role::Follower, 7, None)
     );
 }
+
+fn pre_vote_granted(out: &[Output]) -> Option<(u64, bool)> {
+    sent(out).into_iter().find_map(|(_, m)| match m {
+        Message::PreVoteResponse { term, granted } => Some((term, granted)),
+        _ => None,
+    })
+}
+
+/// Thesis §9.6: a follower that heard from its leader within the lowest
+/// election timeout refuses pre-votes; once that much time passed without
+/// the leader it grants them — and answering never changes its term.
+#[test]
+fn pre_vote_is_refused_while_the_leader_was_heard_from_recently() {
+    let mut rng = Rng::new(6);
+    let pre_vote = Timing {
+        pre_vote: true,
+        ..timing()
+    };
+    let mut f = RaftNode::new(1, 3, pre_vote, 0, &mut rng);
+    f.current_term = 2;
+    let heartbeat = Message::AppendEntries {
+        term: 2,
+        prev_log_index: 0,
+        prev_log_term: 0,
+        entries: Vec::new(),
+        leader_commit: 0,
+        read_round: 0,
+    };
+    f.step(10, 0, heartbeat, &mut rng);
+    let ask = Message::PreVote {
+        term: 3,
+        last_log_index: 0,
+        last_log_term: 0,
+    };
+    let out = f.step(11, 2, ask.clone(), &mut rng);
+    assert_eq!(pre_vote_granted(&out), Some((2, false)), "leader alive");
+    let lo = pre_vote.election_timeout.0;
+    let out = f.step(10 + lo, 2, ask, &mut rng);
+    assert_eq!(pre_vote_granted(&out), Some((3, true)), "leader silent");
+    assert_eq!(
+        (f.current_term, f.voted_for),
+        (2, None),
+        "a pre-vote changes nothing"
+    );
+}
+
+/// With PreVote on, a node whose deadline passes asks in `term + 1` but
+/// stays in its term; only a majority of grants starts the real election.
+#[test]
+fn pre_candidate_keeps_its_term_until_a_majority_grants() {
+    let mut rng = Rng::new(7);
+    let pre_vote = Timing {
+        pre_vote: true,
+        ..timing()
+    };
+    let mut n = RaftNode::new(0, 3, pre_vote, 0, &mut rng);
+    n.current_term = 4;
+    let deadline = n.election_deadline;
+    let out = n.tick(deadline, &mut rng);
+    assert_eq!((n.role, n.current_term), (Role::PreCandidate, 4));
+    assert!(
+        sent(&out)
+            .iter()
+            .all(|(_, m)| matches!(m, Message::PreVote { term: 5, .. }))
+    );
+    n.step(
+        deadline + 1,
+        1,
+        Message::PreVoteResponse {
+            term: 5,
+            granted: true,
+        },
+        &mut rng,
+    );
+    assert_eq!((n.role, n.current_term), (Role::Candidate, 5));
+}
