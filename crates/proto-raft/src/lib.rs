@@ -164,7 +164,9 @@
 //! assert_eq!((read.value.as_deref(), &read.node), (Some(&b"v"[..]), &leader));
 //! ```
 //!
-//! A longer, runnable example: `cargo run -p proto-raft --example raft_failover`.
+//! A longer, runnable example: `cargo run -p proto-raft --example raft_failover`;
+//! every mechanism beyond Figure 2 at work:
+//! `cargo run -p proto-raft --example raft_production`.
 //! Throughput is measured by `cargo xtask bench` (workload `writes-raft`).
 
 mod client;
