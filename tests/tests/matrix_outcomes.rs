@@ -76,6 +76,7 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         "3:wal:default",
         "3:isr:default",
         "3:raft:default",
+        "3:raft:prevote",
         "4:async:default",
         "4:wal:default",
         "4:wal:sync_standby",
@@ -94,6 +95,7 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         "7:wal:default",
         "7:isr:default",
         "7:raft:default",
+        "7:raft:check_quorum",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -252,6 +254,67 @@ fn exp3_raft_old_leader_cannot_commit_and_becomes_follower_after_heal() {
 }
 
 #[test]
+fn exp3_raft_prevote_old_leader_steps_down_and_rejoins_without_raising_its_term() {
+    let o = observed(3, Raft, "prevote")
+        .as_minority()
+        .expect("experiment 3 observes a minority leader");
+    assert!(!o.old_write_acked);
+    assert!(o.new_write_acked);
+    assert!(o.converged);
+    assert_eq!(o.old_leader_role_after, "follower");
+    assert_eq!(o.majority_value, b("majority"));
+    assert_eq!(o.minority_value, b("majority"));
+    // Its term never moved while it was cut off: nothing of an old term
+    // reached a node after heal, so nothing had to be fenced.
+    assert_eq!(o.fenced_messages, 0);
+    let trace = &run(3, Raft, "prevote").trace;
+    let (at, step_down) = trace
+        .events()
+        .enumerate()
+        .find(|(_, e)| e.kind == "raft_leader_stepped_down")
+        .expect("the isolated old leader stepped down by itself");
+    let (old, term) = (
+        step_down.field("node").expect("node"),
+        step_down.field("term").expect("term"),
+    );
+    let mine = |kind: &'static str| {
+        let old = old.clone();
+        trace
+            .since(at)
+            .filter(move |e| e.kind == kind && e.field("node") == Some(old.clone()))
+    };
+    let pre_votes: Vec<_> = mine("raft_pre_vote_started").collect();
+    assert!(pre_votes.len() >= 2, "it campaigned while cut off");
+    assert!(
+        pre_votes
+            .iter()
+            .all(|e| e.field("term") == Some(term.clone())),
+        "always from the term it led"
+    );
+    assert_eq!(
+        mine("raft_election_started").count(),
+        0,
+        "never a real election"
+    );
+}
+
+#[test]
+fn exp7_raft_check_quorum_old_leader_has_stepped_down_before_the_read() {
+    let o = observed(7, Raft, "check_quorum")
+        .as_split_brain()
+        .expect("experiment 7 observes a split-brain read");
+    assert_eq!(o.old_local, b("before"));
+    assert_eq!(o.current, b("after"));
+    assert_eq!(o.guard, "not leader");
+    assert_eq!(
+        run(7, Raft, "check_quorum")
+            .trace
+            .count("raft_leader_stepped_down"),
+        1
+    );
+}
+
+#[test]
 fn exp4_a_slow_replica_leaves_writes_available_and_is_stale() {
     for p in [Async, Wal, Isr, Raft] {
         let o = slow(p, "default");
@@ -283,10 +346,12 @@ fn exp5_catch_up_modes_inside_and_outside_the_window() {
             "{p}"
         );
     }
+    // Raft with snapshots: entries still in the leader's log are replayed;
+    // compacted ones arrive as InstallSnapshot.
     let o = reconnect(Raft);
     assert_eq!(
         (o.inside_window.as_str(), o.outside_window.as_str()),
-        ("log replay", "log replay")
+        ("log replay", "snapshot")
     );
 }
 

@@ -96,6 +96,12 @@ pub enum VariantArg {
     /// experiment 2 with unclean.leader.election.enable (isr)
     #[value(name = "unclean_election")]
     UncleanElection,
+    /// experiment 3 with PreVote and CheckQuorum (raft)
+    #[value(name = "prevote")]
+    PreVote,
+    /// experiment 7 with CheckQuorum (raft)
+    #[value(name = "check_quorum")]
+    CheckQuorum,
 }
 
 impl VariantArg {
@@ -111,6 +117,8 @@ impl VariantArg {
             VariantArg::Wait1 => "wait_1",
             VariantArg::MinReplicas1 => "min_replicas_1",
             VariantArg::UncleanElection => "unclean_election",
+            VariantArg::PreVote => "prevote",
+            VariantArg::CheckQuorum => "check_quorum",
         }
     }
 }

@@ -144,5 +144,55 @@ pub fn explore_configs() -> Vec<Configuration> {
             |seed| RaftGroup::new(RaftConfig::default().with_seed(seed)).map(boxed),
         ));
     }
+    // Each mechanism beyond textbook Raft alone, then all of them: the
+    // LINEARIZABLE verdicts must not move. Snapshots every 4 applied
+    // entries, so schedules compact and send InstallSnapshot.
+    configs.push(Configuration::new(
+        "raft",
+        A::Quorum,
+        R::Linearizable,
+        "prevote",
+        |seed| RaftGroup::new(RaftConfig::default().with_pre_vote(true).with_seed(seed)).map(boxed),
+    ));
+    configs.push(Configuration::new(
+        "raft",
+        A::Quorum,
+        R::Linearizable,
+        "check_quorum",
+        |seed| {
+            RaftGroup::new(
+                RaftConfig::default()
+                    .with_check_quorum(true)
+                    .with_seed(seed),
+            )
+            .map(boxed)
+        },
+    ));
+    configs.push(Configuration::new(
+        "raft",
+        A::Quorum,
+        R::Linearizable,
+        "snapshots",
+        |seed| {
+            RaftGroup::new(
+                RaftConfig::default()
+                    .with_snapshot_threshold(4)
+                    .with_seed(seed),
+            )
+            .map(boxed)
+        },
+    ));
+    for read in [R::Local, R::Linearizable] {
+        configs.push(Configuration::new(
+            "raft",
+            A::Quorum,
+            read,
+            "all_features",
+            |seed| {
+                RaftGroup::new(RaftConfig::default().with_all_features(4).with_seed(seed))
+                    .map(boxed)
+            },
+        ));
+    }
     configs
 }

@@ -1,7 +1,11 @@
 //! The seven experiments against `proto-raft`.
 //!
-//! Raft offers one write level (`QUORUM`), so every run is variant
-//! `default`. Each run builds one [`RaftGroup`] with a fixed seed, drives it
+//! Raft offers one write level (`QUORUM`), so the variants are mechanisms:
+//! `default` is textbook Raft (every run); experiment 3 adds `prevote`
+//! (PreVote with CheckQuorum, as etcd runs them) and experiment 7
+//! `check_quorum`. Experiment 5 turns snapshots on (a compaction every
+//! [`RETENTION`] applied entries), which is what gives Raft a retention
+//! window. Each run builds one [`RaftGroup`] with a fixed seed, drives it
 //! through [`ReplicationGroup`] plus the Raft helpers (`run_until_leader`,
 //! `run_until_converged`, `write_at`, `probe`), and reads every observed
 //! value from a read, the probe, the trace or the error an attempt returned.
@@ -19,8 +23,45 @@ use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
 
-const VARIANT: &str = "default";
 const BOUND: u64 = 400;
+
+/// Experiment 5's snapshot threshold: a node compacts its log once it has
+/// applied this many entries past its last snapshot (the other protocols'
+/// retention is 8 records too).
+pub const RETENTION: u64 = 8;
+
+/// A run's mechanisms beyond textbook Raft.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RaftVariant {
+    /// Textbook Raft (`default`).
+    Default,
+    /// PreVote with CheckQuorum (`prevote`): the isolated old leader steps
+    /// down by itself, and campaigns without raising its term.
+    PreVote,
+    /// CheckQuorum (`check_quorum`): the isolated old leader steps down.
+    CheckQuorum,
+}
+
+impl RaftVariant {
+    /// The variant name in the matrix.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            RaftVariant::Default => "default",
+            RaftVariant::PreVote => "prevote",
+            RaftVariant::CheckQuorum => "check_quorum",
+        }
+    }
+
+    fn config(self, seed: u64) -> RaftConfig {
+        let config = RaftConfig::default().with_seed(seed);
+        match self {
+            RaftVariant::Default => config,
+            RaftVariant::PreVote => config.with_pre_vote(true).with_check_quorum(true),
+            RaftVariant::CheckQuorum => config.with_check_quorum(true),
+        }
+    }
+}
 
 fn key() -> Bytes {
     Bytes::from_static(b"k")
@@ -28,7 +69,12 @@ fn key() -> Bytes {
 
 /// A default three-node group with `seed`, already past its first election.
 fn elected(seed: u64) -> Result<(RaftGroup, NodeId), GroupError> {
-    let mut group = RaftGroup::new(RaftConfig::default().with_seed(seed))?;
+    elected_with(RaftConfig::default().with_seed(seed))
+}
+
+/// A group of `config`, already past its first election.
+fn elected_with(config: RaftConfig) -> Result<(RaftGroup, NodeId), GroupError> {
+    let mut group = RaftGroup::new(config)?;
     let leader = group.run_until_leader(None, BOUND)?;
     Ok((group, leader))
 }
@@ -46,7 +92,16 @@ fn local(group: &mut RaftGroup, node: &NodeId) -> Result<Option<Bytes>, GroupErr
 }
 
 fn run(observed: Observed, group: &RaftGroup) -> Run {
-    Run::new(Protocol::Raft, VARIANT, observed, group.trace().clone())
+    run_variant(RaftVariant::Default, observed, group)
+}
+
+fn run_variant(variant: RaftVariant, observed: Observed, group: &RaftGroup) -> Run {
+    Run::new(
+        Protocol::Raft,
+        variant.name(),
+        observed,
+        group.trace().clone(),
+    )
 }
 
 /// Experiment 1: QUORUM write, a follower read at the ack, then converge.
@@ -95,12 +150,16 @@ pub fn exp2_crash_after_ack() -> Result<Run, GroupError> {
 }
 
 /// Experiment 3: the old leader isolated in a minority, writes on both
-/// sides, heal, converge.
-pub fn exp3_minority_leader() -> Result<Run, GroupError> {
-    let (mut g, old) = elected(3)?;
+/// sides, heal, converge. With [`RaftVariant::PreVote`] the old leader
+/// steps down by itself (CheckQuorum) and, cut off, campaigns with
+/// pre-votes that never raise its term, so it rejoins without deposing the
+/// new leader (fewer stale-term messages to fence).
+pub fn exp3_minority_leader(variant: RaftVariant) -> Result<Run, GroupError> {
+    let (mut g, old) = elected_with(variant.config(3))?;
     g.client_write(key(), Bytes::from_static(b"base"), AckLevel::Quorum)?;
     g.run_until_converged(BOUND)?;
     g.isolate(&old)?;
+    let isolated_at = g.now();
     let new = g.failover(None)?;
     let old_write_acked = match g.write_at(&old, key(), Bytes::from_static(b"minority")) {
         Ok(w) => w.accepted,
@@ -108,6 +167,13 @@ pub fn exp3_minority_leader() -> Result<Run, GroupError> {
         Err(other) => return Err(other),
     };
     let new_write = g.client_write(key(), Bytes::from_static(b"majority"), AckLevel::Quorum)?;
+    // The minority stays cut off for at least three of its longest election
+    // timeouts (textbook Raft already is, waiting on the old leader's
+    // write), so a node that can time out there does, several times.
+    let hold_until = isolated_at + 3 * g.config().election_timeout.1;
+    while g.now() < hold_until {
+        g.tick();
+    }
     g.heal(&old)?;
     g.run_until_converged(BOUND)?;
     let fenced_messages = g.trace().count("raft_stale_term_rejected") as u64;
@@ -136,7 +202,7 @@ pub fn exp3_minority_leader() -> Result<Run, GroupError> {
         minority_value: local(&mut g, &old)?,
         majority_value: local(&mut g, &new)?,
     };
-    Ok(run(Observed::Minority(observed), &g))
+    Ok(run_variant(variant, Observed::Minority(observed), &g))
 }
 
 /// Experiment 4: one follower cut off, QUORUM write.
@@ -151,8 +217,8 @@ pub fn exp4_slow_replica() -> Result<Run, GroupError> {
     let index = w.offset.unwrap_or(0);
     let term = probe
         .node(&leader)
-        .and_then(|n| n.log.get((index as usize).wrapping_sub(1)))
-        .map_or(0, |e| e.term);
+        .and_then(|n| n.term_at(index))
+        .unwrap_or(0);
     let holders = probe.replicas_of(index, term);
     let voters = probe.voters.len();
     let role = if probe.voters.contains(&slow) {
@@ -214,9 +280,14 @@ fn reconnect_after(
 }
 
 /// Experiment 5: a follower reconnects after missing 2 entries, then after
-/// missing 20 (Raft has no retention window: no snapshots).
+/// missing 20, with snapshots every [`RETENTION`] applied entries: inside
+/// the retained log it gets log replay, outside it InstallSnapshot.
 pub fn exp5_reconnect() -> Result<Run, GroupError> {
-    let (mut g, leader) = elected(5)?;
+    let (mut g, leader) = elected_with(
+        RaftConfig::default()
+            .with_seed(5)
+            .with_snapshot_threshold(RETENTION),
+    )?;
     g.run_until_idle(BOUND)?;
     let follower = first_follower(&g, &leader)?;
     let inside_window = reconnect_after(&mut g, &follower, 2)?;
@@ -240,9 +311,11 @@ pub fn exp6_read_levels() -> Result<Run, GroupError> {
 }
 
 /// Experiment 7: the isolated old leader still serves LOCAL; its
-/// read-index round finds no quorum.
-pub fn exp7_split_brain() -> Result<Run, GroupError> {
-    let (mut g, old) = elected(7)?;
+/// read-index round finds no quorum. With [`RaftVariant::CheckQuorum`] it
+/// has stepped down by itself before the read, which is refused at once
+/// (`not leader`).
+pub fn exp7_split_brain(variant: RaftVariant) -> Result<Run, GroupError> {
+    let (mut g, old) = elected_with(variant.config(7))?;
     g.client_write(key(), Bytes::from_static(b"before"), AckLevel::Quorum)?;
     g.run_until_converged(BOUND)?;
     g.isolate(&old)?;
@@ -258,7 +331,7 @@ pub fn exp7_split_brain() -> Result<Run, GroupError> {
         current,
         guard: guard_outcome(&attempt),
     };
-    Ok(run(Observed::SplitBrain(observed), &g))
+    Ok(run_variant(variant, Observed::SplitBrain(observed), &g))
 }
 
 /// Every run of this protocol, in experiment order then variant order.
@@ -266,10 +339,12 @@ pub fn runs() -> Result<Vec<Run>, GroupError> {
     Ok(vec![
         exp1_normal()?,
         exp2_crash_after_ack()?,
-        exp3_minority_leader()?,
+        exp3_minority_leader(RaftVariant::Default)?,
+        exp3_minority_leader(RaftVariant::PreVote)?,
         exp4_slow_replica()?,
         exp5_reconnect()?,
         exp6_read_levels()?,
-        exp7_split_brain()?,
+        exp7_split_brain(RaftVariant::Default)?,
+        exp7_split_brain(RaftVariant::CheckQuorum)?,
     ])
 }

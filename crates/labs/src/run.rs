@@ -156,14 +156,24 @@ const ISR: [RunSpec; 11] = [
     RunSpec::new(Protocol::Isr, 7, "default", isr_lab::exp7_split_brain),
 ];
 
-const RAFT: [RunSpec; 7] = [
+const RAFT: [RunSpec; 9] = [
     RunSpec::new(Protocol::Raft, 1, "default", raft_lab::exp1_normal),
     RunSpec::new(Protocol::Raft, 2, "default", raft_lab::exp2_crash_after_ack),
-    RunSpec::new(Protocol::Raft, 3, "default", raft_lab::exp3_minority_leader),
+    RunSpec::new(Protocol::Raft, 3, "default", || {
+        raft_lab::exp3_minority_leader(raft_lab::RaftVariant::Default)
+    }),
+    RunSpec::new(Protocol::Raft, 3, "prevote", || {
+        raft_lab::exp3_minority_leader(raft_lab::RaftVariant::PreVote)
+    }),
     RunSpec::new(Protocol::Raft, 4, "default", raft_lab::exp4_slow_replica),
     RunSpec::new(Protocol::Raft, 5, "default", raft_lab::exp5_reconnect),
     RunSpec::new(Protocol::Raft, 6, "default", raft_lab::exp6_read_levels),
-    RunSpec::new(Protocol::Raft, 7, "default", raft_lab::exp7_split_brain),
+    RunSpec::new(Protocol::Raft, 7, "default", || {
+        raft_lab::exp7_split_brain(raft_lab::RaftVariant::Default)
+    }),
+    RunSpec::new(Protocol::Raft, 7, "check_quorum", || {
+        raft_lab::exp7_split_brain(raft_lab::RaftVariant::CheckQuorum)
+    }),
 ];
 
 /// Every run of `protocol` as a [`RunSpec`], in the order of

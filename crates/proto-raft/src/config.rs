@@ -34,6 +34,20 @@ pub struct RaftConfig {
     pub heartbeat: u64,
     /// Network delay of every message, in ticks.
     pub delay: u64,
+    /// PreVote (thesis §9.6): a node whose election deadline passes first
+    /// asks, without raising its term, whether it could win. Default off.
+    pub pre_vote: bool,
+    /// CheckQuorum: a leader that has not heard from a majority within an
+    /// election timeout steps down. Default off.
+    pub check_quorum: bool,
+    /// Leadership transfer: `failover(Some(node))` brings `node` up to date
+    /// and sends it TimeoutNow (thesis §3.10). Default on.
+    pub leadership_transfer: bool,
+    /// Log compaction (§7): each node snapshots its state machine and drops
+    /// its log prefix once it has applied this many entries past its last
+    /// snapshot; a follower needing dropped entries gets InstallSnapshot.
+    /// `None` (the default) never compacts.
+    pub snapshot_threshold: Option<u64>,
 }
 
 impl Default for RaftConfig {
@@ -44,6 +58,10 @@ impl Default for RaftConfig {
             election_timeout: (8, 14),
             heartbeat: 2,
             delay: 1,
+            pre_vote: false,
+            check_quorum: false,
+            leadership_transfer: true,
+            snapshot_threshold: None,
         }
     }
 }
@@ -86,14 +104,63 @@ impl RaftConfig {
         self
     }
 
+    /// The same settings with PreVote on or off.
+    #[must_use]
+    pub fn with_pre_vote(mut self, on: bool) -> Self {
+        self.pre_vote = on;
+        self
+    }
+
+    /// The same settings with CheckQuorum on or off.
+    #[must_use]
+    pub fn with_check_quorum(mut self, on: bool) -> Self {
+        self.check_quorum = on;
+        self
+    }
+
+    /// The same settings with leadership transfer on or off (off:
+    /// `failover(Some(node))` is refused, as in textbook Raft).
+    #[must_use]
+    pub fn with_leadership_transfer(mut self, on: bool) -> Self {
+        self.leadership_transfer = on;
+        self
+    }
+
+    /// The same settings with log compaction every `entries` applied
+    /// entries past the last snapshot (`0` is refused by
+    /// [`RaftConfig::validate`]).
+    #[must_use]
+    pub fn with_snapshot_threshold(mut self, entries: u64) -> Self {
+        self.snapshot_threshold = Some(entries);
+        self
+    }
+
+    /// The same settings with every production feature on: PreVote,
+    /// CheckQuorum, leadership transfer and snapshots every `entries`
+    /// applied entries.
+    #[must_use]
+    pub fn with_all_features(self, entries: u64) -> Self {
+        self.with_pre_vote(true)
+            .with_check_quorum(true)
+            .with_leadership_transfer(true)
+            .with_snapshot_threshold(entries)
+    }
+
     /// Checks every setting; the error names the one at fault.
     ///
     /// Rules: at least three nodes, non-empty and distinct names; a nonzero
     /// heartbeat and delay; `lo ≤ hi`; the lowest election timeout exceeds
     /// the heartbeat and exceeds `2 × delay + heartbeat` (so a follower of a
-    /// healthy leader never times out between two heartbeats).
+    /// healthy leader never times out between two heartbeats); a snapshot
+    /// threshold of at least one entry.
     pub fn validate(&self) -> Result<(), GroupError> {
         validate_node_ids("nodes", &self.nodes, 3)?;
+        if self.snapshot_threshold == Some(0) {
+            return Err(GroupError::config(
+                "snapshot_threshold",
+                "must be at least 1 applied entry",
+            ));
+        }
         if self.heartbeat == 0 {
             return Err(GroupError::config("heartbeat", "must be at least 1 tick"));
         }

@@ -3,7 +3,11 @@
 //! Event kinds (all prefixed `raft_`): `election_started`, `vote_cast`,
 //! `leader_elected`, `term_adopted`, `leader_discovered`,
 //! `stale_term_rejected`, `entries_appended`, `append_rejected`,
-//! `catch_up`, `commit_advanced`; and from the group: `write_proposed`,
+//! `catch_up`, `commit_advanced`, `pre_vote_started`, `pre_vote_cast`,
+//! `leader_stepped_down` (CheckQuorum), `transfer_started`,
+//! `timeout_now_sent`, `timeout_now_received`, `transfer_abandoned`,
+//! `snapshot_taken`, `snapshot_sent`, `snapshot_installed`; and from the
+//! group: `write_proposed`,
 //! `write_committed`, `write_refused`, `read_served`, `read_index_started`,
 //! `read_blocked`, `node_crashed`, `node_restarted`, `node_isolated`,
 //! `node_healed`, `link_cut`, `all_healed`, `fsync`.
@@ -12,7 +16,6 @@ use sim_core::{Tick, record};
 
 use crate::group::RaftGroup;
 use crate::node::NodeEvent;
-use crate::role::CatchUpMode;
 
 impl RaftGroup {
     pub(crate) fn record_event(&mut self, at: usize, now: Tick, event: NodeEvent) {
@@ -131,6 +134,7 @@ impl RaftGroup {
                 follower,
                 from_index,
                 to_index,
+                mode,
             } => {
                 record!(
                     t,
@@ -140,7 +144,7 @@ impl RaftGroup {
                     follower = &ids[follower],
                     from_index = from_index,
                     to_index = to_index,
-                    mode = CatchUpMode::LogReplay.name()
+                    mode = mode.name()
                 );
             }
             NodeEvent::CommitAdvanced { term, commit_index } => {
@@ -151,6 +155,142 @@ impl RaftGroup {
                     node = node,
                     term = term,
                     commit_index = commit_index
+                );
+            }
+            NodeEvent::PreVoteStarted {
+                term,
+                campaign_term,
+            } => {
+                record!(
+                    t,
+                    now,
+                    "raft_pre_vote_started",
+                    node = node,
+                    term = term,
+                    campaign_term = campaign_term
+                );
+            }
+            NodeEvent::PreVoteCast {
+                candidate,
+                term,
+                granted,
+                reason,
+            } => {
+                record!(
+                    t,
+                    now,
+                    "raft_pre_vote_cast",
+                    node = node,
+                    candidate = &ids[candidate],
+                    campaign_term = term,
+                    granted = granted,
+                    reason = reason
+                );
+            }
+            NodeEvent::LeaderSteppedDown {
+                term,
+                active,
+                needed,
+            } => {
+                record!(
+                    t,
+                    now,
+                    "raft_leader_stepped_down",
+                    node = node,
+                    term = term,
+                    reason = "check quorum",
+                    heard_from = active as u64,
+                    needed = needed as u64
+                );
+            }
+            NodeEvent::TransferStarted {
+                target,
+                match_index,
+                last_index,
+            } => {
+                record!(
+                    t,
+                    now,
+                    "raft_transfer_started",
+                    node = node,
+                    target = &ids[target],
+                    target_match_index = match_index,
+                    last_index = last_index
+                );
+            }
+            NodeEvent::TimeoutNowSent { target, last_index } => {
+                record!(
+                    t,
+                    now,
+                    "raft_timeout_now_sent",
+                    node = node,
+                    target = &ids[target],
+                    last_index = last_index
+                );
+            }
+            NodeEvent::TimeoutNowReceived { leader, term } => {
+                record!(
+                    t,
+                    now,
+                    "raft_timeout_now_received",
+                    node = node,
+                    leader = &ids[leader],
+                    term = term
+                );
+            }
+            NodeEvent::TransferAbandoned {
+                target,
+                timeout_now_sent,
+            } => {
+                record!(
+                    t,
+                    now,
+                    "raft_transfer_abandoned",
+                    node = node,
+                    target = &ids[target],
+                    timeout_now_sent = timeout_now_sent
+                );
+            }
+            NodeEvent::SnapshotTaken { index, term } => {
+                record!(
+                    t,
+                    now,
+                    "raft_snapshot_taken",
+                    node = node,
+                    index = index,
+                    term = term
+                );
+            }
+            NodeEvent::SnapshotSent {
+                follower,
+                index,
+                term,
+            } => {
+                record!(
+                    t,
+                    now,
+                    "raft_snapshot_sent",
+                    node = node,
+                    follower = &ids[follower],
+                    index = index,
+                    term = term
+                );
+            }
+            NodeEvent::SnapshotInstalled {
+                leader,
+                index,
+                term,
+                kept_log_suffix,
+            } => {
+                record!(
+                    t,
+                    now,
+                    "raft_snapshot_installed",
+                    node = node,
+                    leader = &ids[leader],
+                    index = index,
+                    term = term,
+                    kept_log_suffix = kept_log_suffix
                 );
             }
         }

@@ -3,7 +3,7 @@
 
 use sim_core::{Rng, Tick};
 
-use crate::message::{Command, Message};
+use crate::message::{Command, LogEntry, Message};
 use crate::node::RaftNode;
 use crate::output::{NodeEvent, Output};
 use crate::role::Role;
@@ -52,9 +52,9 @@ impl RaftNode {
         out: &mut Vec<Output>,
     ) {
         let Message::AppendEntries {
-            prev_log_index,
-            prev_log_term,
-            entries,
+            mut prev_log_index,
+            mut prev_log_term,
+            mut entries,
             leader_commit,
             read_round,
             ..
@@ -63,7 +63,16 @@ impl RaftNode {
             return;
         };
         self.leader_hint = Some(from);
+        self.last_leader_contact = Some(now);
         self.reset_election_deadline(now, rng);
+        if prev_log_index < self.snapshot.index {
+            // Entries through our snapshot are committed, so they match the
+            // leader's (state machine safety): check from the snapshot on.
+            let skip = (self.snapshot.index - prev_log_index) as usize;
+            entries.drain(..skip.min(entries.len()));
+            prev_log_index = self.snapshot.index;
+            prev_log_term = self.snapshot.term;
+        }
         let term = self.current_term;
         let reject = |conflict_index: u64| Message::AppendEntriesResponse {
             term,
@@ -117,7 +126,7 @@ impl RaftNode {
                         index > self.commit_index,
                         "committed entries are never truncated"
                     );
-                    self.log.truncate(index as usize);
+                    self.truncate_from(index);
                     truncated_from = Some(index);
                 }
                 None => {}
@@ -163,7 +172,11 @@ impl RaftNode {
         self.commit_index = target;
         while self.last_applied < self.commit_index {
             self.last_applied += 1;
-            if let Command::Set { key, value } = &self.log[self.last_applied as usize].command {
+            if let Some(LogEntry {
+                command: Command::Set { key, value },
+                ..
+            }) = self.entry(self.last_applied)
+            {
                 self.data.insert(key.clone(), value.clone());
             }
         }
@@ -171,5 +184,6 @@ impl RaftNode {
             term: self.current_term,
             commit_index: self.commit_index,
         }));
+        self.maybe_compact(out);
     }
 }

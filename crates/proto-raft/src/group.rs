@@ -50,6 +50,9 @@ impl RaftGroup {
         let timing = Timing {
             election_timeout: config.election_timeout,
             heartbeat: config.heartbeat,
+            pre_vote: config.pre_vote,
+            check_quorum: config.check_quorum,
+            snapshot_threshold: config.snapshot_threshold,
         };
         let cluster = config.nodes.len();
         let nodes = (0..cluster)
@@ -67,6 +70,18 @@ impl RaftGroup {
             delay = config.delay,
             seed = config.seed
         );
+        if config.pre_vote || config.check_quorum || config.snapshot_threshold.is_some() {
+            // Only beyond textbook Raft, so textbook traces stay as they were.
+            record!(
+                trace,
+                0,
+                "raft_features",
+                pre_vote = config.pre_vote,
+                check_quorum = config.check_quorum,
+                leadership_transfer = config.leadership_transfer,
+                snapshot_threshold = config.snapshot_threshold
+            );
+        }
         Ok(RaftGroup {
             ids: config.nodes.clone(),
             config,
@@ -358,6 +373,84 @@ impl RaftGroup {
             .net
             .pending()
             .any(|env| !env.msg.is_heartbeat_traffic())
+    }
+
+    /// Starts handing leadership from the current leader to `target`
+    /// without waiting (thesis §3.10): the leader catches `target` up, then
+    /// sends it TimeoutNow; it abandons the transfer after the highest
+    /// election timeout. Returns the leader that was asked.
+    ///
+    /// Refused, with nothing recorded and nothing changed, when leadership
+    /// transfer is off ([`GroupError::NotPermitted`]), `target` is unknown
+    /// ([`GroupError::UnknownNode`]) or down ([`GroupError::NodeDown`]),
+    /// there is no leader ([`GroupError::NoLeader`]), or a link between the
+    /// leader and `target` is cut ([`GroupError::NotPermitted`]). A target
+    /// that already leads is accepted and nothing is started.
+    pub fn transfer_leadership(&mut self, target: &NodeId) -> Result<NodeId, GroupError> {
+        let t = self.index_of(target)?;
+        if !self.config.leadership_transfer {
+            return Err(GroupError::not_permitted(
+                target,
+                "leadership transfer is off (RaftConfig::with_leadership_transfer); call failover(None) and let the election run",
+            ));
+        }
+        if !self.nodes[t].alive {
+            return Err(GroupError::NodeDown(target.clone()));
+        }
+        let l = self
+            .leader_index()
+            .ok_or_else(|| GroupError::NoLeader("no alive node is leader to hand over".into()))?;
+        let leader = self.ids[l].clone();
+        if l == t {
+            return Ok(leader);
+        }
+        if self.net.is_cut(&leader, target) || self.net.is_cut(target, &leader) {
+            return Err(GroupError::not_permitted(
+                target,
+                format!("{target} is cut off from leader {leader}: it could not be caught up"),
+            ));
+        }
+        let now = self.now_tick();
+        let mut outputs = Vec::new();
+        self.nodes[l].start_transfer(now, t, &mut outputs);
+        self.dispatch(l, now, outputs);
+        Ok(leader)
+    }
+
+    /// [`RaftGroup::transfer_leadership`], then ticks until `target` leads.
+    /// [`GroupError::NotIdle`] when the leader abandons the transfer, or
+    /// after twice the highest election timeout.
+    pub(crate) fn transfer_and_wait(&mut self, target: &NodeId) -> Result<NodeId, GroupError> {
+        let leader = self.transfer_leadership(target)?;
+        let (l, t) = (self.index_of(&leader)?, self.index_of(target)?);
+        let term = self.nodes[l].current_term;
+        let bound = self.config.election_timeout.1.saturating_mul(2);
+        for ticks in 0..=bound {
+            if self.leader_index() == Some(t) {
+                return Ok(target.clone());
+            }
+            let old = &self.nodes[l];
+            if old.alive
+                && old.role == Role::Leader
+                && old.current_term == term
+                && old.transfer.is_none()
+                && l != t
+            {
+                return Err(GroupError::NotIdle {
+                    ticks,
+                    waiting_for: format!(
+                        "leadership transfer from {leader} to {target}, abandoned by {leader} after an election timeout"
+                    ),
+                });
+            }
+            if ticks < bound {
+                self.step_tick();
+            }
+        }
+        Err(GroupError::NotIdle {
+            ticks: bound,
+            waiting_for: format!("{target} to lead after a leadership transfer from {leader}"),
+        })
     }
 
     /// Cuts both directions between `a` and `b` (a partial partition).

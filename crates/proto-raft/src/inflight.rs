@@ -84,6 +84,19 @@ impl PendingOp {
                 Verdict::Unknown(format!(
                     "{name} crashed before entry {index} of term {term} committed"
                 ))
+            } else if index <= node.snapshot.index {
+                // Compacted, so committed; it is this write's entry when the
+                // node still leads `term` (a leader never truncates its own
+                // log) or the snapshot ends on it (log matching).
+                let own = (node.role == Role::Leader && node.current_term == term)
+                    || (index == node.snapshot.index && node.snapshot.term == term);
+                if own {
+                    Verdict::Committed
+                } else {
+                    Verdict::Unknown(format!(
+                        "entry {index} of term {term} was compacted after {name} lost leadership of term {term}"
+                    ))
+                }
             } else if node.term_at(index) != Some(term) {
                 Verdict::Unknown(format!(
                     "entry {index} of term {term} was overwritten by a newer leader"

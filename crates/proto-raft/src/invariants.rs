@@ -12,17 +12,25 @@ use crate::node::Role;
 ///
 /// 1. **Election safety** — at most one leader per term, ever.
 /// 2. **Log matching** — if two logs hold an entry with the same index and
-///    term, they are identical up to it.
+///    term, they are identical up to it (over the indices both still hold).
 /// 3. **Leader completeness** — a leader of term `T` holds every entry
-///    committed by a leader of a term `≤ T`.
+///    committed by a leader of a term `≤ T` (in its log, or covered by its
+///    snapshot).
 /// 4. **State machine safety** — no node's committed prefix ever differs
 ///    from what any node committed at that index; applied ≤ committed.
+/// 5. **Snapshot consistency** (§7) — a snapshot covers a committed, applied
+///    prefix (`snapshot index ≤ applied ≤ commit`), its term is the term of
+///    the entry committed at its index, and every log that still holds that
+///    index holds it with that term.
 #[derive(Debug, Clone, Default)]
 pub struct InvariantChecker {
     leaders: BTreeMap<u64, usize>,
-    /// `committed[i - 1]` = the entry committed at index `i`, and the lowest
-    /// current term of a node seen committing it.
-    committed: Vec<(LogEntry, u64)>,
+    /// Index → the entry committed there, and the lowest current term of a
+    /// node seen committing it.
+    committed: BTreeMap<u64, (LogEntry, u64)>,
+    /// Index → the term of the entry committed there, learnt from snapshots
+    /// of entries the checker never saw in a log.
+    snapshot_terms: BTreeMap<u64, u64>,
     verified: Vec<u64>,
 }
 
@@ -55,15 +63,19 @@ impl InvariantChecker {
         }
         for a in 0..nodes.len() {
             for b in a + 1..nodes.len() {
-                let (la, lb) = (&nodes[a].log, &nodes[b].log);
-                let top = la.len().min(lb.len()) - 1;
-                if let Some(k) = (1..=top).rev().find(|&k| la[k].term == lb[k].term) {
-                    if let Some(j) = (1..=k).find(|&j| la[j] != lb[j]) {
+                let (na, nb) = (&nodes[a], &nodes[b]);
+                let low = na.snapshot.index.max(nb.snapshot.index) + 1;
+                let top = na.last_index().min(nb.last_index());
+                if top < low {
+                    continue;
+                }
+                if let Some(k) = (low..=top).rev().find(|&k| na.term_at(k) == nb.term_at(k)) {
+                    if let Some(j) = (low..=k).find(|&j| na.entry(j) != nb.entry(j)) {
                         return Err(format!(
                             "log matching: {} and {} agree on (index {k}, term {}) but differ at index {j}",
                             name(a),
                             name(b),
-                            la[k].term
+                            na.term_at(k).unwrap_or(0)
                         ));
                     }
                 }
@@ -79,10 +91,30 @@ impl InvariantChecker {
                     n.last_index()
                 ));
             }
+            if n.snapshot.index > n.last_applied {
+                return Err(format!(
+                    "snapshot: {} compacted through {} but applied only {} (a compacted prefix must be committed and applied)",
+                    name(n.me),
+                    n.snapshot.index,
+                    n.last_applied
+                ));
+            }
+            if n.term_at(n.snapshot.index) != Some(n.snapshot.term) {
+                return Err(format!(
+                    "snapshot: {} has snapshot (index {}, term {}) but its log sentinel has term {:?}",
+                    name(n.me),
+                    n.snapshot.index,
+                    n.snapshot.term,
+                    n.term_at(n.snapshot.index)
+                ));
+            }
             let from = self.verified[n.me].min(n.commit_index) + 1;
             for index in from..=n.commit_index {
-                let entry = &n.log[index as usize];
-                match self.committed.get(index as usize - 1) {
+                // Entries inside the snapshot are checked by its term below.
+                let Some(entry) = n.entry(index) else {
+                    continue;
+                };
+                match self.committed.get(&index) {
                     Some((known, _)) if known != entry => {
                         return Err(format!(
                             "state machine safety: {} committed {entry:?} at index {index}, another node {known:?}",
@@ -90,19 +122,58 @@ impl InvariantChecker {
                         ));
                     }
                     Some(_) => {}
-                    None => self.committed.push((entry.clone(), n.current_term)),
+                    None => {
+                        self.committed
+                            .insert(index, (entry.clone(), n.current_term));
+                    }
                 }
             }
             self.verified[n.me] = n.commit_index;
         }
-        for n in nodes.iter().filter(|n| n.alive && n.role == Role::Leader) {
-            for (i, (entry, term)) in self.committed.iter().enumerate() {
-                if *term <= n.current_term && n.log.get(i + 1) != Some(entry) {
+        for n in nodes.iter().filter(|n| n.alive) {
+            let (index, term) = (n.snapshot.index, n.snapshot.term);
+            if index == 0 {
+                continue;
+            }
+            let known = self
+                .committed
+                .get(&index)
+                .map(|(e, _)| e.term)
+                .or_else(|| self.snapshot_terms.get(&index).copied());
+            match known {
+                Some(t) if t != term => {
                     return Err(format!(
-                        "leader completeness: {} leads term {} without entry {} committed in term {term}",
+                        "snapshot: {} snapshot ends at (index {index}, term {term}) but the entry committed there has term {t}",
+                        name(n.me)
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    self.snapshot_terms.insert(index, term);
+                }
+            }
+            for other in nodes.iter().filter(|o| o.me != n.me) {
+                if let Some(t) = other.term_at(index) {
+                    if index > other.snapshot.index && t != term && index <= other.commit_index {
+                        return Err(format!(
+                            "snapshot: {} snapshot ends at (index {index}, term {term}) but {} committed term {t} there",
+                            name(n.me),
+                            name(other.me)
+                        ));
+                    }
+                }
+            }
+        }
+        for n in nodes.iter().filter(|n| n.alive && n.role == Role::Leader) {
+            for (&index, (entry, term)) in &self.committed {
+                if *term > n.current_term || index <= n.snapshot.index {
+                    continue;
+                }
+                if n.entry(index) != Some(entry) {
+                    return Err(format!(
+                        "leader completeness: {} leads term {} without entry {index} committed in term {term}",
                         name(n.me),
                         n.current_term,
-                        i + 1
                     ));
                 }
             }
@@ -118,5 +189,54 @@ impl RaftGroup {
     /// history-dependent properties.
     pub fn check_invariants(&self) -> Result<(), String> {
         InvariantChecker::new().check(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use replication::{AckLevel, ReplicationGroup};
+
+    use crate::{InvariantChecker, RaftConfig, RaftGroup};
+
+    /// A group whose nodes have all compacted (threshold 2, five writes).
+    fn compacted() -> RaftGroup {
+        let mut g =
+            RaftGroup::new(RaftConfig::default().with_snapshot_threshold(2)).expect("group");
+        g.run_until_leader(None, 100).expect("leader");
+        for i in 0..5 {
+            g.client_write(format!("k{i}").into(), "v".into(), AckLevel::Quorum)
+                .expect("write");
+        }
+        g.run_until_idle(100).expect("idle");
+        assert!(g.nodes.iter().all(|n| n.snapshot.index > 0));
+        g
+    }
+
+    #[test]
+    fn consistent_snapshots_pass() {
+        let g = compacted();
+        InvariantChecker::new().check(&g).expect("consistent");
+    }
+
+    #[test]
+    fn snapshot_past_the_applied_prefix_is_a_violation() {
+        let mut g = compacted();
+        let n = &mut g.nodes[0];
+        n.last_applied = n.snapshot.index - 1;
+        n.commit_index = n.snapshot.index - 1;
+        let err = InvariantChecker::new().check(&g).expect_err("violation");
+        assert!(err.contains("compacted through"), "{err}");
+    }
+
+    #[test]
+    fn snapshot_term_differing_from_the_committed_entry_is_a_violation() {
+        let mut g = compacted();
+        let mut checker = InvariantChecker::new();
+        // The checker first sees node-2's log still holding what node-1's
+        // snapshot will claim a different term for.
+        g.nodes[1].snapshot.term += 1;
+        g.nodes[1].log[0].term += 1;
+        let err = checker.check(&g).expect_err("violation");
+        assert!(err.contains("snapshot"), "{err}");
     }
 }

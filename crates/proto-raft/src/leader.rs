@@ -6,6 +6,7 @@ use sim_core::Tick;
 
 use crate::message::{Command, LogEntry, Message};
 use crate::node::{NodeEvent, Output, RaftNode, Role};
+use crate::role::CatchUpMode;
 
 /// Most entries one AppendEntries carries while a follower catches up.
 pub(crate) const MAX_BATCH: u64 = 64;
@@ -21,6 +22,8 @@ impl RaftNode {
         self.match_index.iter_mut().for_each(|m| *m = 0);
         self.read_acked.iter_mut().for_each(|r| *r = 0);
         self.unsent_proposals = false;
+        self.transfer = None;
+        self.reset_quorum_check(now);
         self.log.push(LogEntry {
             term: self.current_term,
             command: Command::Noop,
@@ -63,6 +66,7 @@ impl RaftNode {
                 read_round,
                 ..
             } => {
+                self.recent_active[from] = true;
                 if read_round > self.read_acked[from] {
                     self.read_acked[from] = read_round;
                 }
@@ -72,9 +76,14 @@ impl RaftNode {
                     self.on_append_reject(now, from, conflict_index, out);
                 }
             }
-            // Election safety makes a same-term AppendEntries impossible;
-            // late vote replies need nothing.
-            Message::AppendEntries { .. } | Message::RequestVoteResponse { .. } => {}
+            // Election safety makes a same-term AppendEntries, snapshot or
+            // TimeoutNow impossible; late vote replies need nothing.
+            Message::AppendEntries { .. }
+            | Message::InstallSnapshot { .. }
+            | Message::TimeoutNow { .. }
+            | Message::RequestVoteResponse { .. }
+            | Message::PreVote { .. }
+            | Message::PreVoteResponse { .. } => {}
         }
     }
 
@@ -92,12 +101,14 @@ impl RaftNode {
         if self.next_index[from] <= match_index {
             self.next_index[from] = match_index + 1;
         }
+        if self.transfer.is_some_and(|t| t.target == from) && self.maybe_send_timeout_now(out) {
+            return;
+        }
         if self.next_index[from] <= self.last_index()
             && self.match_index[from] + 1 == self.next_index[from]
         {
             // Catch-up continues batch by batch.
-            let msg = self.append_for(now, from);
-            out.push(Output::Send { to: from, msg });
+            self.send_append(now, from, out);
         }
     }
 
@@ -113,13 +124,18 @@ impl RaftNode {
             return; // a stale rejection: we already moved back further
         }
         self.next_index[from] = retry;
+        let mode = if retry <= self.snapshot.index {
+            CatchUpMode::Snapshot
+        } else {
+            CatchUpMode::LogReplay
+        };
         out.push(Output::Event(NodeEvent::CatchUp {
             follower: from,
             from_index: retry,
             to_index: self.last_index(),
+            mode,
         }));
-        let msg = self.append_for(now, from);
-        out.push(Output::Send { to: from, msg });
+        self.send_append(now, from, out);
     }
 
     /// §5.3 + §5.4.2: commit N when a majority has `match_index ≥ N` and
@@ -135,19 +151,40 @@ impl RaftNode {
         }
     }
 
+    /// Sends `peer` what it needs from its `next_index`: AppendEntries, or
+    /// InstallSnapshot when that index is compacted (`raft_snapshot_sent`).
+    pub(crate) fn send_append(&mut self, now: Tick, peer: usize, out: &mut Vec<Output>) {
+        if self.next_index[peer] <= self.snapshot.index {
+            out.push(Output::Event(NodeEvent::SnapshotSent {
+                follower: peer,
+                index: self.snapshot.index,
+                term: self.snapshot.term,
+            }));
+            let msg = self.snapshot_for(now, peer);
+            out.push(Output::Send { to: peer, msg });
+        } else {
+            let msg = self.append_for(now, peer);
+            out.push(Output::Send { to: peer, msg });
+        }
+    }
+
     /// AppendEntries for `peer` carrying the entries from its `next_index`
-    /// (at most [`MAX_BATCH`]); `next_index` moves past them optimistically.
-    pub(crate) fn append_for(&mut self, now: Tick, peer: usize) -> Message {
-        let next = self.next_index[peer].clamp(1, self.last_index() + 1);
+    /// (at most [`MAX_BATCH`]; never below the snapshot, see
+    /// [`RaftNode::send_append`]); `next_index` moves past them
+    /// optimistically.
+    fn append_for(&mut self, now: Tick, peer: usize) -> Message {
+        let next = self.next_index[peer].clamp(self.snapshot.index + 1, self.last_index() + 1);
         let prev = next - 1;
         let end = self.last_index().min(prev + MAX_BATCH);
-        let entries = self.log[next as usize..=end as usize].to_vec();
+        let entries = self.entries(next, end);
         self.next_index[peer] = end + 1;
         self.last_sent[peer] = now;
         Message::AppendEntries {
             term: self.current_term,
             prev_log_index: prev,
-            prev_log_term: self.log[prev as usize].term,
+            prev_log_term: self
+                .term_at(prev)
+                .expect("prev is the snapshot index or a live entry"),
             entries,
             leader_commit: self.commit_index,
             read_round: self.read_round,
@@ -157,8 +194,7 @@ impl RaftNode {
     pub(crate) fn broadcast_append(&mut self, now: Tick, out: &mut Vec<Output>) {
         for peer in 0..self.cluster {
             if peer != self.me {
-                let msg = self.append_for(now, peer);
-                out.push(Output::Send { to: peer, msg });
+                self.send_append(now, peer, out);
             }
         }
     }
@@ -169,8 +205,7 @@ impl RaftNode {
         for peer in 0..self.cluster {
             if peer != self.me && now >= self.last_sent[peer].saturating_add(self.timing.heartbeat)
             {
-                let msg = self.append_for(now, peer);
-                out.push(Output::Send { to: peer, msg });
+                self.send_append(now, peer, out);
             }
         }
     }
@@ -203,8 +238,7 @@ impl RaftNode {
         }
         for peer in 0..self.cluster {
             if peer != self.me && self.next_index[peer] <= self.last_index() {
-                let msg = self.append_for(now, peer);
-                out.push(Output::Send { to: peer, msg });
+                self.send_append(now, peer, out);
             }
         }
     }

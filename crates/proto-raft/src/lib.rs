@@ -2,7 +2,9 @@
 //!
 //! Figure 2 of the Raft paper (Ongaro & Ousterhout, 2014) as a pure state
 //! machine per node, driven by a deterministic simulated network, with
-//! read-index linearizable reads.
+//! read-index linearizable reads, and the mechanisms every production Raft
+//! adds (etcd-io/raft, tikv/raft-rs): PreVote, CheckQuorum, leadership
+//! transfer, snapshots with log compaction and InstallSnapshot.
 //!
 //! ## Mechanism, by paper section
 //!
@@ -15,9 +17,17 @@
 //! | §5.4.2 commit rule | commit N only when a majority has `match_index ≥ N` **and** `log[N].term == current_term`; O(nodes) per reply |
 //! | §8 no-op | a new leader appends a no-op of its term, so a fresh group's first write lands at index 2 |
 //! | §6.4 read index | a `Linearizable` read starts a round of AppendEntries; served once a majority of the term echoed it and the leader has a current-term commit; concurrent reads share a round (see *Operations in flight*) |
+//! | §7 log compaction | [`RaftConfig::with_snapshot_threshold`]: a node snapshots its applied state machine and drops its log prefix once it has applied that many entries past its last snapshot (only a committed, applied prefix); the log keeps a sentinel of the snapshot's term; a crashed node restarts from its snapshot (`raft_snapshot_taken`) |
+//! | §7 InstallSnapshot | a follower whose `next_index` is compacted at the leader gets the snapshot in one message (`raft_catch_up mode="snapshot"`, `raft_snapshot_sent`, `raft_snapshot_installed`), keeps its log after the snapshot when the entry at its index matches, and acknowledges with an AppendEntries reply; then log replay from there |
+//! | thesis §9.6 PreVote | [`RaftConfig::with_pre_vote`]: at its deadline a node becomes [`Role::PreCandidate`] and asks for pre-votes in `term + 1` **without raising its term**; a voter grants only to an up-to-date log when it has not heard from a leader within the lowest election timeout; a majority of grants starts the real election (`raft_pre_vote_started`, `raft_pre_vote_cast` with its reason) |
+//! | CheckQuorum (etcd) | [`RaftConfig::with_check_quorum`]: every lowest election timeout a leader counts the peers it heard from; short of a majority it steps down in the same term (`raft_leader_stepped_down`) |
+//! | thesis §3.10 leadership transfer | [`RaftConfig::with_leadership_transfer`] (on by default): `failover(Some(node))` / [`RaftGroup::transfer_leadership`] catches the target up, sends it TimeoutNow, and the target campaigns at once; refused for an unknown, down or cut-off target; abandoned after the highest election timeout (`raft_transfer_started`, `raft_timeout_now_sent`, `raft_timeout_now_received`, `raft_transfer_abandoned`) |
 //!
-//! Node logic lives in `node.rs` / `leader.rs` (`step(msg)` and `tick(now)`
-//! returning outputs; `step_follower` / `step_candidate` / `step_leader`);
+//! Node logic lives in `node.rs` / `leader.rs` / `follower.rs` (`step(msg)`
+//! and `tick(now)` returning outputs; `step_follower` / `step_candidate` /
+//! `step_leader`), `prevote.rs` (`step_pre_candidate`), `transfer.rs`
+//! (leadership transfer and CheckQuorum) and `snapshot.rs` (compaction and
+//! InstallSnapshot);
 //! [`RaftGroup`] owns the simulated network, the rng and the trace and is
 //! the only place that sends and delivers. Client operations in flight are
 //! judged by pure verdicts in `inflight.rs`; `client.rs` acts on them.
@@ -77,31 +87,54 @@
 //! `raft_vote_cast`, `raft_leader_elected`, `raft_term_adopted`,
 //! `raft_leader_discovered`, `raft_stale_term_rejected`,
 //! `raft_entries_appended`, `raft_append_rejected`, `raft_catch_up`
-//! (`mode="log replay"`, [`CatchUpMode::LogReplay`]), `raft_commit_advanced`,
+//! (`mode="log replay"` or `"snapshot"`, [`CatchUpMode`]), `raft_commit_advanced`,
 //! `raft_write_proposed`, `raft_write_committed`, `raft_write_refused` (a
 //! write that completes *unknown*), `raft_read_index_started`,
 //! `raft_read_served`, `raft_read_blocked`, `raft_node_crashed`,
 //! `raft_node_restarted`, `raft_node_isolated`, `raft_node_healed`,
-//! `raft_link_cut`, `raft_all_healed`, `raft_fsync`. Messages are labelled
-//! `request_vote`, `request_vote_response`, `append_entries`, `heartbeat`
-//! (an empty AppendEntries) and `append_entries_response`.
+//! `raft_link_cut`, `raft_all_healed`, `raft_fsync`; with the mechanisms
+//! beyond Figure 2: `raft_features` (at tick 0, only when PreVote,
+//! CheckQuorum or snapshots are on, so textbook traces are unchanged),
+//! `raft_pre_vote_started`, `raft_pre_vote_cast`,
+//! `raft_leader_stepped_down`, `raft_transfer_started`,
+//! `raft_timeout_now_sent`, `raft_timeout_now_received`,
+//! `raft_transfer_abandoned`, `raft_snapshot_taken`, `raft_snapshot_sent`,
+//! `raft_snapshot_installed`. Messages are labelled `request_vote`,
+//! `request_vote_response`, `append_entries`, `heartbeat` (an empty
+//! AppendEntries), `append_entries_response`, `pre_vote`,
+//! `pre_vote_response`, `install_snapshot` and `timeout_now`.
+//!
+//! ## Defaults
+//!
+//! Leadership transfer is **on** (it only changes `failover(Some(node))`,
+//! which textbook Raft refused). PreVote, CheckQuorum and snapshots are
+//! **off**, so the default group is Figure 2 and its traces are the
+//! textbook's; etcd and raft-rs run PreVote and CheckQuorum in production,
+//! and [`RaftConfig::with_all_features`] turns everything on.
 //!
 //! ## Mirrors / simplifies / omits
 //!
 //! - **Mirrors** Figure 2 field by field (see [`RaftProbe`]), the §5.4.2
 //!   restriction (Figure 8), the leader's no-op, conflict-term back-off,
 //!   etcd-style optimistic pipelining (`next_index` moves on send and
-//!   is rewound by a rejection), and etcd's batching of proposals and of
-//!   read-index requests.
+//!   is rewound by a rejection), etcd's batching of proposals and of
+//!   read-index requests, and etcd's `PreVote`, `CheckQuorum`,
+//!   `MsgTransferLeader` / `MsgTimeoutNow` and `MsgSnap` (acknowledged with
+//!   an AppendEntries reply).
 //! - **Simplifies** persistence: every node persists before it answers, so
 //!   `fsync` and `crash(lose_unfsynced = true)` change nothing and the
 //!   durable index is always the log end. Heartbeats are per follower and
 //!   skipped while the leader is sending it entries anyway. `run_until_idle`
 //!   means "no protocol work left" ([`RaftGroup::is_idle`]) because
 //!   heartbeats never stop.
-//! - **Omits** membership changes (the voter set is fixed), snapshots and
-//!   log compaction (catch-up is always *log replay*), PreVote and
-//!   CheckQuorum, leadership transfer, leases, client sessions and retries.
+//!   Snapshots are taken synchronously and sent in one chunk (no
+//!   `offset`/`done` chunking); a leader keeps accepting proposals during a
+//!   transfer (etcd drops them), so a busy target may need the whole
+//!   election timeout or see the transfer abandoned.
+//! - **Omits** membership changes (the voter set is fixed), lease reads
+//!   (etcd's `ReadOnlyLeaseBased`), CheckQuorum's vote lease for real
+//!   RequestVotes (only pre-votes are refused while a leader is alive),
+//!   client sessions and retries.
 //!
 //! ## Example
 //!
@@ -131,7 +164,9 @@
 //! assert_eq!((read.value.as_deref(), &read.node), (Some(&b"v"[..]), &leader));
 //! ```
 //!
-//! A longer, runnable example: `cargo run -p proto-raft --example raft_failover`.
+//! A longer, runnable example: `cargo run -p proto-raft --example raft_failover`;
+//! every mechanism beyond Figure 2 at work:
+//! `cargo run -p proto-raft --example raft_production`.
 //! Throughput is measured by `cargo xtask bench` (workload `writes-raft`).
 
 mod client;
@@ -145,10 +180,13 @@ mod leader;
 mod message;
 mod node;
 mod output;
+mod prevote;
 mod probe;
 mod reads;
 mod replication_impl;
 mod role;
+mod snapshot;
+mod transfer;
 
 pub use config::RaftConfig;
 pub use group::RaftGroup;

@@ -1,4 +1,7 @@
-//! Log entries and the four Raft RPC messages (Figure 2).
+//! Log entries and the Raft RPC messages: Figure 2's four, PreVote and its
+//! reply (thesis §9.6), InstallSnapshot (§7) and TimeoutNow (thesis §3.10).
+
+use std::collections::BTreeMap;
 
 use bytes::Bytes;
 use sim_core::Payload;
@@ -30,10 +33,11 @@ pub struct LogEntry {
 }
 
 impl LogEntry {
-    /// The log's index-0 sentinel: term 0, no command.
-    pub(crate) fn sentinel() -> Self {
+    /// The sentinel at the log's first position: it stands for the
+    /// snapshot's last entry (index 0 of term 0 before any compaction).
+    pub(crate) fn sentinel(term: u64) -> Self {
         LogEntry {
-            term: 0,
+            term,
             command: Command::Noop,
         }
     }
@@ -89,6 +93,46 @@ pub enum Message {
         /// Echo of the request's `read_round`.
         read_round: u64,
     },
+    /// PreVote (thesis §9.6): "would you vote for me in `term`?" — asked
+    /// without raising the sender's own term.
+    PreVote {
+        /// The term the sender would campaign in (its current term + 1).
+        term: u64,
+        /// Index of the sender's last log entry.
+        last_log_index: u64,
+        /// Term of the sender's last log entry.
+        last_log_term: u64,
+    },
+    /// Reply to PreVote: a grant carries the asked term, a refusal the
+    /// voter's own term.
+    PreVoteResponse {
+        /// The asked term when granted, else the voter's current term.
+        term: u64,
+        /// True when the voter would grant a vote.
+        granted: bool,
+    },
+    /// InstallSnapshot (§7), in one chunk: the leader's snapshot for a
+    /// follower that needs entries the leader has compacted. Answered with
+    /// an [`Message::AppendEntriesResponse`] whose `match_index` is the
+    /// snapshot's index (as etcd answers `MsgSnap` with `MsgAppResp`).
+    InstallSnapshot {
+        /// Leader's term.
+        term: u64,
+        /// Index of the last entry the snapshot replaces.
+        last_included_index: u64,
+        /// Term of that entry.
+        last_included_term: u64,
+        /// The state machine at `last_included_index`.
+        data: BTreeMap<Bytes, Bytes>,
+        /// The leader's read-index round (echoed in the reply).
+        read_round: u64,
+    },
+    /// TimeoutNow (thesis §3.10): the leader hands over; the receiver starts
+    /// an election at once, without PreVote.
+    TimeoutNow {
+        /// Leader's term.
+        term: u64,
+    },
 }
 
 impl Message {
@@ -99,7 +143,11 @@ impl Message {
             Message::RequestVote { term, .. }
             | Message::RequestVoteResponse { term, .. }
             | Message::AppendEntries { term, .. }
-            | Message::AppendEntriesResponse { term, .. } => *term,
+            | Message::AppendEntriesResponse { term, .. }
+            | Message::PreVote { term, .. }
+            | Message::PreVoteResponse { term, .. }
+            | Message::InstallSnapshot { term, .. }
+            | Message::TimeoutNow { term } => *term,
         }
     }
 
@@ -124,6 +172,10 @@ impl Payload for Message {
             Message::AppendEntries { entries, .. } if entries.is_empty() => "heartbeat",
             Message::AppendEntries { .. } => "append_entries",
             Message::AppendEntriesResponse { .. } => "append_entries_response",
+            Message::PreVote { .. } => "pre_vote",
+            Message::PreVoteResponse { .. } => "pre_vote_response",
+            Message::InstallSnapshot { .. } => "install_snapshot",
+            Message::TimeoutNow { .. } => "timeout_now",
         }
     }
 }

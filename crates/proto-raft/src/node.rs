@@ -6,7 +6,9 @@
 //! as [`Output`]s for the group to send and record. Role-specific handling is
 //! split into `step_follower` / `step_candidate` / `step_leader` as in
 //! etcd-io/raft; the follower's half (votes, AppendEntries, apply) lives in
-//! `follower.rs` and the leader's in `leader.rs`.
+//! `follower.rs`, the leader's in `leader.rs`, PreVote in `prevote.rs`,
+//! CheckQuorum and leadership transfer in `transfer.rs`, snapshots and log
+//! compaction in `snapshot.rs`.
 
 use std::collections::BTreeMap;
 
@@ -16,12 +18,30 @@ use sim_core::{Rng, Tick};
 use crate::message::{LogEntry, Message};
 pub(crate) use crate::output::{NodeEvent, Output};
 pub use crate::role::Role;
+use crate::snapshot::Snapshot;
 
-/// Timing settings a node needs.
+/// Timing settings a node needs, and the optional mechanisms it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Timing {
     pub(crate) election_timeout: (u64, u64),
     pub(crate) heartbeat: u64,
+    pub(crate) pre_vote: bool,
+    pub(crate) check_quorum: bool,
+    pub(crate) snapshot_threshold: Option<u64>,
+}
+
+impl Timing {
+    /// Textbook Raft: no PreVote, no CheckQuorum, no compaction.
+    #[cfg(test)]
+    pub(crate) fn textbook(election_timeout: (u64, u64), heartbeat: u64) -> Self {
+        Timing {
+            election_timeout,
+            heartbeat,
+            pre_vote: false,
+            check_quorum: false,
+            snapshot_threshold: None,
+        }
+    }
 }
 
 /// One server: persistent state (`current_term`, `voted_for`, `log`), the
@@ -35,7 +55,12 @@ pub(crate) struct RaftNode {
     // Persistent on all servers (kept across crash).
     pub(crate) current_term: u64,
     pub(crate) voted_for: Option<usize>,
+    /// `log[k]` is the entry at index `snapshot.index + k`; `log[0]` is a
+    /// sentinel standing for the snapshot's last entry (its term, no
+    /// command), index 0 of term 0 before any compaction.
     pub(crate) log: Vec<LogEntry>,
+    /// The last snapshot (index 0, empty, before any compaction).
+    pub(crate) snapshot: Snapshot,
     // Volatile on all servers.
     pub(crate) role: Role,
     pub(crate) leader_hint: Option<usize>,
@@ -43,6 +68,9 @@ pub(crate) struct RaftNode {
     pub(crate) last_applied: u64,
     pub(crate) data: BTreeMap<Bytes, Bytes>,
     pub(crate) election_deadline: Tick,
+    /// Last tick this node heard from the leader of its term (PreVote's
+    /// "a leader is alive" test).
+    pub(crate) last_leader_contact: Option<Tick>,
     pub(crate) votes: Vec<bool>,
     // Volatile on leaders.
     pub(crate) next_index: Vec<u64>,
@@ -53,6 +81,13 @@ pub(crate) struct RaftNode {
     /// Entries proposed since the last [`RaftNode::flush_proposals`].
     pub(crate) unsent_proposals: bool,
     pub(crate) scratch: Vec<u64>,
+    /// CheckQuorum: peers heard from since the last check, and when the
+    /// next check is due.
+    pub(crate) recent_active: Vec<bool>,
+    pub(crate) quorum_check_at: Tick,
+    /// Leadership transfer in progress: the target, when it is abandoned,
+    /// and whether TimeoutNow has gone out.
+    pub(crate) transfer: Option<crate::transfer::Transfer>,
 }
 
 impl RaftNode {
@@ -65,13 +100,15 @@ impl RaftNode {
             alive: true,
             current_term: 0,
             voted_for: None,
-            log: vec![LogEntry::sentinel()],
+            log: vec![LogEntry::sentinel(0)],
+            snapshot: Snapshot::default(),
             role: Role::Follower,
             leader_hint: None,
             commit_index: 0,
             last_applied: 0,
             data: BTreeMap::new(),
             election_deadline: 0,
+            last_leader_contact: None,
             votes: vec![false; cluster],
             next_index: vec![1; cluster],
             match_index: vec![0; cluster],
@@ -80,14 +117,18 @@ impl RaftNode {
             read_acked: vec![0; cluster],
             unsent_proposals: false,
             scratch: Vec::with_capacity(cluster),
+            recent_active: vec![false; cluster],
+            quorum_check_at: 0,
+            transfer: None,
         };
         node.reset_election_deadline(now, rng);
         node
     }
 
-    /// Index of the last log entry (0 when only the sentinel exists).
+    /// Index of the last log entry (the snapshot's index when only the
+    /// sentinel exists).
     pub(crate) fn last_index(&self) -> u64 {
-        (self.log.len() - 1) as u64
+        self.snapshot.index + (self.log.len() - 1) as u64
     }
 
     /// Term of the last log entry.
@@ -95,9 +136,41 @@ impl RaftNode {
         self.log.last().map_or(0, |e| e.term)
     }
 
-    /// Term of the entry at `index`, if the log holds it.
+    /// Position in `log` of `index`, if the log holds it (the snapshot's
+    /// index maps to the sentinel).
+    fn position(&self, index: u64) -> Option<usize> {
+        let k = index.checked_sub(self.snapshot.index)? as usize;
+        (k < self.log.len()).then_some(k)
+    }
+
+    /// Term of the entry at `index`, if the log holds it (the snapshot's
+    /// own index included; compacted indices below it are `None`).
     pub(crate) fn term_at(&self, index: u64) -> Option<u64> {
-        self.log.get(index as usize).map(|e| e.term)
+        self.position(index).map(|k| self.log[k].term)
+    }
+
+    /// The entry at `index`, if the log holds it past the snapshot.
+    pub(crate) fn entry(&self, index: u64) -> Option<&LogEntry> {
+        if index <= self.snapshot.index {
+            return None;
+        }
+        self.position(index).map(|k| &self.log[k])
+    }
+
+    /// Entries `from..=to` (both past the snapshot and within the log).
+    pub(crate) fn entries(&self, from: u64, to: u64) -> Vec<LogEntry> {
+        match (self.position(from), self.position(to)) {
+            (Some(a), Some(b)) if a >= 1 && a <= b => self.log[a..=b].to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Deletes the entries from `index` on (never the snapshot).
+    pub(crate) fn truncate_from(&mut self, index: u64) {
+        if let Some(k) = self.position(index) {
+            debug_assert!(k >= 1, "the snapshot is never truncated");
+            self.log.truncate(k.max(1));
+        }
     }
 
     /// Votes needed to win / replicas needed to commit.
@@ -121,10 +194,20 @@ impl RaftNode {
     pub(crate) fn tick(&mut self, now: Tick, rng: &mut Rng) -> Vec<Output> {
         let mut out = Vec::new();
         match self.role {
-            Role::Leader => self.heartbeat_idle_peers(now, &mut out),
-            Role::Follower | Role::Candidate => {
+            Role::Leader => {
+                self.check_transfer(now, &mut out);
+                if self.check_quorum_due(now, rng, &mut out) {
+                    return out;
+                }
+                self.heartbeat_idle_peers(now, &mut out);
+            }
+            Role::Follower | Role::PreCandidate | Role::Candidate => {
                 if now >= self.election_deadline {
-                    self.start_election(now, rng, &mut out);
+                    if self.timing.pre_vote {
+                        self.start_pre_vote(now, rng, &mut out);
+                    } else {
+                        self.start_election(now, rng, &mut out);
+                    }
                 }
             }
         }
@@ -140,6 +223,26 @@ impl RaftNode {
         rng: &mut Rng,
     ) -> Vec<Output> {
         let mut out = Vec::new();
+        // PreVote traffic never makes anyone adopt a term: a request is
+        // judged as is, a grant counted by a pre-candidate (`prevote.rs`).
+        match msg {
+            Message::PreVote {
+                term,
+                last_log_index,
+                last_log_term,
+            } => {
+                self.handle_pre_vote(now, from, term, last_log_index, last_log_term, &mut out);
+                return out;
+            }
+            Message::PreVoteResponse {
+                term,
+                granted: true,
+            } => {
+                self.on_pre_vote_granted(now, from, term, rng, &mut out);
+                return out;
+            }
+            _ => {}
+        }
         let term = msg.term();
         if term > self.current_term {
             // Figure 2, all servers: adopt the higher term, step down, clear the vote.
@@ -160,6 +263,7 @@ impl RaftNode {
         }
         match self.role {
             Role::Follower => self.step_follower(now, from, msg, rng, &mut out),
+            Role::PreCandidate => self.step_pre_candidate(now, from, msg, rng, &mut out),
             Role::Candidate => self.step_candidate(now, from, msg, rng, &mut out),
             Role::Leader => self.step_leader(now, from, msg, &mut out),
         }
@@ -184,7 +288,8 @@ impl RaftNode {
                     granted: false,
                 },
             }),
-            Message::AppendEntries { read_round, .. } => out.push(Output::Send {
+            Message::AppendEntries { read_round, .. }
+            | Message::InstallSnapshot { read_round, .. } => out.push(Output::Send {
                 to: from,
                 msg: Message::AppendEntriesResponse {
                     term,
@@ -194,11 +299,15 @@ impl RaftNode {
                     read_round,
                 },
             }),
-            Message::RequestVoteResponse { .. } | Message::AppendEntriesResponse { .. } => {}
+            Message::RequestVoteResponse { .. }
+            | Message::AppendEntriesResponse { .. }
+            | Message::PreVote { .. }
+            | Message::PreVoteResponse { .. }
+            | Message::TimeoutNow { .. } => {}
         }
     }
 
-    fn step_follower(
+    pub(crate) fn step_follower(
         &mut self,
         now: Tick,
         from: usize,
@@ -215,8 +324,15 @@ impl RaftNode {
                 self.handle_vote_request(now, from, last_log_index, last_log_term, rng, out);
             }
             Message::AppendEntries { .. } => self.handle_append(now, from, msg, rng, out),
+            Message::InstallSnapshot { .. } => {
+                self.handle_install_snapshot(now, from, msg, rng, out);
+            }
+            Message::TimeoutNow { .. } => self.handle_timeout_now(now, from, rng, out),
             // Replies from a role we no longer hold in this term.
-            Message::RequestVoteResponse { .. } | Message::AppendEntriesResponse { .. } => {}
+            Message::RequestVoteResponse { .. }
+            | Message::AppendEntriesResponse { .. }
+            | Message::PreVote { .. }
+            | Message::PreVoteResponse { .. } => {}
         }
     }
 
@@ -244,7 +360,7 @@ impl RaftNode {
                     }
                 }
             }
-            Message::AppendEntries { .. } => {
+            Message::AppendEntries { .. } | Message::InstallSnapshot { .. } => {
                 // Another server won this term (§5.2): return to follower.
                 out.push(Output::Event(NodeEvent::LeaderDiscovered {
                     leader: from,
@@ -252,9 +368,12 @@ impl RaftNode {
                 }));
                 let term = self.current_term;
                 self.become_follower(term, self.voted_for);
-                self.handle_append(now, from, msg, rng, out);
+                self.step_follower(now, from, msg, rng, out);
             }
-            Message::AppendEntriesResponse { .. } => {}
+            Message::AppendEntriesResponse { .. }
+            | Message::PreVote { .. }
+            | Message::PreVoteResponse { .. }
+            | Message::TimeoutNow { .. } => {}
         }
     }
 
@@ -263,10 +382,12 @@ impl RaftNode {
         self.voted_for = voted_for;
         self.role = Role::Follower;
         self.leader_hint = None;
+        self.last_leader_contact = None;
         self.unsent_proposals = false;
+        self.transfer = None;
     }
 
-    fn start_election(&mut self, now: Tick, rng: &mut Rng, out: &mut Vec<Output>) {
+    pub(crate) fn start_election(&mut self, now: Tick, rng: &mut Rng, out: &mut Vec<Output>) {
         self.current_term += 1;
         self.role = Role::Candidate;
         self.voted_for = Some(self.me);
@@ -290,18 +411,21 @@ impl RaftNode {
         }
     }
 
-    /// A crash: keep term, vote and log (Raft persists them before it
-    /// answers); lose every volatile field.
+    /// A crash: keep term, vote, log and snapshot (Raft persists them
+    /// before it answers); lose every volatile field. The state machine
+    /// restarts from the snapshot (empty without one).
     pub(crate) fn crash(&mut self) {
         self.alive = false;
         self.role = Role::Follower;
         self.leader_hint = None;
-        self.commit_index = 0;
-        self.last_applied = 0;
-        self.data.clear();
+        self.last_leader_contact = None;
+        self.commit_index = self.snapshot.index;
+        self.last_applied = self.snapshot.index;
+        self.data = self.snapshot.data.clone();
         self.votes.iter_mut().for_each(|v| *v = false);
         self.read_acked.iter_mut().for_each(|r| *r = 0);
         self.unsent_proposals = false;
+        self.transfer = None;
     }
 
     /// Back up as a follower with a fresh election deadline.

@@ -7,10 +7,7 @@ use super::*;
 use crate::message::Command;
 
 fn timing() -> Timing {
-    Timing {
-        election_timeout: (8, 14),
-        heartbeat: 2,
-    }
+    Timing::textbook((8, 14), 2)
 }
 
 fn set(term: u64, v: &'static str) -> LogEntry {
@@ -39,8 +36,31 @@ fn sent(out: &[Output]) -> Vec<(usize, Message)> {
 /// reaches a majority do both become committed.
 #[test]
 fn old_term_entry_on_a_majority_is_not_committed_by_counting() {
+    figure_8(timing());
+}
+
+/// The same Figure 8 case with PreVote, CheckQuorum and compaction after
+/// every applied entry: the commit rule is unchanged, and the committed
+/// prefix (only it) is compacted.
+#[test]
+fn old_term_entry_is_not_committed_by_counting_with_every_feature_on() {
+    let all = Timing {
+        pre_vote: true,
+        check_quorum: true,
+        snapshot_threshold: Some(1),
+        ..timing()
+    };
+    let s1 = figure_8(all);
+    assert_eq!((s1.snapshot.index, s1.snapshot.term), (3, 4));
+    assert_eq!(
+        s1.snapshot.data.get(&b"k"[..]),
+        Some(&Bytes::from_static(b"b"))
+    );
+}
+
+fn figure_8(timing: Timing) -> RaftNode {
     let mut rng = Rng::new(1);
-    let mut s1 = RaftNode::new(0, 5, timing(), 0, &mut rng);
+    let mut s1 = RaftNode::new(0, 5, timing, 0, &mut rng);
     s1.log.push(set(1, "a"));
     s1.log.push(set(2, "b"));
     s1.current_term = 4;
@@ -91,6 +111,7 @@ fn old_term_entry_on_a_majority_is_not_committed_by_counting() {
     }
     assert_eq!(s1.commit_index, 3);
     assert_eq!(s1.data.get(&b"k"[..]), Some(&Bytes::from_static(b"b")));
+    s1
 }
 
 #[test]
@@ -213,4 +234,80 @@ fn higher_term_makes_a_leader_step_down_and_clears_its_vote() {
         (l.role, l.current_term, l.voted_for),
         (Role::Follower, 7, None)
     );
+}
+
+fn pre_vote_granted(out: &[Output]) -> Option<(u64, bool)> {
+    sent(out).into_iter().find_map(|(_, m)| match m {
+        Message::PreVoteResponse { term, granted } => Some((term, granted)),
+        _ => None,
+    })
+}
+
+/// Thesis §9.6: a follower that heard from its leader within the lowest
+/// election timeout refuses pre-votes; once that much time passed without
+/// the leader it grants them — and answering never changes its term.
+#[test]
+fn pre_vote_is_refused_while_the_leader_was_heard_from_recently() {
+    let mut rng = Rng::new(6);
+    let pre_vote = Timing {
+        pre_vote: true,
+        ..timing()
+    };
+    let mut f = RaftNode::new(1, 3, pre_vote, 0, &mut rng);
+    f.current_term = 2;
+    let heartbeat = Message::AppendEntries {
+        term: 2,
+        prev_log_index: 0,
+        prev_log_term: 0,
+        entries: Vec::new(),
+        leader_commit: 0,
+        read_round: 0,
+    };
+    f.step(10, 0, heartbeat, &mut rng);
+    let ask = Message::PreVote {
+        term: 3,
+        last_log_index: 0,
+        last_log_term: 0,
+    };
+    let out = f.step(11, 2, ask.clone(), &mut rng);
+    assert_eq!(pre_vote_granted(&out), Some((2, false)), "leader alive");
+    let lo = pre_vote.election_timeout.0;
+    let out = f.step(10 + lo, 2, ask, &mut rng);
+    assert_eq!(pre_vote_granted(&out), Some((3, true)), "leader silent");
+    assert_eq!(
+        (f.current_term, f.voted_for),
+        (2, None),
+        "a pre-vote changes nothing"
+    );
+}
+
+/// With PreVote on, a node whose deadline passes asks in `term + 1` but
+/// stays in its term; only a majority of grants starts the real election.
+#[test]
+fn pre_candidate_keeps_its_term_until_a_majority_grants() {
+    let mut rng = Rng::new(7);
+    let pre_vote = Timing {
+        pre_vote: true,
+        ..timing()
+    };
+    let mut n = RaftNode::new(0, 3, pre_vote, 0, &mut rng);
+    n.current_term = 4;
+    let deadline = n.election_deadline;
+    let out = n.tick(deadline, &mut rng);
+    assert_eq!((n.role, n.current_term), (Role::PreCandidate, 4));
+    assert!(
+        sent(&out)
+            .iter()
+            .all(|(_, m)| matches!(m, Message::PreVote { term: 5, .. }))
+    );
+    n.step(
+        deadline + 1,
+        1,
+        Message::PreVoteResponse {
+            term: 5,
+            granted: true,
+        },
+        &mut rng,
+    );
+    assert_eq!((n.role, n.current_term), (Role::Candidate, 5));
 }

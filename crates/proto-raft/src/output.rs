@@ -2,7 +2,7 @@
 //! record.
 
 use crate::message::Message;
-use crate::role::Role;
+use crate::role::{CatchUpMode, Role};
 
 /// A state transition worth a trace event. Node positions are indices into
 /// the group's node list.
@@ -51,10 +51,58 @@ pub(crate) enum NodeEvent {
         follower: usize,
         from_index: u64,
         to_index: u64,
+        mode: CatchUpMode,
     },
     CommitAdvanced {
         term: u64,
         commit_index: u64,
+    },
+    PreVoteStarted {
+        term: u64,
+        campaign_term: u64,
+    },
+    PreVoteCast {
+        candidate: usize,
+        term: u64,
+        granted: bool,
+        reason: &'static str,
+    },
+    LeaderSteppedDown {
+        term: u64,
+        active: usize,
+        needed: usize,
+    },
+    TransferStarted {
+        target: usize,
+        match_index: u64,
+        last_index: u64,
+    },
+    TimeoutNowSent {
+        target: usize,
+        last_index: u64,
+    },
+    TimeoutNowReceived {
+        leader: usize,
+        term: u64,
+    },
+    TransferAbandoned {
+        target: usize,
+        timeout_now_sent: bool,
+    },
+    SnapshotTaken {
+        index: u64,
+        term: u64,
+    },
+    SnapshotSent {
+        follower: usize,
+        index: u64,
+        term: u64,
+    },
+    SnapshotInstalled {
+        leader: usize,
+        index: u64,
+        term: u64,
+        kept_log_suffix: bool,
     },
 }
 

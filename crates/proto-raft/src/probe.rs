@@ -22,8 +22,14 @@ pub struct RaftNodeProbe {
     pub term: u64,
     /// Persistent `votedFor` in `term`.
     pub voted_for: Option<NodeId>,
-    /// Persistent log; `log[0]` is index 1 (the sentinel is not shown).
+    /// Persistent log after the snapshot: `log[0]` is index
+    /// `snapshot_index + 1` (index 1 before any compaction; the sentinel is
+    /// not shown).
     pub log: Vec<LogEntry>,
+    /// Index of the last entry the node's snapshot replaces (0: none).
+    pub snapshot_index: u64,
+    /// Term of that entry (0: none).
+    pub snapshot_term: u64,
     /// Volatile `commitIndex`.
     pub commit_index: u64,
     /// Volatile `lastApplied`.
@@ -44,7 +50,25 @@ impl RaftNodeProbe {
     /// Index of the last log entry.
     #[must_use]
     pub fn last_index(&self) -> u64 {
-        self.log.len() as u64
+        self.snapshot_index + self.log.len() as u64
+    }
+
+    /// The entry at `index`, if the log holds it (compacted entries are
+    /// gone).
+    #[must_use]
+    pub fn entry(&self, index: u64) -> Option<&LogEntry> {
+        let k = index.checked_sub(self.snapshot_index + 1)?;
+        self.log.get(k as usize)
+    }
+
+    /// Term of the entry at `index`: from the log, or the snapshot's term
+    /// at its own index; `None` when compacted or beyond the log.
+    #[must_use]
+    pub fn term_at(&self, index: u64) -> Option<u64> {
+        if index == self.snapshot_index {
+            return Some(self.snapshot_term);
+        }
+        self.entry(index).map(|e| e.term)
     }
 }
 
@@ -72,12 +96,14 @@ impl RaftProbe {
         self.nodes.iter().find(|n| &n.id == id)
     }
 
-    /// How many nodes' logs hold the entry `(index, term)`.
+    /// How many nodes' logs hold the entry `(index, term)` (a snapshot
+    /// ending on it counts; a compacted entry does not, as it cannot be
+    /// checked).
     #[must_use]
     pub fn replicas_of(&self, index: u64, term: u64) -> usize {
         self.nodes
             .iter()
-            .filter(|n| index >= 1 && n.log.get(index as usize - 1).map(|e| e.term) == Some(term))
+            .filter(|n| index >= 1 && n.term_at(index) == Some(term))
             .count()
     }
 }
@@ -102,6 +128,8 @@ impl RaftGroup {
                     term: n.current_term,
                     voted_for: n.voted_for.map(id),
                     log: n.log[1..].to_vec(),
+                    snapshot_index: n.snapshot.index,
+                    snapshot_term: n.snapshot.term,
                     commit_index: n.commit_index,
                     last_applied: n.last_applied,
                     durable_index: n.last_index(),

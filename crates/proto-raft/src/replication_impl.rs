@@ -188,14 +188,14 @@ impl ReplicationGroup for RaftGroup {
 
     /// `None`: waits (at most 10 × the highest election timeout) until the
     /// nodes elect a leader other than the current one — crash or isolate it
-    /// first. `Some(_)`: [`GroupError::NotPermitted`], Raft elects its own.
+    /// first. `Some(node)`: leadership transfer to `node`
+    /// ([`RaftGroup::transfer_leadership`]: refused for an unknown, down or
+    /// cut-off target, or when transfer is off), then waits until `node`
+    /// leads; [`GroupError::NotIdle`] when the leader abandons the transfer
+    /// after an election timeout.
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
         if let Some(node) = candidate {
-            self.index_of(node)?;
-            return Err(GroupError::not_permitted(
-                node,
-                "raft elects its own leader; call failover(None) and let the election run",
-            ));
+            return self.transfer_and_wait(node);
         }
         let old = self.leader();
         let bound = self.config.election_timeout.1.saturating_mul(10);

@@ -6,6 +6,8 @@
 pub enum Role {
     /// Answers RPCs; starts an election when its deadline passes.
     Follower,
+    /// Asking for pre-votes (PreVote on) without raising its term.
+    PreCandidate,
     /// Asking for votes in its current term.
     Candidate,
     /// Won a majority of votes in its current term.
@@ -13,11 +15,12 @@ pub enum Role {
 }
 
 impl Role {
-    /// `follower`, `candidate` or `leader`.
+    /// `follower`, `pre-candidate`, `candidate` or `leader`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Role::Follower => "follower",
+            Role::PreCandidate => "pre-candidate",
             Role::Candidate => "candidate",
             Role::Leader => "leader",
         }
@@ -37,17 +40,21 @@ impl std::fmt::Display for Role {
 #[non_exhaustive]
 pub enum CatchUpMode {
     /// The leader re-sends the missing entries from its log, batch by batch
-    /// from the follower's `next_index` (no snapshots in this model, so
-    /// this is the only mode, inside or outside any window).
+    /// from the follower's `next_index` (the only mode when snapshots are
+    /// off, inside or outside any window).
     LogReplay,
+    /// The follower needs entries the leader has compacted: the leader
+    /// sends its snapshot (InstallSnapshot), then log replay from there.
+    Snapshot,
 }
 
 impl CatchUpMode {
-    /// `log replay`.
+    /// `log replay` or `snapshot`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             CatchUpMode::LogReplay => "log replay",
+            CatchUpMode::Snapshot => "snapshot",
         }
     }
 }

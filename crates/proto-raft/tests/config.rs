@@ -86,3 +86,36 @@ fn extreme_but_valid_timings_do_not_panic() {
     let mut g = RaftGroup::new(c).expect("valid");
     assert!(g.run_until_leader(None, 5).is_err());
 }
+
+#[test]
+fn default_config_is_textbook_raft_with_leadership_transfer() {
+    let c = RaftConfig::default();
+    assert_eq!(
+        (
+            c.pre_vote,
+            c.check_quorum,
+            c.leadership_transfer,
+            c.snapshot_threshold
+        ),
+        (false, false, true, None)
+    );
+    let all = c.with_all_features(16);
+    assert_eq!(
+        (
+            all.pre_vote,
+            all.check_quorum,
+            all.leadership_transfer,
+            all.snapshot_threshold
+        ),
+        (true, true, true, Some(16))
+    );
+    assert!(RaftGroup::new(all).is_ok());
+}
+
+#[test]
+fn zero_snapshot_threshold_is_refused() {
+    assert_eq!(
+        setting_of(RaftConfig::default().with_snapshot_threshold(0)),
+        "snapshot_threshold"
+    );
+}

@@ -59,8 +59,9 @@ fn new_leader_appends_a_noop_so_the_first_write_lands_at_index_2() {
 }
 
 #[test]
-fn failover_waits_for_a_new_elected_leader_and_refuses_a_named_candidate() {
-    let mut g = RaftGroup::new(RaftConfig::default()).expect("group");
+fn failover_waits_for_a_new_elected_leader_and_refuses_a_named_candidate_with_transfer_off() {
+    let mut g =
+        RaftGroup::new(RaftConfig::default().with_leadership_transfer(false)).expect("group");
     let old = g.run_until_leader(None, 100).expect("leader");
     let other = g.node_ids().into_iter().find(|n| *n != old).expect("peer");
     let before = g.probe();

@@ -1,5 +1,7 @@
-//! Figure 3's properties, checked after every tick of 1,000 seeded runs
-//! with random writes, crashes, restarts, isolations and partitions.
+//! Figure 3's properties (and snapshot consistency), checked after every
+//! tick of 1,000 seeded runs with random writes, crashes, restarts,
+//! isolations and partitions — once with textbook Raft, once with PreVote,
+//! CheckQuorum, leadership transfers and snapshots all on.
 
 use bytes::Bytes;
 use proto_raft::{InvariantChecker, RaftConfig, RaftGroup};
@@ -15,10 +17,25 @@ fn ticks(g: &mut RaftGroup, checker: &mut InvariantChecker, n: u64, seed: u64) {
     }
 }
 
-/// Runs one schedule; returns (highest term seen, final commit index).
-fn run_schedule(seed: u64) -> (u64, u64) {
+/// What one schedule ended with.
+struct Outcome {
+    /// Highest term any node reached.
+    term: u64,
+    /// Final commit index of the first node.
+    commit: u64,
+    /// Highest snapshot index of any node.
+    snapshot: u64,
+}
+
+/// Runs one schedule; with `all_features`, PreVote, CheckQuorum and
+/// snapshots every 3 applied entries are on and some ticks start a
+/// leadership transfer to a random node.
+fn run_schedule(seed: u64, all_features: bool) -> Outcome {
     let cluster = if seed % 2 == 0 { 3 } else { 5 };
-    let config = RaftConfig::new((1..=cluster).map(|i| format!("n{i}"))).with_seed(seed);
+    let mut config = RaftConfig::new((1..=cluster).map(|i| format!("n{i}"))).with_seed(seed);
+    if all_features {
+        config = config.with_all_features(3);
+    }
     let mut g = RaftGroup::new(config).expect("valid config");
     g.trace_mut().set_enabled(false);
     let ids = g.node_ids();
@@ -32,6 +49,11 @@ fn run_schedule(seed: u64) -> (u64, u64) {
                 let key = Bytes::from(format!("k{}", op % 4));
                 let _ = g.propose(key, Bytes::from(format!("v{op}")));
                 let n = ops.range_inclusive(1, 3);
+                ticks(&mut g, &mut checker, n, seed);
+            }
+            40..=44 if all_features => {
+                let _ = g.transfer_leadership(&pick(&mut ops));
+                let n = ops.range_inclusive(1, 6);
                 ticks(&mut g, &mut checker, n, seed);
             }
             40..=64 => {
@@ -74,34 +96,74 @@ fn run_schedule(seed: u64) -> (u64, u64) {
         g.probe()
     );
     let probe = g.probe();
-    let term = probe.nodes.iter().map(|n| n.term).max().unwrap_or(0);
-    (term, probe.nodes[0].commit_index)
+    Outcome {
+        term: probe.nodes.iter().map(|n| n.term).max().unwrap_or(0),
+        commit: probe.nodes[0].commit_index,
+        snapshot: probe
+            .nodes
+            .iter()
+            .map(|n| n.snapshot_index)
+            .max()
+            .unwrap_or(0),
+    }
+}
+
+/// `MINIDIST_SEEDS=50000 cargo test --release …` sweeps further.
+fn seed_count() -> u64 {
+    match std::env::var("MINIDIST_SEEDS") {
+        Err(std::env::VarError::NotPresent) => 1000,
+        Ok(text) => text.trim().parse().unwrap_or_else(|_| {
+            panic!("MINIDIST_SEEDS={text:?}: expected a whole number of seeds, e.g. 50000")
+        }),
+        Err(e) => panic!("MINIDIST_SEEDS is not a seed count: {e}"),
+    }
 }
 
 #[test]
 fn thousand_seeded_runs_keep_election_safety_log_matching_leader_completeness_and_state_machine_safety()
  {
     let (mut re_elections, mut committed) = (0, 0);
-    // `MINIDIST_SEEDS=50000 cargo test --release …` sweeps further.
-    let seeds: u64 = match std::env::var("MINIDIST_SEEDS") {
-        Err(std::env::VarError::NotPresent) => 1000,
-        Ok(text) => text.trim().parse().unwrap_or_else(|_| {
-            panic!("MINIDIST_SEEDS={text:?}: expected a whole number of seeds, e.g. 50000")
-        }),
-        Err(e) => panic!("MINIDIST_SEEDS is not a seed count: {e}"),
-    };
+    let seeds = seed_count();
     for seed in 0..seeds {
-        let (term, commit) = run_schedule(seed);
-        re_elections += u64::from(term > 1);
-        committed += commit;
+        let outcome = run_schedule(seed, false);
+        re_elections += u64::from(outcome.term > 1);
+        committed += outcome.commit;
+        assert_eq!(
+            outcome.snapshot, 0,
+            "seed {seed}: textbook Raft never compacts"
+        );
     }
     // The schedules must actually exercise failover and replication.
     assert!(
-        re_elections > 500,
+        re_elections * 2 > seeds,
         "only {re_elections} runs saw a second term"
     );
     assert!(
-        committed > 10_000,
+        committed > seeds * 10,
         "only {committed} entries committed in total"
+    );
+}
+
+#[test]
+fn thousand_seeded_runs_keep_every_invariant_with_pre_vote_check_quorum_transfer_and_snapshots() {
+    let (mut re_elections, mut committed, mut compacted) = (0, 0, 0);
+    let seeds = seed_count();
+    for seed in 0..seeds {
+        let outcome = run_schedule(seed, true);
+        re_elections += u64::from(outcome.term > 1);
+        committed += outcome.commit;
+        compacted += u64::from(outcome.snapshot > 0);
+    }
+    assert!(
+        re_elections * 2 > seeds,
+        "only {re_elections} runs saw a second term"
+    );
+    assert!(
+        committed > seeds * 10,
+        "only {committed} entries committed in total"
+    );
+    assert!(
+        compacted * 2 > seeds,
+        "only {compacted} runs compacted a log"
     );
 }
