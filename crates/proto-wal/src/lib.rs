@@ -145,6 +145,8 @@ mod record;
 mod replication_impl;
 mod role;
 mod standby;
+mod sync_names;
+mod sync_rep;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;
@@ -152,6 +154,7 @@ pub use message::WalMsg;
 pub use probe::{WalNodeProbe, WalProbe};
 pub use record::{RecordError, WalRecord};
 pub use role::{Role, SyncMode};
+pub use sync_names::{SyncQuorum, SynchronousCommit, SynchronousStandbyNames};
 
 // The shared vocabulary, so that depending on this crate is enough.
 pub use replication::{
@@ -165,6 +168,7 @@ pub use sim_core::NetConfig;
 pub mod prelude {
     pub use crate::{
         AckLevel, Bytes, ClientOp, Completion, GroupError, NodeId, OpId, Outcome, OutcomeStatus,
-        ReadLevel, ReplicationGroup, Role, SyncMode, WalConfig, WalShippingGroup,
+        ReadLevel, ReplicationGroup, Role, SyncMode, SyncQuorum, SynchronousCommit, WalConfig,
+        WalShippingGroup,
     };
 }

@@ -256,7 +256,7 @@ impl ReplicationGroup for WalShippingGroup {
                     id: n.id.clone(),
                     alive: n.alive,
                     role: n.role.name(),
-                    applied_offset: n.lsn(),
+                    applied_offset: n.applied_lsn,
                     data: n.data.clone(),
                 })
                 .collect(),
