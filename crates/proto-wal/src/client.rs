@@ -171,9 +171,10 @@ impl WalShippingGroup {
             {
                 let (reason, connected) = match why {
                     WaitReason::NotConfirmed => ("not_yet_confirmed", None),
-                    WaitReason::TooFewConnected { connected, .. } => {
-                        ("fewer_synchronous_standbys_connected_than_needed", Some(connected))
-                    }
+                    WaitReason::TooFewConnected { connected, .. } => (
+                        "fewer_synchronous_standbys_connected_than_needed",
+                        Some(connected),
+                    ),
                 };
                 record!(
                     self.trace,
@@ -184,8 +185,7 @@ impl WalShippingGroup {
                     reason = reason,
                     waiting_for = &missing,
                     position = self.config.synchronous_commit.position(),
-                    synchronous_standby_names =
-                        self.config.synchronous_standby_names().to_string(),
+                    synchronous_standby_names = self.config.synchronous_standby_names().to_string(),
                     connected = connected,
                     needed = self
                         .config

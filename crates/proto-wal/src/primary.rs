@@ -209,9 +209,7 @@ impl WalNode {
         let flushed = self.peer_flush.get(standby).copied();
         match commit {
             SynchronousCommit::On => flushed,
-            SynchronousCommit::RemoteWrite => {
-                flushed.max(self.peer_written.get(standby).copied())
-            }
+            SynchronousCommit::RemoteWrite => flushed.max(self.peer_written.get(standby).copied()),
             SynchronousCommit::RemoteApply => self.peer_applied.get(standby).copied(),
         }
     }

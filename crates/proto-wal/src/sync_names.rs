@@ -195,7 +195,9 @@ impl FromStr for SynchronousStandbyNames {
             .parse()
             .map_err(|_| bad(format!("{count:?} is not a number of standbys")))?;
         if n == 0 {
-            return Err(bad("the number of synchronous standbys must be at least 1".into()));
+            return Err(bad(
+                "the number of synchronous standbys must be at least 1".into()
+            ));
         }
         let quorum = match method.map(str::to_ascii_uppercase).as_deref() {
             None | Some("FIRST") => SyncQuorum::First(n),
