@@ -87,6 +87,21 @@ pub enum VariantArg {
     /// experiment 4 with min.insync.replicas = 3 (isr)
     #[value(name = "min_insync_3")]
     MinInsync3,
+    /// experiment 1 with a 2-tick recovery_min_apply_delay, synchronous_commit = on (wal)
+    #[value(name = "apply_delay")]
+    ApplyDelay,
+    /// experiment 1 with a 2-tick recovery_min_apply_delay, synchronous_commit = remote_apply (wal)
+    #[value(name = "remote_apply")]
+    RemoteApply,
+    /// experiment 2 with synchronous_commit = remote_write and a power loss on the synchronous standby (wal)
+    #[value(name = "remote_write")]
+    RemoteWrite,
+    /// experiment 4 with synchronous_standby_names = FIRST 1 (standby-1, standby-2) (wal)
+    #[value(name = "first_1")]
+    First1,
+    /// experiment 4 with synchronous_standby_names = ANY 1 (standby-1, standby-2) (wal)
+    #[value(name = "any_1")]
+    Any1,
 }
 
 impl VariantArg {
@@ -99,6 +114,11 @@ impl VariantArg {
             VariantArg::AllIsr => "all_isr",
             VariantArg::SyncStandby => "sync_standby",
             VariantArg::MinInsync3 => "min_insync_3",
+            VariantArg::ApplyDelay => "apply_delay",
+            VariantArg::RemoteApply => "remote_apply",
+            VariantArg::RemoteWrite => "remote_write",
+            VariantArg::First1 => "first_1",
+            VariantArg::Any1 => "any_1",
         }
     }
 }
