@@ -12,6 +12,9 @@ fn boxed<G: ReplicationGroup + 'static>(group: G) -> Box<dyn ReplicationGroup> {
     Box::new(group)
 }
 
+/// A WAL configuration of one explorer row, before its seed.
+type WalSetting = fn() -> Result<WalConfig, GroupError>;
+
 /// Both standbys synchronous: every listed standby (`FIRST 2`).
 fn both_standbys() -> WalConfig {
     WalConfig::default()
@@ -79,7 +82,7 @@ pub fn explore_configs() -> Vec<Configuration> {
     }
     // synchronous_standby_names and synchronous_commit: each row differs
     // from `sync_standby_all` (both standbys, `on`) in one setting.
-    let wal_settings: [(&'static str, fn() -> Result<WalConfig, GroupError>); 4] = [
+    let wal_settings: [(&'static str, WalSetting); 4] = [
         ("first_1", || {
             WalConfig::default().with_synchronous_standby_names("FIRST 1 (standby-1, standby-2)")
         }),

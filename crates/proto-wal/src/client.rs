@@ -430,8 +430,10 @@ impl WalShippingGroup {
     /// `node` must believe it is a primary: the current one, or a displaced
     /// one that has not heard of its successor — how a split-brain write is
     /// attempted. `LEADER` is acknowledged once the record is appended and
-    /// flushed on `node`; `QUORUM` once every configured synchronous standby
-    /// has flushed and acknowledged it to `node`, else, after at most
+    /// flushed on `node`; `QUORUM` once the synchronous standbys
+    /// `synchronous_standby_names` calls for (every listed one, `FIRST n`
+    /// or `ANY n`) have confirmed it to `node` at the `synchronous_commit`
+    /// position (written, flushed or applied), else, after at most
     /// `ack_timeout` ticks, `accepted = false` with the LSN (the record
     /// stays appended). A listed synchronous standby that is `node` itself
     /// (it was promoted) never confirms, so such a write waits out
