@@ -415,7 +415,9 @@ the protocol offers.
   needs a power loss, a restart and a failover to the same standby in a
   row, which 200 schedules do not reach; 20,000 do (`--setting remote_write
   --schedules 20000`, seed 4859), shrunk to 5 steps: `cargo xtask explore
-  --replay wal.quorum.leader.remote_write-c3-s4859-13.14.26.82.87`. Its
+  --replay wal.quorum.leader.remote_write-c3-s4859-13.14.26.82.87`; the
+  same steps keep the write with `on` (replay it as
+  `wal.quorum.leader.sync_standby_all-c3-s4859-13.14.26.82.87`). Its
   `holds (200)` means *not refuted in 200 schedules*, not durable.
 - LOCAL and LEADER reads are not linearizable in any protocol: a follower
   lags, and a leader cut off or newly elected (Raft, before it commits an
