@@ -139,3 +139,33 @@ fn isr_all_isr_with_unclean_election_is_not_durable() {
     assert_eq!(durable.status, Status::Violated, "{durable:?}");
     assert_eq!(status(&v, Property::Invariants).status, Status::Holds);
 }
+
+/// `synchronous_commit = remote_write`: a standby confirms on receipt,
+/// before its fsync, so its power loss and a failover to it lose an
+/// acknowledged commit. 200 schedules do not reach it (the verdict table
+/// says `holds (200)`, i.e. not refuted); this 20,000-schedule finding,
+/// shrunk to 5 steps, is pinned here, and the same steps with
+/// `synchronous_commit = on` keep the write.
+#[test]
+fn wal_remote_write_loses_a_commit_on_standby_power_loss_then_failover() {
+    let replay = |key: &str, id: &str| {
+        let config = labs::explore_configs()
+            .into_iter()
+            .find(|c| c.key() == key)
+            .expect("configuration");
+        let id: explore::ReplayId = id.parse().expect("replay id");
+        let (_, report) =
+            explore::replay(&config, &id, explore::ScheduleShape::DEFAULT_STEPS).expect("replays");
+        report.check(Property::Durable).clone()
+    };
+    let lost = replay(
+        "wal.quorum.leader.remote_write",
+        "wal.quorum.leader.remote_write-c3-s4859-13.14.26.82.87",
+    );
+    assert!(lost.is_violated(), "{lost:?}");
+    let kept = replay(
+        "wal.quorum.leader.sync_standby_all",
+        "wal.quorum.leader.sync_standby_all-c3-s4859-13.14.26.82.87",
+    );
+    assert_eq!(kept, explore::Check::Holds);
+}

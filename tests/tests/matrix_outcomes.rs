@@ -60,6 +60,8 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         "1:async:default",
         "1:wal:leader",
         "1:wal:quorum",
+        "1:wal:apply_delay",
+        "1:wal:remote_apply",
         "1:isr:leader",
         "1:isr:all_isr",
         "1:raft:default",
@@ -67,6 +69,7 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         "2:async:wait_1",
         "2:wal:leader",
         "2:wal:quorum",
+        "2:wal:remote_write",
         "2:isr:leader",
         "2:isr:all_isr",
         "2:isr:unclean_election",
@@ -80,6 +83,8 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         "4:async:default",
         "4:wal:default",
         "4:wal:sync_standby",
+        "4:wal:first_1",
+        "4:wal:any_1",
         "4:isr:default",
         "4:isr:min_insync_3",
         "4:raft:default",
@@ -130,6 +135,41 @@ fn exp1_wal_quorum_sync_standby_has_flushed_it_at_ack() {
     assert!(o.acked);
     assert!(o.follower_at_ack.is_some());
     assert_eq!(o.follower_at_ack, o.follower_after);
+}
+
+#[test]
+fn exp1_wal_with_a_replay_delay_only_remote_apply_shows_the_write_at_the_synchronous_standby_at_ack()
+ {
+    let on = normal(Wal, "apply_delay");
+    assert!(on.acked);
+    assert_eq!(on.follower_at_ack, None, "flushed, not yet replayed");
+    assert_eq!(on.follower_after, b("v"));
+    let apply = normal(Wal, "remote_apply");
+    assert!(apply.acked);
+    assert_eq!(apply.follower_at_ack, b("v"));
+}
+
+#[test]
+fn exp2_wal_remote_write_loses_the_ack_when_the_standby_loses_power_before_failover() {
+    let o = crash(Wal, "remote_write");
+    assert!(o.acked);
+    assert_eq!(o.new_leader.as_str(), "standby-1");
+    assert!(!o.survived);
+    assert_eq!(o.value_after, None);
+}
+
+#[test]
+fn exp4_wal_first_1_and_any_1_stay_available_through_the_other_listed_standby() {
+    for variant in ["first_1", "any_1"] {
+        let o = slow(Wal, variant);
+        assert!(o.write_available, "{variant}");
+        assert!(o.slow_replica_stale, "{variant}");
+        assert!(
+            o.membership.contains("confirmed by [standby-2]"),
+            "{variant}: {}",
+            o.membership
+        );
+    }
 }
 
 #[test]

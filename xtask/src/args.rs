@@ -102,6 +102,21 @@ pub enum VariantArg {
     /// experiment 7 with CheckQuorum (raft)
     #[value(name = "check_quorum")]
     CheckQuorum,
+    /// experiment 1 with a 2-tick recovery_min_apply_delay, synchronous_commit = on (wal)
+    #[value(name = "apply_delay")]
+    ApplyDelay,
+    /// experiment 1 with a 2-tick recovery_min_apply_delay, synchronous_commit = remote_apply (wal)
+    #[value(name = "remote_apply")]
+    RemoteApply,
+    /// experiment 2 with synchronous_commit = remote_write and a power loss on the synchronous standby (wal)
+    #[value(name = "remote_write")]
+    RemoteWrite,
+    /// experiment 4 with synchronous_standby_names = FIRST 1 (standby-1, standby-2) (wal)
+    #[value(name = "first_1")]
+    First1,
+    /// experiment 4 with synchronous_standby_names = ANY 1 (standby-1, standby-2) (wal)
+    #[value(name = "any_1")]
+    Any1,
 }
 
 impl VariantArg {
@@ -119,6 +134,11 @@ impl VariantArg {
             VariantArg::UncleanElection => "unclean_election",
             VariantArg::PreVote => "prevote",
             VariantArg::CheckQuorum => "check_quorum",
+            VariantArg::ApplyDelay => "apply_delay",
+            VariantArg::RemoteApply => "remote_apply",
+            VariantArg::RemoteWrite => "remote_write",
+            VariantArg::First1 => "first_1",
+            VariantArg::Any1 => "any_1",
         }
     }
 }
@@ -153,7 +173,7 @@ pub enum Switch {
 /// A `bench` workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Workload {
-    /// all 34 experiment runs once
+    /// every experiment run once (44 runs)
     Matrix,
     /// N LEADER writes to the async primary
     WritesAsync,

@@ -412,7 +412,26 @@ the protocol offers.
 - `wal … sync_standby_1` is durable only while failover promotes the
   synchronous standby: the nemesis may promote `standby-2`, an asynchronous
   standby, which PostgreSQL also lets you do and which loses acknowledged
-  commits. With every standby synchronous (`sync_standby_all`) it holds.
+  commits. With every standby synchronous (`sync_standby_all`:
+  `synchronous_standby_names = FIRST 2 (standby-1, standby-2)`,
+  `synchronous_commit = on`) every standby failover can promote is a
+  synchronous one that flushed each acknowledged commit, and durable holds.
+  `remote_apply` (the same, waiting until the standbys have replayed, with
+  a 2-tick `recovery_min_apply_delay`) holds too.
+- `wal … first_1` (`FIRST 1 (standby-1, standby-2)`) and `wal … any_1`
+  (`ANY 1 (standby-1, standby-2)`): one confirmation commits, so the other
+  listed standby may lack the write; failover to it loses the commit
+  (PostgreSQL leaves picking the most advanced standby to the operator).
+- `wal … remote_write` (`sync_standby_all` with `synchronous_commit =
+  remote_write`): a standby confirms on receipt, before its fsync, so a
+  power loss on it followed by failover to it loses the commit. That
+  needs a power loss, a restart and a failover to the same standby in a
+  row, which 200 schedules do not reach; 20,000 do (`--setting remote_write
+  --schedules 20000`, seed 4859), shrunk to 5 steps: `cargo xtask explore
+  --replay wal.quorum.leader.remote_write-c3-s4859-13.14.26.82.87`; the
+  same steps keep the write with `on` (replay it as
+  `wal.quorum.leader.sync_standby_all-c3-s4859-13.14.26.82.87`). Its
+  `holds (200)` means *not refuted in 200 schedules*, not durable.
 - `async … wait_1`: a LEADER write counts as acknowledged only once
   `WAIT 1` returned ≥ 1 (a replica sent `REPLCONF ACK` for its offset).
   It is still not durable: failing over to a replica that had not

@@ -5,11 +5,20 @@ use explore::Configuration;
 use proto_async::{AsyncConfig, AsyncPrimaryGroup};
 use proto_isr::{IsrConfig, IsrGroup};
 use proto_raft::{RaftConfig, RaftGroup};
-use proto_wal::{WalConfig, WalShippingGroup};
-use replication::{AckLevel, NodeId, ReadLevel, ReplicationGroup};
+use proto_wal::{SynchronousCommit, WalConfig, WalShippingGroup};
+use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 fn boxed<G: ReplicationGroup + 'static>(group: G) -> Box<dyn ReplicationGroup> {
     Box::new(group)
+}
+
+/// A WAL configuration of one explorer row, before its seed.
+type WalSetting = fn() -> Result<WalConfig, GroupError>;
+
+/// Both standbys synchronous: every listed standby (`FIRST 2`).
+fn both_standbys() -> WalConfig {
+    WalConfig::default()
+        .with_synchronous_standbys([NodeId::new("standby-1"), NodeId::new("standby-2")])
 }
 
 /// Every configuration of the verdict table, in table order: protocol,
@@ -99,6 +108,35 @@ pub fn explore_configs() -> Vec<Configuration> {
                 .map(boxed)
             },
         ));
+    }
+    // synchronous_standby_names and synchronous_commit: each row differs
+    // from `sync_standby_all` (both standbys, `on`) in one setting.
+    let wal_settings: [(&'static str, WalSetting); 4] = [
+        ("first_1", || {
+            WalConfig::default().with_synchronous_standby_names("FIRST 1 (standby-1, standby-2)")
+        }),
+        ("any_1", || {
+            WalConfig::default().with_synchronous_standby_names("ANY 1 (standby-1, standby-2)")
+        }),
+        ("remote_write", || {
+            Ok(both_standbys().with_synchronous_commit(SynchronousCommit::RemoteWrite))
+        }),
+        ("remote_apply", || {
+            Ok(both_standbys()
+                .with_synchronous_commit(SynchronousCommit::RemoteApply)
+                .with_recovery_min_apply_delay(2))
+        }),
+    ];
+    for (setting, config) in wal_settings {
+        for read in [R::Local, R::Leader] {
+            configs.push(Configuration::new(
+                "wal",
+                A::Quorum,
+                read,
+                setting,
+                move |seed| WalShippingGroup::new(config()?.with_seed(seed)).map(boxed),
+            ));
+        }
     }
     for ack in [A::Leader, A::AllIsr] {
         for read in [R::Local, R::Leader, R::Linearizable] {

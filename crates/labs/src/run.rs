@@ -102,12 +102,18 @@ const ASYNC: [RunSpec; 9] = [
     RunSpec::new(Protocol::Async, 7, "default", async_lab::exp7_split_brain),
 ];
 
-const WAL: [RunSpec; 10] = [
+const WAL: [RunSpec; 15] = [
     RunSpec::new(Protocol::Wal, 1, "leader", || {
         wal_lab::exp1_normal(AckLevel::Leader)
     }),
     RunSpec::new(Protocol::Wal, 1, "quorum", || {
         wal_lab::exp1_normal(AckLevel::Quorum)
+    }),
+    RunSpec::new(Protocol::Wal, 1, "apply_delay", || {
+        wal_lab::exp1_replay_delay(proto_wal::SynchronousCommit::On)
+    }),
+    RunSpec::new(Protocol::Wal, 1, "remote_apply", || {
+        wal_lab::exp1_replay_delay(proto_wal::SynchronousCommit::RemoteApply)
     }),
     RunSpec::new(Protocol::Wal, 2, "leader", || {
         wal_lab::exp2_crash_after_ack(AckLevel::Leader)
@@ -115,12 +121,24 @@ const WAL: [RunSpec; 10] = [
     RunSpec::new(Protocol::Wal, 2, "quorum", || {
         wal_lab::exp2_crash_after_ack(AckLevel::Quorum)
     }),
+    RunSpec::new(
+        Protocol::Wal,
+        2,
+        "remote_write",
+        wal_lab::exp2_remote_write_standby_power_loss,
+    ),
     RunSpec::new(Protocol::Wal, 3, "default", wal_lab::exp3_minority),
     RunSpec::new(Protocol::Wal, 4, "default", || {
         wal_lab::exp4_slow_replica(false)
     }),
     RunSpec::new(Protocol::Wal, 4, "sync_standby", || {
         wal_lab::exp4_slow_replica(true)
+    }),
+    RunSpec::new(Protocol::Wal, 4, "first_1", || {
+        wal_lab::exp4_slow_sync_candidate(wal_lab::SlowCandidate::First1)
+    }),
+    RunSpec::new(Protocol::Wal, 4, "any_1", || {
+        wal_lab::exp4_slow_sync_candidate(wal_lab::SlowCandidate::Any1)
     }),
     RunSpec::new(Protocol::Wal, 5, "default", wal_lab::exp5_reconnect),
     RunSpec::new(Protocol::Wal, 6, "default", wal_lab::exp6_read_levels),

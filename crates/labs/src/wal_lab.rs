@@ -5,11 +5,12 @@
 //! probe, or the trace.
 
 use bytes::Bytes;
-use proto_wal::{WalConfig, WalShippingGroup};
+use proto_wal::{SynchronousCommit, WalConfig, WalShippingGroup};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
+    SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
@@ -20,6 +21,8 @@ use crate::script::crash_after_ack;
 const SEED: u64 = 5;
 /// Tick bound for every run to idle.
 const IDLE: u64 = 200;
+/// `recovery_min_apply_delay` of the experiment-1 replay variants, in ticks.
+const APPLY_DELAY: u64 = 2;
 /// The contested key.
 const KEY: &[u8] = b"k";
 
@@ -74,11 +77,16 @@ pub fn runs() -> Result<Vec<Run>, GroupError> {
     Ok(vec![
         exp1_normal(AckLevel::Leader)?,
         exp1_normal(AckLevel::Quorum)?,
+        exp1_replay_delay(SynchronousCommit::On)?,
+        exp1_replay_delay(SynchronousCommit::RemoteApply)?,
         exp2_crash_after_ack(AckLevel::Leader)?,
         exp2_crash_after_ack(AckLevel::Quorum)?,
+        exp2_remote_write_standby_power_loss()?,
         exp3_minority()?,
         exp4_slow_replica(false)?,
         exp4_slow_replica(true)?,
+        exp4_slow_sync_candidate(SlowCandidate::First1)?,
+        exp4_slow_sync_candidate(SlowCandidate::Any1)?,
         exp5_reconnect()?,
         exp6_read_levels()?,
         exp7_split_brain()?,
@@ -88,7 +96,37 @@ pub fn runs() -> Result<Vec<Run>, GroupError> {
 /// Experiment 1: write `k = v` at `level` (`QUORUM` with `standby-1`
 /// synchronous) and read `standby-1` at the ack, then after convergence.
 pub fn exp1_normal(level: AckLevel) -> Result<Run, GroupError> {
-    let mut g = group(sync_for(level))?;
+    let g = group(sync_for(level))?;
+    normal_replication(g, level, level.snake())
+}
+
+/// Experiment 1 at `QUORUM` with `standby-1` synchronous and replaying each
+/// record `APPLY_DELAY` ticks after receiving it
+/// (`recovery_min_apply_delay`). `apply_delay` (`synchronous_commit = on`):
+/// acknowledged once flushed, so the read at the ack misses it;
+/// `remote_apply`: acknowledged once replayed, so the read sees it.
+pub fn exp1_replay_delay(commit: SynchronousCommit) -> Result<Run, GroupError> {
+    let variant = if commit == SynchronousCommit::RemoteApply {
+        "remote_apply"
+    } else {
+        "apply_delay"
+    };
+    let g = WalShippingGroup::new(
+        WalConfig::default()
+            .with_synchronous_standbys([id("standby-1")])
+            .with_synchronous_commit(commit)
+            .with_recovery_min_apply_delay(APPLY_DELAY)
+            .with_seed(SEED),
+    )?;
+    normal_replication(g, AckLevel::Quorum, variant)
+}
+
+/// Experiment 1's steps on `g`.
+fn normal_replication(
+    mut g: WalShippingGroup,
+    level: AckLevel,
+    variant: &'static str,
+) -> Result<Run, GroupError> {
     let follower = id("standby-1");
     let ack = g.client_write(Bytes::from_static(KEY), val("v"), level)?;
     let follower_at_ack = local(&mut g, &follower)?;
@@ -104,7 +142,7 @@ pub fn exp1_normal(level: AckLevel) -> Result<Run, GroupError> {
     };
     Ok(Run::new(
         Protocol::Wal,
-        level.snake(),
+        variant,
         Observed::Normal(observed),
         g.trace().clone(),
     ))
@@ -119,6 +157,45 @@ pub fn exp2_crash_after_ack(level: AckLevel) -> Result<Run, GroupError> {
     Ok(Run::new(
         Protocol::Wal,
         level.snake(),
+        Observed::CrashAfterAck(observed),
+        g.trace().clone(),
+    ))
+}
+
+/// Experiment 2, `remote_write`: `standby-1` synchronous with
+/// `synchronous_commit = remote_write` confirms on receipt, before any
+/// fsync. Ack `k = v` at `QUORUM`, crash the primary, cut standby-1's power
+/// (it loses the unflushed record) and restart it, then fail over (the
+/// group prefers the synchronous standby) and read on the new primary.
+pub fn exp2_remote_write_standby_power_loss() -> Result<Run, GroupError> {
+    let mut g = WalShippingGroup::new(
+        WalConfig::default()
+            .with_synchronous_standbys([id("standby-1")])
+            .with_synchronous_commit(SynchronousCommit::RemoteWrite)
+            .with_seed(SEED),
+    )?;
+    let written = val("v");
+    let ack = g.client_write(Bytes::from_static(KEY), written.clone(), AckLevel::Quorum)?;
+    let value_before = leader_read(&mut g)?;
+    let old_leader = current_primary(&g)?;
+    g.crash(&old_leader, false)?;
+    let standby = id("standby-1");
+    g.crash(&standby, true)?;
+    g.restart(&standby)?;
+    let new_leader = g.failover(None)?;
+    g.run_until_idle(IDLE)?;
+    let value_after = leader_read(&mut g)?;
+    let observed = CrashAfterAck {
+        acked: ack.accepted,
+        value_before,
+        old_leader,
+        new_leader,
+        survived: value_after.as_ref() == Some(&written),
+        value_after,
+    };
+    Ok(Run::new(
+        Protocol::Wal,
+        "remote_write",
         Observed::CrashAfterAck(observed),
         g.trace().clone(),
     ))
@@ -203,6 +280,58 @@ pub fn exp4_slow_replica(sync_standby: bool) -> Result<Run, GroupError> {
     } else {
         format!("async standby {slow} does not gate commit: {outcome}")
     };
+    let observed = SlowReplica {
+        write_available: ack.accepted,
+        slow_replica_stale: local(&mut g, &slow)? != Some(written),
+        membership,
+    };
+    Ok(Run::new(
+        Protocol::Wal,
+        variant,
+        Observed::Slow(observed),
+        g.trace().clone(),
+    ))
+}
+
+/// The `synchronous_standby_names` of an experiment-4 variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowCandidate {
+    /// `FIRST 1 (standby-1, standby-2)`: variant `first_1`.
+    First1,
+    /// `ANY 1 (standby-1, standby-2)`: variant `any_1`.
+    Any1,
+}
+
+/// Experiment 4 with both standbys listed but one confirmation needed:
+/// isolate `standby-1` (the first in priority order) and write at
+/// `QUORUM`. `standby-2` is connected, so it confirms and the write is
+/// acknowledged, where `sync_standby` refuses it.
+pub fn exp4_slow_sync_candidate(names: SlowCandidate) -> Result<Run, GroupError> {
+    let (text, variant) = match names {
+        SlowCandidate::First1 => ("FIRST 1 (standby-1, standby-2)", "first_1"),
+        SlowCandidate::Any1 => ("ANY 1 (standby-1, standby-2)", "any_1"),
+    };
+    let mut g = WalShippingGroup::new(
+        WalConfig::default()
+            .with_synchronous_standby_names(text)?
+            .with_seed(SEED),
+    )?;
+    let slow = id("standby-1");
+    g.isolate(&slow)?;
+    let written = val("v");
+    let ack = g.client_write(Bytes::from_static(KEY), written.clone(), AckLevel::Quorum)?;
+    let slow_lsn = applied(&g, &slow)?;
+    let confirmed_by = g
+        .trace()
+        .of_kind("wal_sync_confirmed")
+        .last()
+        .and_then(|e| e.field("confirmed_by"))
+        .map_or_else(|| "nobody".to_owned(), |v| v.to_string());
+    let membership = format!(
+        "{text}: {slow} cut off, confirmed by {confirmed_by}: {} LSN {} while {slow} was at LSN {slow_lsn}",
+        if ack.accepted { "acked" } else { "refused" },
+        ack.offset.map_or("-".to_owned(), |lsn| lsn.to_string()),
+    );
     let observed = SlowReplica {
         write_available: ack.accepted,
         slow_replica_stale: local(&mut g, &slow)? != Some(written),

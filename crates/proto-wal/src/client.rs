@@ -17,6 +17,7 @@ use crate::group::{PROTOCOL, WalShippingGroup};
 use crate::message::WalMsg;
 use crate::pending::{Facts, PendingWrite, Verdict};
 use crate::role::Role;
+use crate::sync_rep::{self, Candidate, SyncDecision, WaitReason};
 
 impl WalShippingGroup {
     /// The current primary's index, alive, or the reason there is none.
@@ -103,7 +104,7 @@ impl WalShippingGroup {
                 let read = ReadResult {
                     value: n.data.get(key).cloned(),
                     node: n.id.clone(),
-                    offset: n.lsn(),
+                    offset: n.applied_lsn,
                 };
                 let node = Some(read.node.clone());
                 let outcome = Outcome::Read(read);
@@ -152,7 +153,7 @@ impl WalShippingGroup {
                 .complete(&mut self.trace, now, id, op, now, Some(node), outcome);
         } else {
             let node = &self.nodes[p].id;
-            if self.config.synchronous_standbys.contains(node) {
+            if self.config.is_classic_sync() && self.config.synchronous_standbys.contains(node) {
                 // PostgreSQL never counts the primary's own flush as a
                 // synchronous standby's: with its only synchronous standby
                 // promoted, a QUORUM commit waits (here, at most
@@ -164,6 +165,32 @@ impl WalShippingGroup {
                     node = node,
                     lsn = lsn,
                     reason = "primary_is_listed_synchronous_standby"
+                );
+            } else if !self.config.is_classic_sync()
+                && let SyncDecision::Waiting { missing, why } = self.sync_decision(p, lsn)
+            {
+                let (reason, connected) = match why {
+                    WaitReason::NotConfirmed => ("not_yet_confirmed", None),
+                    WaitReason::TooFewConnected { connected, .. } => (
+                        "fewer_synchronous_standbys_connected_than_needed",
+                        Some(connected),
+                    ),
+                };
+                record!(
+                    self.trace,
+                    now,
+                    "wal_commit_waits_for_sync_standby",
+                    node = node,
+                    lsn = lsn,
+                    reason = reason,
+                    waiting_for = &missing,
+                    position = self.config.synchronous_commit.position(),
+                    synchronous_standby_names = self.config.synchronous_standby_names().to_string(),
+                    connected = connected,
+                    needed = self
+                        .config
+                        .sync_quorum
+                        .needed(self.config.synchronous_standbys.len())
                 );
             }
             self.pending.push(PendingWrite {
@@ -219,7 +246,7 @@ impl WalShippingGroup {
                 alive: primary.alive,
                 is_primary: primary.role == Role::Primary,
                 newest_timeline: self.top_timeline,
-                missing: self.missing_sync_ack(w.primary, w.lsn),
+                missing: self.sync_decision(w.primary, w.lsn).missing(),
                 ack_timeout: self.config.ack_timeout,
             };
             match w.judge(facts) {
@@ -255,8 +282,35 @@ impl WalShippingGroup {
                         "flushed on {node} at LSN {lsn} (no synchronous standby \
                          configured: local flush commits)"
                     )
-                } else {
+                } else if self.config.is_classic_sync() {
                     format!("flushed on {node} and every synchronous standby at LSN {lsn}")
+                } else {
+                    let by = match self.sync_decision(w.primary, lsn) {
+                        SyncDecision::Confirmed { by } => by,
+                        SyncDecision::Waiting { .. } => {
+                            unreachable!("an acknowledged write was confirmed in this same step")
+                        }
+                    };
+                    let position = self.config.synchronous_commit.position();
+                    let names = self.config.synchronous_standby_names().to_string();
+                    record!(
+                        self.trace,
+                        now,
+                        "wal_sync_confirmed",
+                        node = &node,
+                        lsn = lsn,
+                        synchronous_standby_names = names.clone(),
+                        synchronous_commit = self.config.synchronous_commit.name(),
+                        position = position,
+                        confirmed_by = by.clone()
+                    );
+                    let by: Vec<&str> = by.iter().map(NodeId::as_str).collect();
+                    format!(
+                        "flushed on {node} and {position} on {} at LSN {lsn} \
+                         ({names}, synchronous_commit = {})",
+                        by.join(", "),
+                        self.config.synchronous_commit
+                    )
                 };
                 let outcome = Outcome::Written {
                     offset: lsn,
@@ -328,17 +382,44 @@ impl WalShippingGroup {
         );
     }
 
-    /// The first configured synchronous standby that has not acknowledged
-    /// `lsn` to primary `p`. A listed standby that is now `p` itself never
-    /// acknowledges: the primary's own flush is not a standby's
-    /// confirmation (as in PostgreSQL, the commit waits).
-    fn missing_sync_ack(&self, p: usize, lsn: u64) -> Option<NodeId> {
+    /// Whether `lsn` on primary `p` is confirmed by its synchronous
+    /// standbys (see [`sync_rep::decide`](crate::sync_rep::decide)). A
+    /// listed standby is connected when it is alive, a standby following
+    /// `p` on `p`'s timeline, with the link open both ways; a listed node
+    /// that is `p` itself is never connected and never confirms: the
+    /// primary's own flush is not a standby's confirmation (as in
+    /// PostgreSQL, the commit waits).
+    pub(crate) fn sync_decision(&self, p: usize, lsn: u64) -> SyncDecision {
         let primary = &self.nodes[p];
-        self.config
+        let commit = self.config.synchronous_commit;
+        let candidates: Vec<Candidate> = self
+            .config
             .synchronous_standbys
             .iter()
-            .find(|s| **s == primary.id || primary.peer_flush.get(*s).is_none_or(|&f| f < lsn))
-            .cloned()
+            .map(|s| {
+                let standby = self.nodes.iter().find(|n| &n.id == s);
+                let connected = s != &primary.id
+                    && standby.is_some_and(|n| {
+                        n.alive
+                            && n.role == Role::Standby
+                            && n.following.as_ref() == Some(&primary.id)
+                            && n.timeline == primary.timeline
+                    })
+                    && !self.net.is_cut(&primary.id, s)
+                    && !self.net.is_cut(s, &primary.id);
+                let reached = if s == &primary.id {
+                    None
+                } else {
+                    primary.reported(s, commit)
+                };
+                Candidate {
+                    id: s.clone(),
+                    connected,
+                    reached,
+                }
+            })
+            .collect();
+        sync_rep::decide(self.config.sync_quorum, lsn, &candidates)
     }
 
     /// Writes `key = value` at `node` and waits for `level`:
@@ -349,8 +430,10 @@ impl WalShippingGroup {
     /// `node` must believe it is a primary: the current one, or a displaced
     /// one that has not heard of its successor — how a split-brain write is
     /// attempted. `LEADER` is acknowledged once the record is appended and
-    /// flushed on `node`; `QUORUM` once every configured synchronous standby
-    /// has flushed and acknowledged it to `node`, else, after at most
+    /// flushed on `node`; `QUORUM` once the synchronous standbys
+    /// `synchronous_standby_names` calls for (every listed one, `FIRST n`
+    /// or `ANY n`) have confirmed it to `node` at the `synchronous_commit`
+    /// position (written, flushed or applied), else, after at most
     /// `ack_timeout` ticks, `accepted = false` with the LSN (the record
     /// stays appended). A listed synchronous standby that is `node` itself
     /// (it was promoted) never confirms, so such a write waits out

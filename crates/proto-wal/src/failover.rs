@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 use replication::GroupError;
-use sim_core::{NodeId, record};
+use sim_core::{NodeId, Tick, record};
 
 use crate::group::WalShippingGroup;
 use crate::message::WalMsg;
@@ -25,6 +25,9 @@ impl WalShippingGroup {
         let timeline = self.top_timeline;
         self.primary = Some(i);
         self.with_node(i, |n, now, trace, fx| {
+            // Recovery replays everything received before it ends, whatever
+            // the replay delay.
+            n.replay_until(Tick::MAX, now, trace);
             n.promote(timeline, fx);
             record!(
                 trace,

@@ -93,7 +93,10 @@ impl WalShippingGroup {
                     Role::Standby
                 };
                 let sync = config.synchronous_standbys.contains(&id);
-                WalNode::new(id, role, &config.primary, sync, config.retention)
+                let mut node = WalNode::new(id, role, &config.primary, sync, config.retention);
+                node.commit = config.synchronous_commit;
+                node.apply_delay = config.recovery_min_apply_delay;
+                node
             })
             .collect();
         let primary = nodes.iter().position(|n| n.id == config.primary);
@@ -124,6 +127,16 @@ impl WalShippingGroup {
             timeline = 1u64,
             seed = group.config.seed
         );
+        if !group.config.is_classic_sync() {
+            record!(
+                group.trace,
+                0,
+                "wal_sync_replication_configured",
+                synchronous_standby_names = group.config.synchronous_standby_names().to_string(),
+                synchronous_commit = group.config.synchronous_commit.name(),
+                recovery_min_apply_delay = group.config.recovery_min_apply_delay
+            );
+        }
         Ok(group)
     }
 
@@ -191,8 +204,9 @@ impl WalShippingGroup {
         self.with_node(i, |n, _, _, fx| n.flush(fx));
     }
 
-    /// Advances one tick, delivers every message now due, then re-judges
-    /// every pending write.
+    /// Advances one tick, delivers every message now due, replays every
+    /// received record whose replay delay has passed, then re-judges every
+    /// pending write.
     pub(crate) fn step(&mut self) {
         self.net.advance();
         while let Some(env) = self.net.next_delivery(&mut self.trace) {
@@ -211,6 +225,13 @@ impl WalShippingGroup {
             self.with_node(i, |node, now, trace, fx| {
                 node.handle(&src, msg, now, trace, fx)
             });
+        }
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].alive && !self.nodes[i].replay_due.is_empty() {
+                self.with_node(i, |node, now, trace, fx| {
+                    node.replay_due_records(now, trace, fx)
+                });
+            }
         }
         self.settle_pending();
     }

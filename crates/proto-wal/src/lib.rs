@@ -12,7 +12,7 @@
 //! | level | meaning here |
 //! |---|---|
 //! | `LEADER` write | the primary has appended and flushed the record |
-//! | `QUORUM` write | …and *every* configured synchronous standby has flushed and acknowledged it (not a majority), within `ack_timeout` ticks, else *unknown* (`accepted = false` from the blocking call) |
+//! | `QUORUM` write | …and the synchronous standbys `synchronous_standby_names` calls for (every listed one by default, `FIRST n` or `ANY n`; not a majority) have confirmed it at the `synchronous_commit` position (received, flushed — the default — or replayed), within `ack_timeout` ticks, else *unknown* (`accepted = false` from the blocking call) |
 //! | `NONE`, `ALL_ISR` write | unsupported |
 //! | `LOCAL` read | the named node's data (may be stale) |
 //! | `LEADER` read | the current primary's data |
@@ -60,8 +60,31 @@
 //! follows (`non_current_primary`) are rejected before anything is applied,
 //! as `wal_fenced` trace events.
 //!
+//! **Synchronous replication.** [`WalConfig::synchronous_standbys`] lists
+//! the candidates in priority order and [`SyncQuorum`] says how many must
+//! confirm: [`SyncQuorum::Every`] (every listed standby — what
+//! [`WalConfig::with_synchronous_standbys`] sets), `FIRST n` (the first `n`
+//! *connected* candidates; when one is cut off, the next takes its place)
+//! or `ANY n` (any `n` connected candidates).
+//! [`WalConfig::with_synchronous_standby_names`] parses PostgreSQL's text,
+//! e.g. `"ANY 1 (standby-1, standby-2)"`. A candidate is connected while it
+//! is alive, follows the primary on its timeline and the link is open both
+//! ways; a listed node that is the primary itself never is, so its own
+//! flush never confirms. [`SynchronousCommit`] says how far a confirmation
+//! goes: `remote_write` (received — the standby does not fsync it, so a
+//! power loss on that standby can lose an acknowledged commit), `on`
+//! (flushed) or `remote_apply` (replayed, so a `LOCAL` read on that standby
+//! sees it once acknowledged). `recovery_min_apply_delay` holds each record
+//! back on a standby for that many ticks before replay; 0 (the default)
+//! replays on receipt. A non-default setting records
+//! `wal_sync_replication_configured` at creation, a QUORUM write records
+//! `wal_commit_waits_for_sync_standby` (which standby, which position, why)
+//! and `wal_sync_confirmed` (by whom); the default records exactly what it
+//! always did.
+//!
 //! **Durability.** The primary flushes every record; synchronous standbys
-//! flush on apply; asynchronous standbys only on `fsync` or a base backup.
+//! flush on receipt (unless `remote_write`); asynchronous standbys only on
+//! `fsync` or a base backup.
 //! The durable image is an O(1) marker (LSN and timeline) into the
 //! append-only WAL, so `crash(node, lose_unfsynced = true)` truncates the
 //! WAL to it and rebuilds the data by replay.
@@ -69,19 +92,36 @@
 //! ## Mirrors, simplifies, omits (PostgreSQL)
 //!
 //! - **Mirrors** WAL records with LSNs, streaming replication,
-//!   `synchronous_standby_names` with `synchronous_commit = on` (wait for
-//!   the standby's flush), `wal_keep_size` retention versus `pg_basebackup`,
-//!   `pg_promote` creating a new timeline, and the split brain an isolated
-//!   old primary keeps accepting writes in.
+//!   `synchronous_standby_names` in its `FIRST n (…)`, `ANY n (…)`, `n (…)`
+//!   and plain-list (= `FIRST 1`) forms, `synchronous_commit` =
+//!   `remote_write` / `on` / `remote_apply` (wait for the standby's write,
+//!   flush or replay position), `recovery_min_apply_delay`, the rule that
+//!   a primary's own flush never stands in for a synchronous standby's,
+//!   `wal_keep_size` retention versus `pg_basebackup`, `pg_promote`
+//!   creating a new timeline (recovery replays everything received first),
+//!   and the split brain an isolated old primary keeps accepting writes in.
 //! - **Simplifies** LSNs to record numbers, a record to one logical SET (no
 //!   pages, no heap), a timeline switch to "anything not on my timeline
 //!   needs a base backup" (no timeline history files; a standby never
 //!   follows a switch in place), `pg_rewind` to a base backup of a displaced
-//!   primary once it hears the newer timeline, and `FIRST n` / `ANY n` to
-//!   "every listed standby".
+//!   primary once it hears the newer timeline, a standby's connection state
+//!   to what the simulator knows at once (no `wal_sender_timeout`),
+//!   `synchronous_commit` to one setting for the whole group (not per
+//!   transaction) with standbys reporting only the position it waits for,
+//!   a `remote_write` standby's flush to "only on `fsync` or a base backup"
+//!   (PostgreSQL's walreceiver flushes soon after writing; here the window a
+//!   power loss hits is as wide as it gets), the replay delay to ticks
+//!   after receipt (not commit timestamps), and this crate's original
+//!   "every listed standby" to [`SyncQuorum::Every`]: `FIRST len(list)`,
+//!   except that a confirmation already reported still counts after its
+//!   standby disconnects.
 //! - **Omits** hot-standby query conflicts, replication slots, cascading
-//!   replication, archiving and PITR, checkpoints, `remote_apply`, and any
-//!   fencing of the old primary beyond what its peers reject.
+//!   replication, archiving and PITR, checkpoints, the `*` wildcard in
+//!   `synchronous_standby_names`, `synchronous_commit = off` (this crate's
+//!   `NONE`, unsupported) and `local` (its `LEADER`), choosing the most
+//!   advanced standby at failover (an `ANY` / `FIRST` failover to a
+//!   standby that did not confirm loses commits, as in PostgreSQL), and
+//!   any fencing of the old primary beyond what its peers reject.
 //!
 //! ## Example
 //!
@@ -145,6 +185,8 @@ mod record;
 mod replication_impl;
 mod role;
 mod standby;
+mod sync_names;
+mod sync_rep;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;
@@ -152,6 +194,7 @@ pub use message::WalMsg;
 pub use probe::{WalNodeProbe, WalProbe};
 pub use record::{RecordError, WalRecord};
 pub use role::{Role, SyncMode};
+pub use sync_names::{SyncQuorum, SynchronousCommit, SynchronousStandbyNames};
 
 // The shared vocabulary, so that depending on this crate is enough.
 pub use replication::{
@@ -165,6 +208,7 @@ pub use sim_core::NetConfig;
 pub mod prelude {
     pub use crate::{
         AckLevel, Bytes, ClientOp, Completion, GroupError, NodeId, OpId, Outcome, OutcomeStatus,
-        ReadLevel, ReplicationGroup, Role, SyncMode, WalConfig, WalShippingGroup,
+        ReadLevel, ReplicationGroup, Role, SyncMode, SyncQuorum, SynchronousCommit, WalConfig,
+        WalShippingGroup,
     };
 }

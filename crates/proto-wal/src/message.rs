@@ -44,6 +44,23 @@ pub enum WalMsg {
         /// Its flushed LSN.
         flushed_lsn: u64,
     },
+    /// A synchronous standby under `synchronous_commit = remote_write`
+    /// reports how far it has received (written, not flushed) its WAL
+    /// (standby → primary).
+    WriteAck {
+        /// The standby's timeline.
+        timeline: u64,
+        /// Its last received LSN.
+        written_lsn: u64,
+    },
+    /// A synchronous standby under `synchronous_commit = remote_apply`
+    /// reports how far it has replayed its WAL (standby → primary).
+    ApplyAck {
+        /// The standby's timeline.
+        timeline: u64,
+        /// Its last replayed LSN.
+        applied_lsn: u64,
+    },
     /// A primary announces its timeline and end of WAL (after promotion,
     /// and on reconnect).
     Keepalive {
@@ -62,6 +79,8 @@ impl Payload for WalMsg {
             WalMsg::BaseBackup { .. } => "base_backup",
             WalMsg::StartReplication { .. } => "start_replication",
             WalMsg::FlushAck { .. } => "flush_ack",
+            WalMsg::WriteAck { .. } => "write_ack",
+            WalMsg::ApplyAck { .. } => "apply_ack",
             WalMsg::Keepalive { .. } => "keepalive",
         }
     }

@@ -1,8 +1,10 @@
 //! A `QUORUM` write in flight, and the pure decision of when it completes.
 //!
 //! PostgreSQL's backend, after flushing a commit record with
-//! `synchronous_commit = on`, sleeps in `SyncRepWaitForLSN` until every
-//! synchronous standby's reported flush position reaches the commit LSN.
+//! `synchronous_commit = on`, sleeps in `SyncRepWaitForLSN` until the
+//! synchronous standbys' reported flush positions (write positions for
+//! `remote_write`, replay positions for `remote_apply`) confirm the commit
+//! LSN under `synchronous_standby_names` (see `sync_rep`).
 //! Here that wait is a [`PendingWrite`]; the group hands it the facts after
 //! every tick (and after a crash or a promotion) and it answers with a
 //! [`Verdict`]. Nothing here touches the simulator or the trace.
@@ -10,8 +12,8 @@
 use replication::{ClientOp, OpId};
 use sim_core::{NodeId, Tick};
 
-/// A `QUORUM` write appended and flushed on its primary, waiting for every
-/// configured synchronous standby to report that LSN flushed.
+/// A `QUORUM` write appended and flushed on its primary, waiting for its
+/// synchronous standbys to confirm that LSN.
 #[derive(Debug, Clone)]
 pub(crate) struct PendingWrite {
     pub id: OpId,
@@ -35,8 +37,8 @@ pub(crate) struct Facts {
     pub is_primary: bool,
     /// The newest timeline issued by any promotion.
     pub newest_timeline: u64,
-    /// The first synchronous standby that has not reported the LSN flushed
-    /// to the primary; `None` once all have.
+    /// The synchronous standby the write still waits for (see
+    /// `sync_rep::decide`); `None` once confirmed.
     pub missing: Option<NodeId>,
     /// The longest a write waits.
     pub ack_timeout: u64,

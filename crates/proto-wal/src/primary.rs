@@ -1,6 +1,8 @@
 //! Primary-side step logic: appending records, answering catch-up
 //! requests (incremental or base backup) and tracking standby flushes.
 
+use std::collections::BTreeMap;
+
 use bytes::Bytes;
 use sim_core::{NodeId, Tick, Trace, record};
 
@@ -8,6 +10,7 @@ use crate::message::WalMsg;
 use crate::node::{Effects, WalNode};
 use crate::record::WalRecord;
 use crate::role::Role;
+use crate::sync_names::SynchronousCommit;
 
 impl WalNode {
     /// Primary: appends a new record, applies and flushes it. Returns the
@@ -126,6 +129,66 @@ impl WalNode {
         now: Tick,
         trace: &mut Trace,
     ) {
+        if self.accepts_report(src, timeline, now, trace) {
+            raise(&mut self.peer_flush, src, flushed_lsn);
+            record!(
+                trace,
+                now,
+                "wal_flush_acked",
+                node = &self.id,
+                standby = src,
+                flushed_lsn = flushed_lsn
+            );
+        }
+    }
+
+    /// `remote_write`: a synchronous standby received (not flushed) up to
+    /// `written_lsn`.
+    pub(crate) fn on_write_ack(
+        &mut self,
+        src: &NodeId,
+        timeline: u64,
+        written_lsn: u64,
+        now: Tick,
+        trace: &mut Trace,
+    ) {
+        if self.accepts_report(src, timeline, now, trace) {
+            raise(&mut self.peer_written, src, written_lsn);
+            record!(
+                trace,
+                now,
+                "wal_write_reported",
+                node = &self.id,
+                standby = src,
+                written_lsn = written_lsn
+            );
+        }
+    }
+
+    /// `remote_apply`: a synchronous standby replayed up to `applied_lsn`.
+    pub(crate) fn on_apply_ack(
+        &mut self,
+        src: &NodeId,
+        timeline: u64,
+        applied_lsn: u64,
+        now: Tick,
+        trace: &mut Trace,
+    ) {
+        if self.accepts_report(src, timeline, now, trace) {
+            raise(&mut self.peer_applied, src, applied_lsn);
+            record!(
+                trace,
+                now,
+                "wal_apply_reported",
+                node = &self.id,
+                standby = src,
+                applied_lsn = applied_lsn
+            );
+        }
+    }
+
+    /// A standby's position report counts only at a primary on its timeline.
+    fn accepts_report(&self, src: &NodeId, timeline: u64, now: Tick, trace: &mut Trace) -> bool {
         if self.role != Role::Primary || timeline != self.timeline {
             record!(
                 trace,
@@ -135,21 +198,29 @@ impl WalNode {
                 src = src,
                 reason = "stale_flush_ack"
             );
-            return;
+            return false;
         }
-        match self.peer_flush.get_mut(src) {
-            Some(flushed) => *flushed = (*flushed).max(flushed_lsn),
-            None => {
-                self.peer_flush.insert(src.clone(), flushed_lsn);
-            }
+        true
+    }
+
+    /// The position `standby` reported reaching at `commit`'s level
+    /// (a flush also proves the write).
+    pub(crate) fn reported(&self, standby: &NodeId, commit: SynchronousCommit) -> Option<u64> {
+        let flushed = self.peer_flush.get(standby).copied();
+        match commit {
+            SynchronousCommit::On => flushed,
+            SynchronousCommit::RemoteWrite => flushed.max(self.peer_written.get(standby).copied()),
+            SynchronousCommit::RemoteApply => self.peer_applied.get(standby).copied(),
         }
-        record!(
-            trace,
-            now,
-            "wal_flush_acked",
-            node = &self.id,
-            standby = src,
-            flushed_lsn = flushed_lsn
-        );
+    }
+}
+
+/// Raises `standby`'s reported position to `lsn` (positions never go back).
+fn raise(positions: &mut BTreeMap<NodeId, u64>, standby: &NodeId, lsn: u64) {
+    match positions.get_mut(standby) {
+        Some(reached) => *reached = (*reached).max(lsn),
+        None => {
+            positions.insert(standby.clone(), lsn);
+        }
     }
 }

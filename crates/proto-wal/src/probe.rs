@@ -22,12 +22,17 @@ pub struct WalNodeProbe {
     pub timeline: u64,
     /// The primary it streams from (standbys only).
     pub following: Option<NodeId>,
-    /// Configured as a synchronous standby (fsyncs on apply, gates `QUORUM`).
+    /// Listed in `synchronous_standby_names`: a candidate that may gate
+    /// `QUORUM` commits; it fsyncs on receipt unless `synchronous_commit =
+    /// remote_write`.
     pub synchronous: bool,
     /// Its whole WAL: the concatenated encoded records.
     pub wal: Bytes,
     /// Last LSN applied to `data` (replay LSN).
     pub applied_lsn: u64,
+    /// Last LSN in its WAL (received; ahead of `applied_lsn` while a replay
+    /// delay holds records back).
+    pub received_lsn: u64,
     /// Last LSN flushed (fsynced) and reported to its primary.
     pub flushed_lsn: u64,
     /// Last LSN of its durable image: what a power loss rolls back to.
@@ -92,7 +97,8 @@ impl WalShippingGroup {
                     following: n.following.clone(),
                     synchronous: n.synchronous,
                     wal: Bytes::copy_from_slice(&n.wal),
-                    applied_lsn: n.lsn(),
+                    applied_lsn: n.applied_lsn,
+                    received_lsn: n.lsn(),
                     flushed_lsn: n.flushed_lsn,
                     durable_lsn: self.disk.image(&n.id).map_or(0, |m| m.lsn),
                     data: n.data.clone(),

@@ -58,14 +58,24 @@ impl ReplicationGroup for WalShippingGroup {
         self.step();
     }
 
-    /// Ticks until no WAL message is in flight and no `QUORUM` write is
-    /// waiting (each waits at most `ack_timeout` ticks).
+    /// Ticks until no WAL message is in flight, no `QUORUM` write is
+    /// waiting (each waits at most `ack_timeout` ticks) and no running
+    /// standby holds a received record back for its replay delay.
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         let mut ticks = 0;
-        while self.net.in_flight() > 0 || !self.pending.is_empty() {
+        let replaying = |g: &Self| {
+            g.nodes
+                .iter()
+                .filter(|n| n.alive)
+                .map(|n| n.replay_due.len())
+                .sum::<usize>()
+        };
+        while self.net.in_flight() > 0 || !self.pending.is_empty() || replaying(self) > 0 {
             if ticks >= max_ticks {
                 let waiting_for = if self.net.in_flight() > 0 {
                     format!("{} WAL messages in flight", self.net.in_flight())
+                } else if self.pending.is_empty() {
+                    format!("{} received records waiting to replay", replaying(self))
                 } else {
                     format!("{} QUORUM writes in flight", self.pending.len())
                 };
@@ -256,7 +266,7 @@ impl ReplicationGroup for WalShippingGroup {
                     id: n.id.clone(),
                     alive: n.alive,
                     role: n.role.name(),
-                    applied_offset: n.lsn(),
+                    applied_offset: n.applied_lsn,
                     data: n.data.clone(),
                 })
                 .collect(),

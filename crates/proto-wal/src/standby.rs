@@ -37,6 +37,14 @@ impl WalNode {
                 timeline,
                 flushed_lsn,
             } => self.on_flush_ack(src, timeline, flushed_lsn, now, trace),
+            WalMsg::WriteAck {
+                timeline,
+                written_lsn,
+            } => self.on_write_ack(src, timeline, written_lsn, now, trace),
+            WalMsg::ApplyAck {
+                timeline,
+                applied_lsn,
+            } => self.on_apply_ack(src, timeline, applied_lsn, now, trace),
             WalMsg::Keepalive { timeline, lsn } => match self.fence(src, timeline) {
                 Fence::Reject(reason) => {
                     self.reject(src, "keepalive", timeline, reason, now, trace)
@@ -144,22 +152,57 @@ impl WalNode {
         );
         self.requested_at = None;
         self.sync_mode = mode;
-        record!(
-            trace,
-            now,
-            "wal_record_applied",
-            node = &self.id,
-            timeline = record.timeline,
-            node_timeline = self.timeline,
-            lsn = record.lsn,
-            key = &record.key,
-            value = &record.value,
-            mode = mode.name(),
-            flushed = self.synchronous
-        );
-        self.push_record(frame, record.key, record.value);
-        if self.synchronous {
+        if self.apply_delay == 0 {
+            record!(
+                trace,
+                now,
+                "wal_record_applied",
+                node = &self.id,
+                timeline = record.timeline,
+                node_timeline = self.timeline,
+                lsn = record.lsn,
+                key = &record.key,
+                value = &record.value,
+                mode = mode.name(),
+                flushed = self.flushes_on_receipt()
+            );
+            self.push_record(frame, record.key, record.value);
+        } else {
+            // `recovery_min_apply_delay`: written to the WAL now, replayed
+            // (visible to reads) later.
+            let due = now + self.apply_delay;
+            record!(
+                trace,
+                now,
+                "wal_record_received",
+                node = &self.id,
+                timeline = record.timeline,
+                lsn = record.lsn,
+                key = &record.key,
+                value = &record.value,
+                mode = mode.name(),
+                flushed = self.flushes_on_receipt(),
+                replay_at = due
+            );
+            self.push_received(frame, due);
+        }
+        if self.flushes_on_receipt() {
             self.flush(fx);
+        } else if self.synchronous
+            && let Some(primary) = &self.following
+        {
+            // `remote_write`: confirm the receipt; the record stays
+            // unflushed until an fsync or a base backup.
+            fx.sends.push((
+                primary.clone(),
+                WalMsg::WriteAck {
+                    timeline: self.timeline,
+                    written_lsn: self.lsn(),
+                },
+            ));
+        }
+        if self.apply_delay == 0 && self.reports_apply() {
+            self.report_applied(fx);
         }
     }
 
@@ -216,7 +259,7 @@ impl WalNode {
             Fence::NewerPrimary => {
                 self.role = Role::Standby;
                 self.retained.clear();
-                self.peer_flush.clear();
+                self.forget_peers();
                 self.following = Some(src.clone());
             }
             Fence::Accept if lsn <= self.lsn() => {
@@ -259,6 +302,8 @@ impl WalNode {
             self.data.insert(record.key, record.value);
         }
         self.wal.extend_from_slice(wal);
+        self.applied_lsn = lsn;
+        self.replay_due.clear();
         self.timeline = timeline;
         self.sync_mode = SyncMode::Full;
         self.requested_at = None;
@@ -274,6 +319,9 @@ impl WalNode {
         );
         // A base backup is written and fsynced before the standby starts.
         self.flush(fx);
+        if self.reports_apply() {
+            self.report_applied(fx);
+        }
     }
 
     /// Decodes a whole WAL and checks its LSNs run 1, 2, 3, …

@@ -117,6 +117,12 @@ const EXP4: &[Entry] = &[
         "(PostgreSQL) the commit waits for that standby, so the write is `refused` while it lags",
     ),
     (
+        "FIRST n (…) / ANY n (…): … cut off, confirmed by […]",
+        "(PostgreSQL) the variant's `synchronous_standby_names`: with one listed standby cut off, \
+         the commit waits only for the first n connected (FIRST) or any n (ANY) of the list, so \
+         the other listed standby confirms and the write stays available",
+    ),
+    (
         "removed from ISR / still in ISR",
         "(Kafka) the controller shrank the in-sync replica set after replica.lag.time.max, so the \
          slow replica no longer gates acks=all",
@@ -157,8 +163,13 @@ const EXP5: &[Entry] = &[
     (
         "log replay",
         "(Raft) the leader re-sends the missing entries from its log, batch by batch from the \
-         follower's next_index; there are no snapshots in this model, so it is the mode both \
-         inside and outside any window",
+         follower's next_index — what a follower inside the leader's retained log gets",
+    ),
+    (
+        "snapshot",
+        "(Raft) the entries the follower needs were compacted into the leader's snapshot, so the \
+         leader sends InstallSnapshot: the state machine at the snapshot index replaces the \
+         follower's, then log replay resumes from there",
     ),
     (
         "streaming / never",

@@ -1,0 +1,212 @@
+//! The pure decision of whether a commit LSN is confirmed by the
+//! synchronous standbys — PostgreSQL's `SyncRepGetSyncRecPtr` over the
+//! candidates of `synchronous_standby_names`. The group gathers the facts
+//! (who is connected, how far each standby reported); nothing here touches
+//! the simulator or the trace.
+
+use sim_core::NodeId;
+
+use crate::sync_names::SyncQuorum;
+
+/// One standby listed in `synchronous_standby_names`, as the primary sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub id: NodeId,
+    /// Streaming from this primary now: alive, a standby following it on
+    /// its timeline, the link open both ways. A listed node that is the
+    /// primary itself is never connected (its own flush never confirms).
+    pub connected: bool,
+    /// The LSN it reported reaching at the configured `synchronous_commit`
+    /// position (written / flushed / applied) on the primary's timeline.
+    pub reached: Option<u64>,
+}
+
+impl Candidate {
+    fn confirms(&self, lsn: u64) -> bool {
+        self.reached.is_some_and(|r| r >= lsn)
+    }
+}
+
+/// Why a commit is still waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WaitReason {
+    /// Enough synchronous standbys are connected; `missing` has not
+    /// reported the LSN yet.
+    NotConfirmed,
+    /// Fewer than the needed standbys are connected; `missing` is the first
+    /// listed one that is not (possibly the primary itself).
+    TooFewConnected { connected: usize, needed: usize },
+}
+
+/// Whether a commit LSN is confirmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SyncDecision {
+    /// Confirmed; `by` are the synchronous standbys that reported it, in
+    /// priority order.
+    Confirmed { by: Vec<NodeId> },
+    /// Still waiting, first of all for `missing`.
+    Waiting { missing: NodeId, why: WaitReason },
+}
+
+impl SyncDecision {
+    /// The standby waited for, `None` once confirmed.
+    pub fn missing(&self) -> Option<NodeId> {
+        match self {
+            SyncDecision::Confirmed { .. } => None,
+            SyncDecision::Waiting { missing, .. } => Some(missing.clone()),
+        }
+    }
+}
+
+/// Decides whether `lsn` is confirmed under `quorum` by `candidates`
+/// (listed in priority order; no synchronous standbys at all means the
+/// local flush commits).
+///
+/// - [`SyncQuorum::Every`]: every listed standby reported it (connected or
+///   not); a listed primary never confirms.
+/// - [`SyncQuorum::First`]`(n)`: the first `n` connected candidates are the
+///   synchronous standbys; all of them reported it, and there are `n`.
+/// - [`SyncQuorum::Any`]`(n)`: at least `n` connected candidates reported it.
+pub(crate) fn decide(quorum: SyncQuorum, lsn: u64, candidates: &[Candidate]) -> SyncDecision {
+    let first_unconnected = || {
+        candidates
+            .iter()
+            .find(|c| !c.connected)
+            .map(|c| c.id.clone())
+    };
+    let needed = quorum.needed(candidates.len());
+    let connected: Vec<&Candidate> = candidates.iter().filter(|c| c.connected).collect();
+    let too_few = |missing: NodeId| SyncDecision::Waiting {
+        missing,
+        why: WaitReason::TooFewConnected {
+            connected: connected.len(),
+            needed,
+        },
+    };
+    let not_confirmed = |c: &Candidate| SyncDecision::Waiting {
+        missing: c.id.clone(),
+        why: WaitReason::NotConfirmed,
+    };
+    match quorum {
+        SyncQuorum::Every => match candidates.iter().find(|c| !c.confirms(lsn)) {
+            // A listed node that is now the primary reports nothing: it
+            // never confirms.
+            Some(c) if !c.connected => too_few(c.id.clone()),
+            Some(c) => not_confirmed(c),
+            None => SyncDecision::Confirmed {
+                by: candidates.iter().map(|c| c.id.clone()).collect(),
+            },
+        },
+        SyncQuorum::First(n) => {
+            if connected.len() < n {
+                return match first_unconnected() {
+                    Some(missing) => too_few(missing),
+                    None => unreachable!("fewer connected than listed means one is not"),
+                };
+            }
+            let sync = &connected[..n];
+            match sync.iter().find(|c| !c.confirms(lsn)) {
+                Some(c) => not_confirmed(c),
+                None => SyncDecision::Confirmed {
+                    by: sync.iter().map(|c| c.id.clone()).collect(),
+                },
+            }
+        }
+        SyncQuorum::Any(n) => {
+            let by: Vec<NodeId> = connected
+                .iter()
+                .filter(|c| c.confirms(lsn))
+                .map(|c| c.id.clone())
+                .collect();
+            if by.len() >= n {
+                return SyncDecision::Confirmed { by };
+            }
+            if connected.len() < n {
+                return match first_unconnected() {
+                    Some(missing) => too_few(missing),
+                    None => unreachable!("fewer connected than listed means one is not"),
+                };
+            }
+            match connected.iter().find(|c| !c.confirms(lsn)) {
+                Some(c) => not_confirmed(c),
+                None => unreachable!("fewer than n confirmed among at least n connected"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(id: &str, connected: bool, reached: Option<u64>) -> Candidate {
+        Candidate {
+            id: NodeId::new(id),
+            connected,
+            reached,
+        }
+    }
+
+    fn by(ids: &[&str]) -> SyncDecision {
+        SyncDecision::Confirmed {
+            by: ids.iter().map(|i| NodeId::new(*i)).collect(),
+        }
+    }
+
+    #[test]
+    fn first_1_waits_for_the_highest_priority_connected_standby_only() {
+        let both = [c("s1", true, Some(2)), c("s2", true, Some(5))];
+        assert_eq!(
+            decide(SyncQuorum::First(1), 5, &both).missing(),
+            Some(NodeId::new("s1")),
+            "s1 has priority: s2's confirmation does not count"
+        );
+        let s1_gone = [c("s1", false, Some(2)), c("s2", true, Some(5))];
+        assert_eq!(decide(SyncQuorum::First(1), 5, &s1_gone), by(&["s2"]));
+    }
+
+    #[test]
+    fn any_1_is_confirmed_by_whichever_connected_standby_reported_first() {
+        let cs = [c("s1", true, Some(2)), c("s2", true, Some(5))];
+        assert_eq!(decide(SyncQuorum::Any(1), 5, &cs), by(&["s2"]));
+        assert_eq!(
+            decide(SyncQuorum::Any(2), 5, &cs),
+            SyncDecision::Waiting {
+                missing: NodeId::new("s1"),
+                why: WaitReason::NotConfirmed
+            }
+        );
+    }
+
+    #[test]
+    fn too_few_connected_waits_naming_the_first_unconnected_candidate() {
+        let cs = [c("primary", false, None), c("s2", true, Some(9))];
+        assert_eq!(
+            decide(SyncQuorum::First(2), 5, &cs),
+            SyncDecision::Waiting {
+                missing: NodeId::new("primary"),
+                why: WaitReason::TooFewConnected {
+                    connected: 1,
+                    needed: 2
+                }
+            }
+        );
+        let none = [c("s1", false, Some(9))];
+        assert_eq!(
+            decide(SyncQuorum::Any(1), 5, &none).missing(),
+            Some(NodeId::new("s1")),
+            "a disconnected standby's old report does not count under ANY"
+        );
+    }
+
+    #[test]
+    fn every_counts_a_report_from_a_standby_that_has_since_disconnected() {
+        let cs = [c("s1", false, Some(5)), c("s2", true, Some(5))];
+        assert_eq!(decide(SyncQuorum::Every, 5, &cs), by(&["s1", "s2"]));
+        let listed_primary = [c("s1", false, None), c("s2", true, Some(5))];
+        assert_eq!(
+            decide(SyncQuorum::Every, 5, &listed_primary).missing(),
+            Some(NodeId::new("s1"))
+        );
+    }
+}
