@@ -555,3 +555,22 @@ fn exp4_membership_says_why_the_slow_replica_does_or_does_not_gate_the_write() {
             .starts_with("fixed voter; majority unaffected")
     );
 }
+
+/// During the partition each side's leader holds only its own write: the
+/// old side its dirty write where it took one (async, wal, isr append it;
+/// raft never commits it, so the old leader's state machine still reads
+/// `base`), the new side `majority`.
+#[test]
+fn exp3_each_side_of_the_partition_reads_its_own_write() {
+    for (p, old_side) in [
+        (Async, "minority"),
+        (Wal, "minority"),
+        (Isr, "minority"),
+        (Raft, "base"),
+    ] {
+        let o = minority(p);
+        assert_ne!(o.old_leader, o.new_leader, "{p}");
+        assert_eq!(o.old_side_value, b(old_side), "{p}");
+        assert_eq!(o.new_side_value, b("majority"), "{p}");
+    }
+}

@@ -21,7 +21,7 @@ use crate::observed::{
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
-use crate::script::crash_after_ack;
+use crate::script::{crash_after_ack, partition_reads};
 
 /// The seed every async run uses.
 const SEED: u64 = 1;
@@ -178,6 +178,7 @@ fn minority(mut g: AsyncPrimaryGroup, variant: &'static str) -> Result<Run, Grou
     );
     let new_write = g.client_write(key(), Bytes::from_static(b"majority"), AckLevel::Leader)?;
     g.run_until_idle(MAX_TICKS)?;
+    let (old_side_value, new_side_value) = partition_reads(&mut g, KEY, &old, &new)?;
     g.heal(&old)?;
     g.run_until_idle(MAX_TICKS)?;
     let fenced_messages = g
@@ -203,6 +204,10 @@ fn minority(mut g: AsyncPrimaryGroup, variant: &'static str) -> Result<Run, Grou
     let minority_value = local(&mut g, &old)?;
     let majority_value = leader_read(&mut g)?;
     let observed = MinorityLeader {
+        old_leader: old.clone(),
+        new_leader: new.clone(),
+        old_side_value,
+        new_side_value,
         old_write_acked: old_write.as_ref().is_ok_and(|w| w.accepted),
         new_write_acked: new_write.accepted,
         fenced_messages,

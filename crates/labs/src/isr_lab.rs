@@ -18,7 +18,7 @@ use crate::observed::{
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
-use crate::script::crash_after_ack;
+use crate::script::{crash_after_ack, partition_reads};
 
 const IDLE: u64 = 1_000;
 
@@ -161,6 +161,7 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
     let new = g.failover(None)?;
     let old_write = g.produce_to(&old, b("k"), b("minority"), AckLevel::AllIsr)?;
     let new_write = g.client_write(b("k"), b("majority"), AckLevel::AllIsr)?;
+    let (old_side_value, new_side_value) = partition_reads(&mut g, b"k", &old, &new)?;
     g.heal(&old)?;
     g.run_until_idle(IDLE)?;
     let fenced_messages = g
@@ -189,6 +190,10 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
     let minority_value = local(&mut g, &old, b"k")?;
     let majority_value = g.client_read(b"k", ReadLevel::Leader, Some(&new))?.value;
     let observed = MinorityLeader {
+        old_leader: old.clone(),
+        new_leader: new.clone(),
+        old_side_value,
+        new_side_value,
         old_write_acked: old_write.accepted,
         new_write_acked: new_write.accepted,
         fenced_messages,

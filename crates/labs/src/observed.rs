@@ -50,6 +50,15 @@ pub struct CrashAfterAck {
 /// Experiment 3 — the old leader in a minority.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MinorityLeader {
+    /// The leader that was isolated.
+    pub old_leader: NodeId,
+    /// The leader the failover put in its place.
+    pub new_leader: NodeId,
+    /// The contested key on the old leader during the partition, after
+    /// both writes (LOCAL read): its own dirty write, if it took one.
+    pub old_side_value: Option<Bytes>,
+    /// The contested key on the new leader during the partition.
+    pub new_side_value: Option<Bytes>,
     /// The write attempted at the isolated old leader was acknowledged.
     pub old_write_acked: bool,
     /// The write at the new leader was acknowledged.
@@ -195,10 +204,14 @@ impl Observed {
                 show(o.value_after.as_ref())
             ),
             Observed::Minority(o) => format!(
-                "old write acked: {}; new write acked: {}; fenced: {}; converged: {}; old leader now {}; \
-                 values {}/{}",
+                "old write acked: {}; new write acked: {}; partition reads: {} ({}) / {} ({}); \
+                 fenced: {}; converged: {}; old leader now {}; values {}/{}",
                 yes(o.old_write_acked),
                 yes(o.new_write_acked),
+                show(o.old_side_value.as_ref()),
+                o.old_leader,
+                show(o.new_side_value.as_ref()),
+                o.new_leader,
                 o.fenced_messages,
                 yes(o.converged),
                 o.old_leader_role_after,
@@ -243,6 +256,10 @@ impl Observed {
                 "survived": o.survived,
             }),
             Observed::Minority(o) => json!({
+                "old_leader": o.old_leader.as_str(),
+                "new_leader": o.new_leader.as_str(),
+                "old_side_value": bytes_json(&o.old_side_value),
+                "new_side_value": bytes_json(&o.new_side_value),
                 "old_write_acked": o.old_write_acked,
                 "new_write_acked": o.new_write_acked,
                 "fenced_messages": o.fenced_messages,

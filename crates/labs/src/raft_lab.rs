@@ -22,6 +22,7 @@ use crate::observed::{
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
+use crate::script::partition_reads;
 
 const BOUND: u64 = 400;
 
@@ -174,6 +175,7 @@ pub fn exp3_minority_leader(variant: RaftVariant) -> Result<Run, GroupError> {
     while g.now() < hold_until {
         g.tick();
     }
+    let (old_side_value, new_side_value) = partition_reads(&mut g, b"k", &old, &new)?;
     g.heal(&old)?;
     g.run_until_converged(BOUND)?;
     let fenced_messages = g.trace().count("raft_stale_term_rejected") as u64;
@@ -194,6 +196,10 @@ pub fn exp3_minority_leader(variant: RaftVariant) -> Result<Run, GroupError> {
         .node(&old)
         .map_or_else(|| "unknown".to_owned(), |n| n.role.name().to_owned());
     let observed = MinorityLeader {
+        old_leader: old.clone(),
+        new_leader: new.clone(),
+        old_side_value,
+        new_side_value,
         old_write_acked,
         new_write_acked: new_write.accepted,
         fenced_messages,

@@ -2,7 +2,7 @@
 //! against the [`ReplicationGroup`] trait.
 
 use bytes::Bytes;
-use replication::{AckLevel, GroupError, ReadLevel, ReplicationGroup};
+use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::CrashAfterAck;
 
@@ -32,4 +32,17 @@ pub fn crash_after_ack<G: ReplicationGroup>(
         survived: value_after.as_ref() == Some(&written),
         value_after,
     })
+}
+
+/// Experiment 3, during the partition: what each side's leader holds for
+/// `key` (LOCAL reads, no time passes) — `(old side, new side)`.
+pub fn partition_reads<G: ReplicationGroup>(
+    group: &mut G,
+    key: &[u8],
+    old: &NodeId,
+    new: &NodeId,
+) -> Result<(Option<Bytes>, Option<Bytes>), GroupError> {
+    let old_side = group.client_read(key, ReadLevel::Local, Some(old))?.value;
+    let new_side = group.client_read(key, ReadLevel::Local, Some(new))?.value;
+    Ok((old_side, new_side))
 }

@@ -15,7 +15,7 @@ use crate::observed::{
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
-use crate::script::crash_after_ack;
+use crate::script::{crash_after_ack, partition_reads};
 
 /// Seed of every group built here.
 const SEED: u64 = 5;
@@ -219,6 +219,7 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
     );
     let old_write_acked = matches!(old_write, Ok(ref w) if w.accepted);
     let new_write = g.client_write(Bytes::from_static(KEY), val("majority"), AckLevel::Leader)?;
+    let (old_side_value, new_side_value) = partition_reads(&mut g, KEY, &old, &new)?;
     g.heal(&old)?;
     g.run_until_idle(IDLE)?;
     let summary = g.summary();
@@ -235,6 +236,10 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
         .map(|n| n.role.name().to_owned())
         .ok_or_else(|| GroupError::UnknownNode(old.clone()))?;
     let observed = MinorityLeader {
+        old_leader: old.clone(),
+        new_leader: new.clone(),
+        old_side_value,
+        new_side_value,
         old_write_acked,
         new_write_acked: new_write.accepted,
         fenced_messages: g.trace().count("wal_fenced") as u64,
