@@ -23,10 +23,7 @@ use crate::script::{crash_after_ack, partition_reads};
 const IDLE: u64 = 1_000;
 
 fn group(seed: u64) -> Result<IsrGroup, GroupError> {
-    IsrGroup::new(IsrConfig {
-        seed,
-        ..IsrConfig::default()
-    })
+    IsrGroup::new(IsrConfig::default().with_seed(seed))
 }
 
 fn b(text: &str) -> Bytes {
@@ -108,10 +105,11 @@ pub fn exp2_crash_after_ack(level: AckLevel) -> Result<Run, GroupError> {
 /// is gone. (With the setting off, the failover is refused and the
 /// partition stays leaderless.)
 pub fn exp2_unclean_election() -> Result<Run, GroupError> {
-    let mut g = IsrGroup::new(IsrConfig {
-        seed: 2,
-        ..IsrConfig::default().with_unclean_leader_election(true)
-    })?;
+    let mut g = IsrGroup::new(
+        IsrConfig::default()
+            .with_unclean_leader_election(true)
+            .with_seed(2),
+    )?;
     let probe = g.probe();
     let old_leader = probe.controller_leader.clone();
     let others = followers(&probe);
@@ -213,11 +211,11 @@ pub fn exp3_minority() -> Result<Run, GroupError> {
 /// Experiment 4 with `min.insync.replicas = min_insync`: one follower is
 /// marked slow and an `AllIsr` write is attempted.
 pub fn exp4_slow(min_insync: usize) -> Result<Run, GroupError> {
-    let mut g = IsrGroup::new(IsrConfig {
-        seed: 4,
-        min_insync_replicas: min_insync,
-        ..IsrConfig::default()
-    })?;
+    let mut g = IsrGroup::new(
+        IsrConfig::default()
+            .with_min_insync_replicas(min_insync)
+            .with_seed(4),
+    )?;
     let slow = first_follower(&g.probe())?;
     g.set_replica_slow(&slow, true)?;
     let value = b("v");

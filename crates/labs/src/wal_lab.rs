@@ -36,11 +36,11 @@ fn val(text: &'static str) -> Bytes {
 
 /// The default group, with `sync` as its synchronous standbys.
 fn group(sync: &[&str]) -> Result<WalShippingGroup, GroupError> {
-    WalShippingGroup::new(WalConfig {
-        synchronous_standbys: sync.iter().map(|s| id(s)).collect(),
-        seed: SEED,
-        ..WalConfig::default()
-    })
+    WalShippingGroup::new(
+        WalConfig::default()
+            .with_synchronous_standbys(sync.iter().map(|s| id(s)))
+            .with_seed(SEED),
+    )
 }
 
 /// The synchronous standbys of a `QUORUM` variant: `standby-1`.

@@ -23,6 +23,7 @@ use sim_core::NodeId;
 /// assert_eq!(group.current_primary(), &NodeId::new("m"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AsyncConfig {
     /// The node that starts as primary (generation 1).
     pub primary: NodeId,

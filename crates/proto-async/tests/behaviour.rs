@@ -104,11 +104,7 @@ fn restart_inside_the_backlog_is_a_partial_resync() {
 
 #[test]
 fn restart_outside_the_backlog_is_a_full_resync() {
-    let mut g = AsyncPrimaryGroup::new(AsyncConfig {
-        backlog_size: 3,
-        ..AsyncConfig::default()
-    })
-    .unwrap();
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_backlog_size(3)).unwrap();
     write(&mut g, "a", "1");
     g.run_until_idle(10).unwrap();
     g.crash(&id("replica-1"), false).unwrap();
@@ -141,11 +137,7 @@ fn a_level_replica_restart_is_a_partial_resync_with_no_entries() {
 
 #[test]
 fn a_gap_in_the_stream_is_detected_and_never_applied_out_of_order() {
-    let mut g = AsyncPrimaryGroup::new(AsyncConfig {
-        replication_delay: 2,
-        ..AsyncConfig::default()
-    })
-    .unwrap();
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_replication_delay(2)).unwrap();
     write(&mut g, "a", "1");
     g.tick(); // entry 1 is on the wire
     g.isolate(&id("replica-1")).unwrap();

@@ -7,11 +7,7 @@ use sim_core::Rng;
 
 /// A seeded script of writes, faults, promotions and ticks.
 fn scripted(seed: u64) -> AsyncPrimaryGroup {
-    let mut g = AsyncPrimaryGroup::new(AsyncConfig {
-        seed,
-        ..AsyncConfig::default()
-    })
-    .unwrap();
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(seed)).unwrap();
     let ids = g.node_ids();
     let mut rng = Rng::new(seed);
     for step in 0..200u64 {

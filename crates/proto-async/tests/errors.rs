@@ -33,55 +33,25 @@ fn setting(config: AsyncConfig) -> String {
 #[test]
 fn invalid_configs_are_config_errors_naming_the_setting() {
     let d = AsyncConfig::default;
+    assert_eq!(setting(AsyncConfig::new(id("primary"), vec![])), "replicas");
     assert_eq!(
-        setting(AsyncConfig {
-            replicas: vec![],
-            ..d()
-        }),
+        setting(AsyncConfig::new(id("primary"), vec![id("primary")])),
         "replicas"
     );
     assert_eq!(
-        setting(AsyncConfig {
-            replicas: vec![id("primary")],
-            ..d()
-        }),
+        setting(AsyncConfig::new(id("primary"), vec![id("r"), id("r")])),
         "replicas"
     );
     assert_eq!(
-        setting(AsyncConfig {
-            replicas: vec![id("r"), id("r")],
-            ..d()
-        }),
+        setting(AsyncConfig::new(id("primary"), vec![id("")])),
         "replicas"
     );
     assert_eq!(
-        setting(AsyncConfig {
-            replicas: vec![id("")],
-            ..d()
-        }),
-        "replicas"
-    );
-    assert_eq!(
-        setting(AsyncConfig {
-            primary: id(""),
-            ..d()
-        }),
+        setting(AsyncConfig::new(id(""), [id("replica-1"), id("replica-2")])),
         "primary"
     );
-    assert_eq!(
-        setting(AsyncConfig {
-            backlog_size: 0,
-            ..d()
-        }),
-        "backlog_size"
-    );
-    assert_eq!(
-        setting(AsyncConfig {
-            replication_delay: 0,
-            ..d()
-        }),
-        "replication_delay"
-    );
+    assert_eq!(setting(d().with_backlog_size(0)), "backlog_size");
+    assert_eq!(setting(d().with_replication_delay(0)), "replication_delay");
 }
 
 #[test]

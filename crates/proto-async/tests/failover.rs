@@ -31,11 +31,7 @@ fn promoting_a_stale_replica_loses_an_acknowledged_write() {
 fn a_queued_full_sync_and_a_queued_backlog_entry_from_the_old_primary_are_rejected_after_promotion()
 {
     // replica-2 misses more than the 1-entry backlog: it needs a full sync.
-    let mut h = AsyncPrimaryGroup::new(AsyncConfig {
-        backlog_size: 1,
-        ..AsyncConfig::default()
-    })
-    .unwrap();
+    let mut h = AsyncPrimaryGroup::new(AsyncConfig::default().with_backlog_size(1)).unwrap();
     write(&mut h, "a", "1");
     h.run_until_idle(10).unwrap();
     h.crash(&id("replica-2"), false).unwrap();

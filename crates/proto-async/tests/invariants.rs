@@ -151,12 +151,8 @@ impl Model {
 }
 
 fn run_schedule(seed: u64, seen: &mut BTreeMap<String, usize>) {
-    let mut g = AsyncPrimaryGroup::new(AsyncConfig {
-        backlog_size: 3,
-        seed,
-        ..AsyncConfig::default()
-    })
-    .expect("valid config");
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_backlog_size(3).with_seed(seed))
+        .expect("valid config");
     let ids = g.node_ids();
     let mut rng = Rng::new(seed ^ 0xA5A5_5A5A);
     let mut model = Model::new();

@@ -18,6 +18,7 @@ use replication::{GroupError, NodeId, validate_node_ids};
 /// config.validate().unwrap();
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct IsrConfig {
     /// Every replica, in id order of appearance (at least two, no duplicates).
     pub nodes: Vec<NodeId>,

@@ -32,11 +32,11 @@ fn guard_of(err: &GroupError) -> &'static str {
 
 #[test]
 fn chapter_hands_on_all_isr_write_is_refused_before_append_when_isr_below_min() {
-    let mut g = group(IsrConfig {
-        replica_lag_timeout: 1,
-        min_insync_replicas: 2,
-        ..IsrConfig::default()
-    });
+    let mut g = group(
+        IsrConfig::default()
+            .with_replica_lag_timeout(1)
+            .with_min_insync_replicas(2),
+    );
     let leader = g.probe().controller_leader;
     for f in g.node_ids().into_iter().filter(|x| x != &leader) {
         g.set_replica_slow(&f, true).unwrap();
@@ -53,10 +53,7 @@ fn chapter_hands_on_all_isr_write_is_refused_before_append_when_isr_below_min() 
 
 #[test]
 fn isr_may_shrink_below_min_insync_while_leader_writes_still_work() {
-    let mut g = group(IsrConfig {
-        replica_lag_timeout: 1,
-        ..IsrConfig::default()
-    });
+    let mut g = group(IsrConfig::default().with_replica_lag_timeout(1));
     g.set_replica_slow(&n("node-2"), true).unwrap();
     g.set_replica_slow(&n("node-3"), true).unwrap();
     g.tick();
@@ -73,10 +70,7 @@ fn isr_may_shrink_below_min_insync_while_leader_writes_still_work() {
 
 #[test]
 fn slow_follower_rejoins_only_after_catching_up() {
-    let mut g = group(IsrConfig {
-        replica_lag_timeout: 2,
-        ..IsrConfig::default()
-    });
+    let mut g = group(IsrConfig::default().with_replica_lag_timeout(2));
     g.set_replica_slow(&n("node-2"), true).unwrap();
     for i in 0..3 {
         assert!(
@@ -102,10 +96,7 @@ fn slow_follower_rejoins_only_after_catching_up() {
 
 #[test]
 fn follower_cut_off_from_the_leader_cannot_rejoin_even_when_level() {
-    let mut g = group(IsrConfig {
-        replica_lag_timeout: 1,
-        ..IsrConfig::default()
-    });
+    let mut g = group(IsrConfig::default().with_replica_lag_timeout(1));
     g.isolate(&n("node-3")).unwrap();
     for _ in 0..4 {
         g.tick();
@@ -152,10 +143,7 @@ fn queued_old_epoch_append_is_rejected_after_an_election_and_does_not_touch_stat
 
 #[test]
 fn committed_entry_of_an_older_epoch_is_replayed_by_the_new_leader() {
-    let mut g = group(IsrConfig {
-        replica_lag_timeout: 1,
-        ..IsrConfig::default()
-    });
+    let mut g = group(IsrConfig::default().with_replica_lag_timeout(1));
     g.set_replica_slow(&n("node-3"), true).unwrap();
     assert!(
         g.client_write(b("k"), b("v"), AckLevel::AllIsr)
@@ -176,10 +164,7 @@ fn committed_entry_of_an_older_epoch_is_replayed_by_the_new_leader() {
 
 #[test]
 fn clean_election_bumps_both_epochs_truncates_to_hw_and_drops_the_old_leader_from_isr() {
-    let mut g = group(IsrConfig {
-        replica_lag_timeout: 10,
-        ..IsrConfig::default()
-    });
+    let mut g = group(IsrConfig::default().with_replica_lag_timeout(10));
     assert!(
         g.client_write(b("a"), b("1"), AckLevel::AllIsr)
             .unwrap()
@@ -310,11 +295,11 @@ fn linearizable_is_blocked_when_the_leader_has_an_entry_above_hw() {
 
 #[test]
 fn linearizable_is_blocked_when_the_lease_has_expired() {
-    let mut g = group(IsrConfig {
-        lease_duration: 1,
-        replica_lag_timeout: 50,
-        ..IsrConfig::default()
-    });
+    let mut g = group(
+        IsrConfig::default()
+            .with_lease_duration(1)
+            .with_replica_lag_timeout(50),
+    );
     g.isolate(&n("node-2")).unwrap();
     g.isolate(&n("node-3")).unwrap();
     g.tick();
@@ -332,10 +317,7 @@ fn linearizable_is_blocked_when_the_lease_has_expired() {
 
 #[test]
 fn linearizable_is_blocked_when_isr_is_below_min_insync() {
-    let mut g = group(IsrConfig {
-        replica_lag_timeout: 1,
-        ..IsrConfig::default()
-    });
+    let mut g = group(IsrConfig::default().with_replica_lag_timeout(1));
     g.crash(&n("node-2"), false).unwrap();
     g.crash(&n("node-3"), false).unwrap();
     let err = g
@@ -379,77 +361,20 @@ fn unsupported_ack_levels_are_unsupported_ack_and_change_nothing() {
 fn every_invalid_config_is_an_error_naming_its_setting() {
     let d = IsrConfig::default;
     let cases: Vec<(IsrConfig, &str)> = vec![
+        (IsrConfig::with_nodes(vec![n("node-1")]), "nodes"),
         (
-            IsrConfig {
-                nodes: vec![n("node-1")],
-                ..d()
-            },
+            IsrConfig::with_nodes(vec![n("node-1"), n("node-1")]),
             "nodes",
         ),
-        (
-            IsrConfig {
-                nodes: vec![n("node-1"), n("node-1")],
-                ..d()
-            },
-            "nodes",
-        ),
-        (
-            IsrConfig {
-                nodes: vec![n("node-1"), n("")],
-                ..d()
-            },
-            "nodes",
-        ),
-        (
-            IsrConfig {
-                leader: n("node-9"),
-                ..d()
-            },
-            "leader",
-        ),
-        (
-            IsrConfig {
-                min_insync_replicas: 0,
-                ..d()
-            },
-            "min_insync_replicas",
-        ),
-        (
-            IsrConfig {
-                min_insync_replicas: 4,
-                ..d()
-            },
-            "min_insync_replicas",
-        ),
-        (
-            IsrConfig {
-                replica_lag_timeout: 0,
-                ..d()
-            },
-            "replica_lag_timeout",
-        ),
-        (
-            IsrConfig {
-                retention: 0,
-                ..d()
-            },
-            "retention",
-        ),
-        (IsrConfig { delay: 0, ..d() }, "delay"),
-        (
-            IsrConfig {
-                ack_timeout: 0,
-                ..d()
-            },
-            "ack_timeout",
-        ),
-        (
-            IsrConfig {
-                lease_duration: 0,
-                ..d()
-            },
-            "lease_duration",
-        ),
+        (IsrConfig::with_nodes(vec![n("node-1"), n("")]), "nodes"),
+        (d().with_leader(n("node-9")), "leader"),
+        (d().with_min_insync_replicas(0), "min_insync_replicas"),
+        (d().with_min_insync_replicas(4), "min_insync_replicas"),
+        (d().with_replica_lag_timeout(0), "replica_lag_timeout"),
+        (d().with_retention(0), "retention"),
+        (d().with_delay(0), "delay"),
+        (d().with_ack_timeout(0), "ack_timeout"),
+        (d().with_lease_duration(0), "lease_duration"),
     ];
     for (config, setting) in cases {
         match IsrGroup::new(config) {
@@ -643,10 +568,7 @@ fn restarted_leader_is_re_established_in_a_new_epoch() {
 }
 
 fn scripted_trace(seed: u64, trace_on: bool) -> (String, IsrProbe) {
-    let mut g = group(IsrConfig {
-        seed,
-        ..IsrConfig::default()
-    });
+    let mut g = group(IsrConfig::default().with_seed(seed));
     g.trace_mut().set_enabled(trace_on);
     g.set_replica_slow(&n("node-2"), true).unwrap();
     for i in 0..5 {
@@ -677,13 +599,13 @@ fn same_seed_gives_the_identical_trace_and_trace_off_changes_nothing() {
 
 #[test]
 fn extreme_settings_refuse_or_time_out_without_panicking() {
-    let mut g = group(IsrConfig {
-        lease_duration: u64::MAX,
-        replica_lag_timeout: u64::MAX,
-        delay: 1_000,
-        ack_timeout: 3,
-        ..IsrConfig::default()
-    });
+    let mut g = group(
+        IsrConfig::default()
+            .with_lease_duration(u64::MAX)
+            .with_replica_lag_timeout(u64::MAX)
+            .with_delay(1_000)
+            .with_ack_timeout(3),
+    );
     let w = g.client_write(b("k"), b("v"), AckLevel::AllIsr).unwrap();
     assert!(!w.accepted);
     assert_eq!(

@@ -17,11 +17,7 @@ fn guard_of(result: Result<replication::ReadResult, GroupError>) -> &'static str
 
 /// Followers stay in the ISR for a long time: only the lease can refuse.
 fn patient_group() -> IsrGroup {
-    IsrGroup::new(IsrConfig {
-        replica_lag_timeout: 1_000,
-        ..IsrConfig::default()
-    })
-    .expect("valid config")
+    IsrGroup::new(IsrConfig::default().with_replica_lag_timeout(1_000)).expect("valid config")
 }
 
 #[test]

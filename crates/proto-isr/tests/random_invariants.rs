@@ -81,15 +81,13 @@ fn check(g: &IsrGroup, h: &mut History, seed: u64, step: &str) {
 fn run_seed(seed: u64) {
     let mut rng = Rng::new(seed ^ 0xD1CE);
     let nodes: Vec<NodeId> = (1..=3).map(|i| NodeId::new(format!("node-{i}"))).collect();
-    let config = IsrConfig {
-        seed,
-        min_insync_replicas: rng.range_inclusive(1, 3) as usize,
-        replica_lag_timeout: rng.range_inclusive(1, 4),
-        retention: rng.range_inclusive(2, 6) as usize,
-        ack_timeout: rng.range_inclusive(4, 10),
-        lease_duration: rng.range_inclusive(1, 6),
-        ..IsrConfig::default()
-    };
+    let config = IsrConfig::default()
+        .with_seed(seed)
+        .with_min_insync_replicas(rng.range_inclusive(1, 3) as usize)
+        .with_replica_lag_timeout(rng.range_inclusive(1, 4))
+        .with_retention(rng.range_inclusive(2, 6) as usize)
+        .with_ack_timeout(rng.range_inclusive(4, 10))
+        .with_lease_duration(rng.range_inclusive(1, 6));
     let mut g = IsrGroup::new(config).expect("valid config");
     g.trace_mut().set_enabled(seed % 10 == 0);
     g.set_invariant_checks(true);

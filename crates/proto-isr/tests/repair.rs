@@ -15,11 +15,8 @@ fn events(g: &IsrGroup, kind: &str) -> usize {
 
 #[test]
 fn follower_that_missed_an_append_fetches_and_is_resynchronised() {
-    let mut g = IsrGroup::new(IsrConfig {
-        replica_lag_timeout: 1_000,
-        ..IsrConfig::default()
-    })
-    .expect("valid config");
+    let mut g =
+        IsrGroup::new(IsrConfig::default().with_replica_lag_timeout(1_000)).expect("valid config");
     let (leader, f) = (n("node-1"), n("node-2"));
     // Cut both ways: node-2 misses offset 1.
     g.cut_link(&leader, &f).unwrap();
@@ -51,11 +48,8 @@ fn follower_that_missed_an_append_fetches_and_is_resynchronised() {
 
 #[test]
 fn truncation_then_power_loss_keeps_nothing_that_was_not_fsynced() {
-    let mut g = IsrGroup::new(IsrConfig {
-        replica_lag_timeout: 1_000,
-        ..IsrConfig::default()
-    })
-    .expect("valid config");
+    let mut g =
+        IsrGroup::new(IsrConfig::default().with_replica_lag_timeout(1_000)).expect("valid config");
     // node-3 slow: HW stays 0 while node-2 receives and fsyncs 1..=2.
     g.set_replica_slow(&n("node-3"), true).unwrap();
     g.client_write(Bytes::from("k"), Bytes::from("v1"), AckLevel::Leader)

@@ -5,11 +5,7 @@ use replication::{AckLevel, Bytes, NodeId, ReplicationGroup};
 
 #[test]
 fn shrink_and_rejoin_trace_is_pinned() {
-    let mut g = IsrGroup::new(IsrConfig {
-        replica_lag_timeout: 2,
-        ..IsrConfig::default()
-    })
-    .unwrap();
+    let mut g = IsrGroup::new(IsrConfig::default().with_replica_lag_timeout(2)).unwrap();
     let slow = NodeId::new("node-2");
     g.set_replica_slow(&slow, true).unwrap();
     for i in 0..3 {

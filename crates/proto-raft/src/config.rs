@@ -23,6 +23,7 @@ use sim_core::NodeId;
 /// [`RaftGroup::new`](crate::RaftGroup::new)) refuses anything that would
 /// make elections unsafe or meaningless.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RaftConfig {
     /// Voting members, in id order of the group (at least three, no duplicates).
     pub nodes: Vec<NodeId>,

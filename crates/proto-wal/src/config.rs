@@ -27,6 +27,7 @@ use crate::sync_names::{SyncQuorum, SynchronousCommit, SynchronousStandbyNames};
 /// assert_eq!(named.node_ids(), vec![NodeId::new("pg-a"), NodeId::new("pg-b")]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WalConfig {
     /// The node that starts as primary on timeline 1.
     pub primary: NodeId,

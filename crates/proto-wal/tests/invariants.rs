@@ -74,13 +74,11 @@ fn run_schedule(seed: u64, coverage: &mut Coverage) -> Result<(), String> {
         2 => vec![ids[2].clone()],
         _ => vec![ids[1].clone(), ids[2].clone()],
     };
-    let config = WalConfig {
-        synchronous_standbys: sync.clone(),
-        retention: rng.range_inclusive(1, 6) as usize,
-        ack_timeout: 8,
-        seed,
-        ..WalConfig::default()
-    };
+    let config = WalConfig::default()
+        .with_synchronous_standbys(sync.clone())
+        .with_retention(rng.range_inclusive(1, 6) as usize)
+        .with_ack_timeout(8)
+        .with_seed(seed);
     let net = if seed % 2 == 0 {
         NetConfig::default()
     } else {
@@ -275,10 +273,7 @@ fn invariants_hold_after_every_step_of_a_thousand_seeded_schedules() {
 #[test]
 fn a_seeded_schedule_is_reproducible() {
     let once = |seed| {
-        let config = WalConfig {
-            seed,
-            ..WalConfig::default()
-        };
+        let config = WalConfig::default().with_seed(seed);
         let net = NetConfig::default()
             .with_delay_range(1, 3)
             .with_reorder(0.3, 2);
