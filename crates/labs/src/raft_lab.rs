@@ -253,10 +253,10 @@ fn catch_up_mode(g: &RaftGroup, follower: &NodeId, from: usize) -> String {
         if event.field("follower") != Some(Value::Node(follower.clone())) {
             continue;
         }
-        if let Some(mode) = event.str_field("mode") {
-            if !modes.iter().any(|m| m == mode) {
-                modes.push(mode.to_string());
-            }
+        if let Some(mode) = event.str_field("mode")
+            && !modes.iter().any(|m| m == mode)
+        {
+            modes.push(mode.to_string());
         }
     }
     if modes.is_empty() {

@@ -210,10 +210,11 @@ impl IsrGroup {
         }
         self.refresh();
         self.settle_pending();
-        if self.tick_checks && self.violation.is_none() {
-            if let Err(v) = self.check_invariants() {
-                self.violation = Some(format!("tick {}: {v}", self.tick_now()));
-            }
+        if self.tick_checks
+            && self.violation.is_none()
+            && let Err(v) = self.check_invariants()
+        {
+            self.violation = Some(format!("tick {}: {v}", self.tick_now()));
         }
     }
 

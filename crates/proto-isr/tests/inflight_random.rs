@@ -95,7 +95,7 @@ fn run_seed(seed: u64) {
         .with_ack_timeout(rng.range_inclusive(3, 12))
         .with_retention(rng.range_inclusive(2, 6) as usize);
     let mut g = IsrGroup::new(config).expect("valid config");
-    g.trace_mut().set_enabled(seed % 10 == 0);
+    g.trace_mut().set_enabled(seed.is_multiple_of(10));
     g.set_invariant_checks(true);
     let nodes = g.node_ids();
     let mut c = Client {

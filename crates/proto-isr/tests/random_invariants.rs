@@ -89,7 +89,7 @@ fn run_seed(seed: u64) {
         .with_ack_timeout(rng.range_inclusive(4, 10))
         .with_lease_duration(rng.range_inclusive(1, 6));
     let mut g = IsrGroup::new(config).expect("valid config");
-    g.trace_mut().set_enabled(seed % 10 == 0);
+    g.trace_mut().set_enabled(seed.is_multiple_of(10));
     g.set_invariant_checks(true);
     let mut h = History::default();
     let mut writes = 0u64;

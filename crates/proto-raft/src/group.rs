@@ -285,10 +285,10 @@ impl RaftGroup {
         }
         let mut ticks = 0;
         loop {
-            if let Some(l) = self.leader_index() {
-                if exclude != Some(&self.ids[l]) {
-                    return Ok(self.ids[l].clone());
-                }
+            if let Some(l) = self.leader_index()
+                && exclude != Some(&self.ids[l])
+            {
+                return Ok(self.ids[l].clone());
             }
             if ticks >= max_ticks {
                 return Err(GroupError::NotIdle {

@@ -69,15 +69,15 @@ impl InvariantChecker {
                 if top < low {
                     continue;
                 }
-                if let Some(k) = (low..=top).rev().find(|&k| na.term_at(k) == nb.term_at(k)) {
-                    if let Some(j) = (low..=k).find(|&j| na.entry(j) != nb.entry(j)) {
-                        return Err(format!(
-                            "log matching: {} and {} agree on (index {k}, term {}) but differ at index {j}",
-                            name(a),
-                            name(b),
-                            na.term_at(k).unwrap_or(0)
-                        ));
-                    }
+                if let Some(k) = (low..=top).rev().find(|&k| na.term_at(k) == nb.term_at(k))
+                    && let Some(j) = (low..=k).find(|&j| na.entry(j) != nb.entry(j))
+                {
+                    return Err(format!(
+                        "log matching: {} and {} agree on (index {k}, term {}) but differ at index {j}",
+                        name(a),
+                        name(b),
+                        na.term_at(k).unwrap_or(0)
+                    ));
                 }
             }
         }
@@ -153,14 +153,16 @@ impl InvariantChecker {
                 }
             }
             for other in nodes.iter().filter(|o| o.me != n.me) {
-                if let Some(t) = other.term_at(index) {
-                    if index > other.snapshot.index && t != term && index <= other.commit_index {
-                        return Err(format!(
-                            "snapshot: {} snapshot ends at (index {index}, term {term}) but {} committed term {t} there",
-                            name(n.me),
-                            name(other.me)
-                        ));
-                    }
+                if let Some(t) = other.term_at(index)
+                    && index > other.snapshot.index
+                    && t != term
+                    && index <= other.commit_index
+                {
+                    return Err(format!(
+                        "snapshot: {} snapshot ends at (index {index}, term {term}) but {} committed term {t} there",
+                        name(n.me),
+                        name(other.me)
+                    ));
                 }
             }
         }

@@ -81,14 +81,14 @@ impl RaftNode {
 
     /// Leader tick: abandon a transfer whose deadline passed.
     pub(crate) fn check_transfer(&mut self, now: Tick, out: &mut Vec<Output>) {
-        if let Some(transfer) = self.transfer {
-            if now >= transfer.deadline {
-                self.transfer = None;
-                out.push(Output::Event(NodeEvent::TransferAbandoned {
-                    target: transfer.target,
-                    timeout_now_sent: transfer.timeout_now_sent,
-                }));
-            }
+        if let Some(transfer) = self.transfer
+            && now >= transfer.deadline
+        {
+            self.transfer = None;
+            out.push(Output::Event(NodeEvent::TransferAbandoned {
+                target: transfer.target,
+                timeout_now_sent: transfer.timeout_now_sent,
+            }));
         }
     }
 

@@ -313,10 +313,10 @@ fn every_op_completes_within_its_bound_under_seeded_faults() {
                     .map(|()| (OpId(0), 0)),
                 _ => Ok((OpId(0), 0)),
             };
-            if let Ok((id, bound)) = submitted {
-                if id != OpId(0) {
-                    pending.push((id, g.now(), bound));
-                }
+            if let Ok((id, bound)) = submitted
+                && id != OpId(0)
+            {
+                pending.push((id, g.now(), bound));
             }
             g.tick();
             for c in g.take_completions() {

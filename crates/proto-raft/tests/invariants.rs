@@ -31,7 +31,7 @@ struct Outcome {
 /// snapshots every 3 applied entries are on and some ticks start a
 /// leadership transfer to a random node.
 fn run_schedule(seed: u64, all_features: bool) -> Outcome {
-    let cluster = if seed % 2 == 0 { 3 } else { 5 };
+    let cluster = if seed.is_multiple_of(2) { 3 } else { 5 };
     let mut config = RaftConfig::new((1..=cluster).map(|i| format!("n{i}"))).with_seed(seed);
     if all_features {
         config = config.with_all_features(3);

@@ -79,7 +79,7 @@ fn run_schedule(seed: u64, coverage: &mut Coverage) -> Result<(), String> {
         .with_retention(rng.range_inclusive(1, 6) as usize)
         .with_ack_timeout(8)
         .with_seed(seed);
-    let net = if seed % 2 == 0 {
+    let net = if seed.is_multiple_of(2) {
         NetConfig::default()
     } else {
         NetConfig::default()

@@ -32,10 +32,9 @@ fn discover_lanes(trace: &Trace) -> Vec<String> {
     if let Some(start) = trace
         .events()
         .find(|e| e.kind.ends_with("_group_started") || e.kind.ends_with("_group_created"))
+        && let Some(nodes) = field(&start, "nodes")
     {
-        if let Some(nodes) = field(&start, "nodes") {
-            collect(&nodes, &mut lanes);
-        }
+        collect(&nodes, &mut lanes);
     }
     for event in trace.events() {
         for (_, value) in event.fields() {

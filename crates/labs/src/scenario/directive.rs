@@ -220,12 +220,12 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
             };
             let op = op_spec(kind, &mut args)?;
             let name = args.take("as");
-            if let Some(n) = &name {
-                if n.is_empty() || n.contains(',') {
-                    return Err(format!(
-                        "`as={n}`: a name needs at least one character and no comma"
-                    ));
-                }
+            if let Some(n) = &name
+                && (n.is_empty() || n.contains(','))
+            {
+                return Err(format!(
+                    "`as={n}`: a name needs at least one character and no comma"
+                ));
             }
             (
                 Directive::Submit { op, name },

@@ -128,10 +128,10 @@ impl Interner {
 
     fn node(&mut self, node: &NodeId) -> u32 {
         let addr = node.shared_addr();
-        if let Some((cached, id)) = &self.node_cache[slot(addr, NODE_CACHE_BITS)] {
-            if cached.shared_addr() == addr {
-                return *id;
-            }
+        if let Some((cached, id)) = &self.node_cache[slot(addr, NODE_CACHE_BITS)]
+            && cached.shared_addr() == addr
+        {
+            return *id;
         }
         let id = match self.node_by_name.get(node) {
             Some(&id) => id,

@@ -55,7 +55,7 @@ pub fn event_to_json(event: EventRef<'_>) -> Json {
 }
 
 fn parse_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())

@@ -142,10 +142,10 @@ impl Trace {
             kind,
             fields_end: self.encoded.len(),
         });
-        if tracing::enabled!(target: "minidist::trace", tracing::Level::DEBUG) {
-            if let Some(event) = self.events().next_back() {
-                tracing::debug!(target: "minidist::trace", "{}", event);
-            }
+        if tracing::enabled!(target: "minidist::trace", tracing::Level::DEBUG)
+            && let Some(event) = self.events().next_back()
+        {
+            tracing::debug!(target: "minidist::trace", "{}", event);
         }
     }
 
