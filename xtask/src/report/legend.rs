@@ -72,6 +72,12 @@ const EXP3: &[Entry] = &[
         "the write at the leader the majority chose was acknowledged",
     ),
     (
+        "partition reads: X (old) / Y (new)",
+        "during the partition, after both writes, a LOCAL read at the old leader and at the new \
+         one: each side holds only its own write (the old side its dirty write where it took one; \
+         a Raft old leader never commits it, so it still reads the value before)",
+    ),
+    (
         "fenced: N",
         "N messages of the old lineage were rejected by their receivers after heal, counted in \
          the trace: `async_message_rejected` (reason non_current_primary / stale_generation), \
