@@ -6,20 +6,10 @@
 
 use std::fmt::Write as _;
 
-/// `text` with `& < > " '` escaped, for element text and attribute values.
+/// `text` with `& < > " '` escaped, for element text and attribute values
+/// (the diagrams' own XML escaping, so the pages and the SVG agree).
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    labs::diagram::escape_xml(text)
 }
 
 /// A tiny subset of Markdown as markup: `**bold**` and `` `code` ``, the
@@ -206,7 +196,7 @@ mod tests {
     fn escape_turns_markup_characters_into_entities() {
         assert_eq!(
             escape(r#"<a href="x">'&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+            "&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;"
         );
     }
 

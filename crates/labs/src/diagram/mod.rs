@@ -61,6 +61,8 @@ mod roles;
 mod scene;
 mod svg;
 mod text;
+
+pub use text::escape_xml;
 mod timeline;
 
 #[cfg(test)]

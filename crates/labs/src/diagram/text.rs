@@ -15,7 +15,7 @@ const MONO_ADVANCE: f64 = 0.6;
 /// `&`, `<`, `>`, `"` and `'` become entities, a tab a space; other control
 /// characters than the newline, which XML 1.0 forbids even as character
 /// references, become U+FFFD.
-pub(super) fn escape_xml(text: &str) -> String {
+pub fn escape_xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
