@@ -204,3 +204,163 @@ fn crash_after_ack_scenario_shows_the_matrix_survived_and_lost_outcomes() {
         }
     }
 }
+
+/// The scenario file whose name ends with `suffix`, parsed.
+fn scenario_named(suffix: &str) -> Scenario {
+    let (name, text) = scenario_files()
+        .into_iter()
+        .find(|(n, _)| n.ends_with(suffix))
+        .unwrap_or_else(|| panic!("{suffix} is a scenario file"));
+    parsed(&name, &text)
+}
+
+/// Each `config` part of a run: its cases as (directive, output joined by
+/// line breaks), in order.
+fn parts(s: &Scenario, outputs: &[Vec<String>]) -> Vec<Vec<(String, String)>> {
+    let mut parts: Vec<Vec<(String, String)>> = Vec::new();
+    for (case, output) in s.cases.iter().zip(outputs) {
+        if case.text.starts_with("config") || parts.is_empty() {
+            parts.push(Vec::new());
+        }
+        if let Some(part) = parts.last_mut() {
+            part.push((case.text.clone(), output.join("\n")));
+        }
+    }
+    parts
+}
+
+/// The outputs of the cases of `part` whose directive starts with `prefix`.
+fn outputs_of<'a>(part: &'a [(String, String)], prefix: &str) -> Vec<&'a str> {
+    part.iter()
+        .filter(|(d, _)| d.starts_with(prefix))
+        .map(|(_, o)| o.as_str())
+        .collect()
+}
+
+/// The value a read printed (`value=V node=…`): `Some(None)` for `<none>`,
+/// `None` when the read was not served.
+fn read_value(output: &str) -> Option<Option<String>> {
+    let rest = output.strip_prefix("value=")?;
+    let value = rest.split_whitespace().next()?;
+    Some((value != "<none>").then(|| value.to_owned()))
+}
+
+fn text(value: Option<&bytes::Bytes>) -> Option<String> {
+    value.map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// The matrix's observation of `experiment` for `protocol` and `variant`.
+fn matrix_run(protocol: Protocol, experiment: u8, variant: &str) -> labs::Run {
+    labs::run_one(protocol, experiment, Some(variant))
+        .unwrap_or_else(|e| panic!("{protocol} {experiment} {variant}: {e}"))
+}
+
+#[test]
+fn normal_replication_scenario_shows_the_matrix_follower_values_at_ack_and_after() {
+    let s = scenario_named("01-normal-replication.txt");
+    for protocol in Protocol::ALL {
+        let outputs = scenario::run_protocol(&s, protocol);
+        let parts = parts(&s, &outputs);
+        assert_eq!(parts.len(), 2, "{protocol}: a weak part and a strong part");
+        for (i, part) in parts.iter().enumerate() {
+            let variant = match (protocol, i) {
+                (Protocol::Wal, 0) => "leader",
+                (Protocol::Wal, _) => "quorum",
+                (Protocol::Isr, 0) => "leader",
+                (Protocol::Isr, _) => "all_isr",
+                _ => "default",
+            };
+            let run = matrix_run(protocol, 1, variant);
+            let matrix = run.observed.as_normal().expect("experiment 1");
+            let reads = outputs_of(part, "read key=k level=weak node=follower-1");
+            assert_eq!(reads.len(), 2, "{protocol}: at the ack and after");
+            let at_ack = read_value(reads[0]).expect("the follower serves LOCAL");
+            let after = read_value(reads[1]).expect("the follower serves LOCAL");
+            assert_eq!(
+                (at_ack, after),
+                (
+                    text(matrix.follower_at_ack.as_ref()),
+                    text(matrix.follower_after.as_ref())
+                ),
+                "{protocol} {variant}: matrix cell `{}`",
+                run.cell()
+            );
+            let write = outputs_of(part, "write")[0];
+            assert_eq!(write.starts_with("acked "), matrix.acked, "{protocol}: {write}");
+        }
+    }
+}
+
+#[test]
+fn slow_replica_scenario_shows_the_matrix_availability_and_staleness() {
+    let s = scenario_named("04-slow-replica.txt");
+    for protocol in Protocol::ALL {
+        let outputs = scenario::run_protocol(&s, protocol);
+        let parts = parts(&s, &outputs);
+        assert_eq!(parts.len(), 2, "{protocol}: defaults, then the follower counts");
+        for (i, part) in parts.iter().enumerate() {
+            let variant = match (protocol, i) {
+                (Protocol::Wal, 1) => "sync_standby",
+                (Protocol::Isr, 1) => "min_insync_3",
+                _ => "default",
+            };
+            let run = matrix_run(protocol, 4, variant);
+            let matrix = run.observed.as_slow().expect("experiment 4");
+            let write = outputs_of(part, "write")[0];
+            let read = outputs_of(part, "read key=k level=weak node=follower-2")[0];
+            let stale = read_value(read).expect("the cut-off follower serves LOCAL")
+                != Some("v".to_owned());
+            assert_eq!(
+                (write.starts_with("acked "), stale),
+                (matrix.write_available, matrix.slow_replica_stale),
+                "{protocol} {variant}: write `{write}`, read `{read}`, matrix cell `{}`",
+                run.cell()
+            );
+            if protocol == Protocol::Isr {
+                let trace = outputs_of(part, "trace")[0];
+                assert_eq!(
+                    trace.contains("isr_member_removed node=node-3"),
+                    matrix.membership.contains("removed from ISR"),
+                    "{variant}: {trace}"
+                );
+            }
+        }
+    }
+}
+
+/// `stale`, `fresh`, `unsupported` or `blocked`, as experiment 6 classifies
+/// a read of `v`.
+fn read_outcome(output: &str) -> &'static str {
+    match read_value(output) {
+        Some(Some(v)) if v == "v" => "fresh",
+        Some(_) => "stale",
+        None if output.contains("does not support read level") => "unsupported",
+        None if output.contains(" blocked ") => "blocked",
+        None => panic!("not a read-level answer: {output}"),
+    }
+}
+
+#[test]
+fn read_levels_scenario_shows_the_matrix_stale_fresh_unsupported_blocked() {
+    let s = scenario_named("06-read-levels.txt");
+    for protocol in Protocol::ALL {
+        let outputs = scenario::run_protocol(&s, protocol);
+        let part = &parts(&s, &outputs)[0];
+        let run = matrix_run(protocol, 6, "default");
+        let matrix = run.observed.as_reads().expect("experiment 6");
+        let seen: Vec<&str> = outputs_of(part, "read")
+            .into_iter()
+            .map(read_outcome)
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                matrix.local.name(),
+                matrix.leader.name(),
+                matrix.linearizable.name()
+            ],
+            "{protocol}: matrix cell `{}`",
+            run.cell()
+        );
+    }
+}
