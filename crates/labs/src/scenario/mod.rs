@@ -30,7 +30,7 @@
 //!
 //! | directive | what it does | prints |
 //! |---|---|---|
-//! | `config [seed=N] [sync_standbys=a,b] [min_insync=N]` | a fresh group with these settings (see [`factory`](build)); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores) |
+//! | `config [seed=N] [sync_standbys=a,b] [min_insync=N] [min_replicas=N] [min_replicas_max_lag=T] [pre_vote=B] [check_quorum=B] [snapshot_threshold=N]` | a fresh group with these settings (see [`factory`](build): each is one protocol's setting); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores) |
 //! | `write key= value= level= [node=]` | blocking write (`client_write`; at a named node through `submit`) | `acked offset=N (LEVEL)`, `refused …: why`, or the error |
 //! | `read key= level= [node=]` | blocking read (`client_read`) | `value=V node=N offset=O (LEVEL)` or the error |
 //! | `submit write\|read … [as=NAME]` | start an operation without letting time pass | `NAME submitted as op-N` or the error |
