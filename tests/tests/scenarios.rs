@@ -133,9 +133,17 @@ fn a_malformed_scenario_is_a_file_line_message() {
         ),
         ("isolate node=primary-9\n", 1, "unknown node `primary-9`"),
         ("config quorum=2\n", 1, "unknown config setting `quorum`"),
-        ("config pre_vote=yes\n", 1, "`pre_vote=yes`: not `true` or `false`"),
+        (
+            "config pre_vote=yes\n",
+            1,
+            "`pre_vote=yes`: not `true` or `false`",
+        ),
         ("config check_quorum=1\n", 1, "not `true` or `false`"),
-        ("config min_replicas=-1\n", 1, "`min_replicas=-1`: not a whole number"),
+        (
+            "config min_replicas=-1\n",
+            1,
+            "`min_replicas=-1`: not a whole number",
+        ),
         (
             "config snapshot_threshold=many\n",
             1,
@@ -294,7 +302,11 @@ fn normal_replication_scenario_shows_the_matrix_follower_values_at_ack_and_after
                 run.cell()
             );
             let write = outputs_of(part, "write")[0];
-            assert_eq!(write.starts_with("acked "), matrix.acked, "{protocol}: {write}");
+            assert_eq!(
+                write.starts_with("acked "),
+                matrix.acked,
+                "{protocol}: {write}"
+            );
         }
     }
 }
@@ -305,7 +317,11 @@ fn slow_replica_scenario_shows_the_matrix_availability_and_staleness() {
     for protocol in Protocol::ALL {
         let outputs = scenario::run_protocol(&s, protocol);
         let parts = parts(&s, &outputs);
-        assert_eq!(parts.len(), 2, "{protocol}: defaults, then the follower counts");
+        assert_eq!(
+            parts.len(),
+            2,
+            "{protocol}: defaults, then the follower counts"
+        );
         for (i, part) in parts.iter().enumerate() {
             let variant = match (protocol, i) {
                 (Protocol::Wal, 1) => "sync_standby",
@@ -379,7 +395,11 @@ fn minority_leader_scenario_shows_the_matrix_old_write_partition_reads_and_value
     for protocol in Protocol::ALL {
         let outputs = scenario::run_protocol(&s, protocol);
         let parts = parts(&s, &outputs);
-        assert_eq!(parts.len(), 2, "{protocol}: defaults, then fencing settings");
+        assert_eq!(
+            parts.len(),
+            2,
+            "{protocol}: defaults, then fencing settings"
+        );
         for (i, part) in parts.iter().enumerate() {
             let variant = match (protocol, i) {
                 (Protocol::Async, 1) => "min_replicas_1",

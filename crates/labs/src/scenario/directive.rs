@@ -43,7 +43,7 @@ pub enum OpSpec {
 /// One directive of a scenario file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
-    /// `config [seed=] [sync_standbys=] [min_insync=]`: a fresh group.
+    /// `config [setting=value …]`: a fresh group (see [`Settings`]).
     Config(Settings),
     /// `write …` / `read …`: a blocking operation.
     Blocking(OpSpec),

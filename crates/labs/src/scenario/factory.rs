@@ -68,9 +68,8 @@ impl Settings {
                 "false" => Ok(false),
                 _ => Err(format!("`{key}={value}`: not `true` or `false`")),
             };
-            let count = || {
-                usize::try_from(number()?).map_err(|_| format!("`{key}={value}`: too large"))
-            };
+            let count =
+                || usize::try_from(number()?).map_err(|_| format!("`{key}={value}`: too large"));
             match key.as_str() {
                 "seed" => settings.seed = Some(number()?),
                 "min_replicas" => settings.min_replicas = Some(count()?),
@@ -121,7 +120,11 @@ impl Settings {
                 ),
                 only(self.pre_vote.is_some(), "pre_vote", "raft"),
                 only(self.check_quorum.is_some(), "check_quorum", "raft"),
-                only(self.snapshot_threshold.is_some(), "snapshot_threshold", "raft"),
+                only(
+                    self.snapshot_threshold.is_some(),
+                    "snapshot_threshold",
+                    "raft",
+                ),
             ]
             .into_iter()
             .flatten(),
