@@ -20,7 +20,7 @@ use proto_async::{AsyncConfig, AsyncPrimaryGroup};
 use proto_isr::{IsrConfig, IsrGroup};
 use proto_raft::{RaftConfig, RaftGroup};
 use proto_wal::{WalConfig, WalShippingGroup};
-use replication::{GroupError, NodeId, ReplicationGroup};
+use replication::{GroupError, NodeId, ReadResult, ReplicationGroup};
 
 use crate::protocol::Protocol;
 
@@ -133,11 +133,35 @@ impl Settings {
     }
 }
 
+/// A group a scenario drives: the [`ReplicationGroup`] trait, plus the
+/// few protocol calls outside it that an experiment needs. Each has a
+/// default answering `None` (the protocol has no such call), which the
+/// interpreter prints as an error naming the protocol that has it.
+pub trait ScenarioGroup: ReplicationGroup {
+    /// isr's `lease_read` (`lease-read key= node=`): a LINEARIZABLE read
+    /// addressed to `node`, blocked with guard `lease fenced` unless `node`
+    /// is the controller's current leader.
+    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
+        let _ = (node, key);
+        None
+    }
+}
+
+impl ScenarioGroup for AsyncPrimaryGroup {}
+impl ScenarioGroup for WalShippingGroup {}
+impl ScenarioGroup for RaftGroup {}
+
+impl ScenarioGroup for IsrGroup {
+    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
+        Some(IsrGroup::lease_read(self, node, key))
+    }
+}
+
 /// A fresh group of `protocol` with `settings`.
 pub fn build(
     protocol: Protocol,
     settings: &Settings,
-) -> Result<Box<dyn ReplicationGroup>, GroupError> {
+) -> Result<Box<dyn ScenarioGroup>, GroupError> {
     Ok(match protocol {
         Protocol::Async => {
             let mut config = AsyncConfig::default();
