@@ -43,7 +43,7 @@ pub enum OpSpec {
 /// One directive of a scenario file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
-    /// `config [seed=] [sync_standbys=] [min_insync=]`: a fresh group.
+    /// `config [setting=value …]`: a fresh group (see [`Settings`]).
     Config(Settings),
     /// `write …` / `read …`: a blocking operation.
     Blocking(OpSpec),
@@ -83,6 +83,13 @@ pub enum Directive {
     Slow(NodeRef, bool),
     /// `failover [node=]`.
     Failover(Option<NodeRef>),
+    /// `lease-read key= node=`: isr's `lease_read` at `node`.
+    LeaseRead {
+        /// The key.
+        key: Bytes,
+        /// The node the read is addressed to.
+        node: NodeRef,
+    },
     /// `summary [fields=a,b]`.
     Summary(Vec<String>),
     /// `trace [kinds=a,b]`: empty = every kind.
@@ -193,7 +200,7 @@ fn op_spec(kind: &str, args: &mut Args) -> Result<OpSpec, String> {
 /// Every directive name, for error messages.
 pub const DIRECTIVES: &str = "config, write, read, submit, await, completions, tick, \
      run-until-idle, isolate, heal, cut, restore, crash, restart, fsync, slow, failover, \
-     summary, trace";
+     lease-read, summary, trace";
 
 /// Parses one directive line, already split into words.
 pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
@@ -268,6 +275,13 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
             let node = args.take("node").map(|n| NodeRef::parse(&n)).transpose()?;
             (Directive::Failover(node), "node")
         }
+        "lease-read" => (
+            Directive::LeaseRead {
+                key: Bytes::from(args.need(name, "key")?),
+                node: args.node(name, "node")?,
+            },
+            "key, node",
+        ),
         "summary" => {
             let fields = args.list("fields");
             if let Some(f) = fields

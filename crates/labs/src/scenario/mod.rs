@@ -30,7 +30,7 @@
 //!
 //! | directive | what it does | prints |
 //! |---|---|---|
-//! | `config [seed=N] [sync_standbys=a,b] [min_insync=N]` | a fresh group with these settings (see [`factory`](build)); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores) |
+//! | `config [seed=N] [sync_standbys=a,b] [min_insync=N] [min_replicas=N] [min_replicas_max_lag=T] [pre_vote=B] [check_quorum=B] [snapshot_threshold=N]` | a fresh group with these settings (see [`factory`](build): each is one protocol's setting); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores) |
 //! | `write key= value= level= [node=]` | blocking write (`client_write`; at a named node through `submit`) | `acked offset=N (LEVEL)`, `refused …: why`, or the error |
 //! | `read key= level= [node=]` | blocking read (`client_read`) | `value=V node=N offset=O (LEVEL)` or the error |
 //! | `submit write\|read … [as=NAME]` | start an operation without letting time pass | `NAME submitted as op-N` or the error |
@@ -43,6 +43,7 @@
 //! | `crash node= [power-loss]` / `restart node=` / `fsync node=` | process crash (or power loss: unfsynced state lost), restart, fsync | `ok` or the error |
 //! | `slow node= [off]` | mark a replica slow (or clear it) | `ok` or the error |
 //! | `failover [node=]` | the protocol's leader change | `leader=N` or the error |
+//! | `lease-read key= node=` | isr's `lease_read` at a node (a LINEARIZABLE read the controller's current leader alone may serve); a [`ScenarioGroup`] call outside the trait | as `read`, or `error: lease-read is an isr call; P has none` |
 //! | `summary [fields=tick,leader,alive,role,offset,data]` | the protocol-neutral summary | a line for the group, one per node |
 //! | `trace [kinds=a,b]` | trace events since the last `trace` (or `config`) | `#seq @tick kind fields…`, or `no events` |
 //!
@@ -61,7 +62,9 @@
 //! [`ScenarioError`] `file:line: message` before anything runs.
 //!
 //! The interpreter ([`run_with`]) drives any [`ReplicationGroup`] through
-//! the trait alone; [`run_protocol`] uses this crate's four protocols.
+//! the trait, plus the calls of [`ScenarioGroup`] (`lease-read`), whose
+//! defaults answer "this protocol has none"; [`run_protocol`] uses this
+//! crate's four protocols.
 //!
 //! [`ReplicationGroup`]: replication::ReplicationGroup
 
@@ -79,7 +82,7 @@ use std::fmt;
 
 pub use directive::{DIRECTIVES, Directive, MAX_TICKS, OpSpec, SUMMARY_FIELDS};
 pub use expected::Expected;
-pub use factory::{SETTINGS, Settings, build};
+pub use factory::{SETTINGS, ScenarioGroup, Settings, build};
 pub use levels::{AckRef, ReadRef};
 pub use nodes::{NodeRef, known_nodes};
 pub use parse::{Case, Scenario, ScenarioError, parse};

@@ -1,20 +1,21 @@
 //! The interpreter: runs a scenario's directives against one
-//! [`ReplicationGroup`], through the trait only, and collects each
+//! [`ReplicationGroup`], through the trait (plus the few calls of
+//! [`ScenarioGroup`]), and collects each
 //! directive's output lines.
 
 use std::collections::BTreeMap;
 
-use replication::{ClientOp, Completion, GroupError, NodeId, OpId, ReplicationGroup};
+use replication::{ClientOp, Completion, GroupError, NodeId, OpId, ReadLevel, ReplicationGroup};
 
 use crate::scenario::directive::{Directive, OpSpec};
-use crate::scenario::factory::Settings;
+use crate::scenario::factory::{ScenarioGroup, Settings};
 use crate::scenario::nodes::NodeRef;
 use crate::scenario::parse::Scenario;
 use crate::scenario::show;
 
 /// Builds a fresh group for a `config` directive (or for the defaults,
 /// when the scenario starts without one).
-pub type Factory<'a> = dyn FnMut(&Settings) -> Result<Box<dyn ReplicationGroup>, GroupError> + 'a;
+pub type Factory<'a> = dyn FnMut(&Settings) -> Result<Box<dyn ScenarioGroup>, GroupError> + 'a;
 
 /// What a `submit` left behind under its name.
 enum Submitted {
@@ -26,7 +27,7 @@ enum Submitted {
 struct Interpreter<'f, 'a> {
     factory: &'f mut Factory<'a>,
     /// `None` before the first directive; `Err` when `config` failed.
-    group: Option<Result<Box<dyn ReplicationGroup>, String>>,
+    group: Option<Result<Box<dyn ScenarioGroup>, String>>,
     last_leader: Option<NodeId>,
     old_leader: Option<NodeId>,
     ops: BTreeMap<String, Submitted>,
@@ -149,7 +150,7 @@ impl Interpreter<'_, '_> {
         }
     }
 
-    fn act(&mut self, g: &mut dyn ReplicationGroup, directive: &Directive) -> Vec<String> {
+    fn act(&mut self, g: &mut dyn ScenarioGroup, directive: &Directive) -> Vec<String> {
         match self.try_act(g, directive) {
             Ok(lines) | Err(lines) => lines,
         }
@@ -157,7 +158,7 @@ impl Interpreter<'_, '_> {
 
     fn try_act(
         &mut self,
-        g: &mut dyn ReplicationGroup,
+        g: &mut dyn ScenarioGroup,
         directive: &Directive,
     ) -> Result<Vec<String>, Vec<String>> {
         Ok(match directive {
@@ -252,6 +253,16 @@ impl Interpreter<'_, '_> {
                     }
                     Err(e) => vec![show::error(&e)],
                 }
+            }
+            Directive::LeaseRead { key, node } => {
+                let node = self.node(g, node)?;
+                vec![match g.lease_read(&node, key) {
+                    Some(result) => show::read(ReadLevel::Linearizable, &result),
+                    None => format!(
+                        "error: lease-read is an isr call; {} has none",
+                        g.protocol()
+                    ),
+                }]
             }
             Directive::Summary(fields) => show::summary(&g.summary(), fields),
             Directive::Trace(kinds) => {
