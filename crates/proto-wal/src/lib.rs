@@ -145,6 +145,8 @@ mod record;
 mod replication_impl;
 mod role;
 mod standby;
+#[cfg(test)]
+mod standby_tests;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;
