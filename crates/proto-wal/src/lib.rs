@@ -129,6 +129,8 @@
 //!
 //! A longer runnable example: `cargo run -p proto-wal --example wal_failover`.
 
+#[cfg(test)]
+mod catchup_tests;
 mod client;
 mod config;
 mod failover;
@@ -145,8 +147,6 @@ mod record;
 mod replication_impl;
 mod role;
 mod standby;
-#[cfg(test)]
-mod standby_tests;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;
