@@ -141,6 +141,8 @@
 mod backlog;
 mod config;
 mod delivery;
+#[cfg(test)]
+mod delivery_tests;
 mod group;
 mod inflight;
 mod message;

@@ -1,0 +1,70 @@
+//! Behaviour pinned because a mutation of it survived every other test
+//! (`cargo xtask mutants --package proto-async`, issue #19).
+
+mod common;
+
+use common::{id, write};
+use proto_async::{AsyncConfig, AsyncPrimaryGroup};
+use replication::ReplicationGroup;
+use sim_core::Value;
+
+/// `(node, reason)` of every `async_resync_requested` record.
+fn resync_requests(g: &AsyncPrimaryGroup) -> Vec<(String, String)> {
+    g.trace()
+        .of_kind("async_resync_requested")
+        .map(|e| {
+            let text = |f| match e.field(f) {
+                Some(Value::Str(s)) => s.to_string(),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            };
+            (text("node"), text("reason"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_gap_seen_with_no_psync_outstanding_asks_to_resync_naming_the_gap() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig {
+        replication_delay: 2,
+        ..AsyncConfig::default()
+    })
+    .unwrap();
+    write(&mut g, "a", "1");
+    g.tick(); // entry 1 is on the wire
+    g.cut_link(&id("primary"), &id("replica-1")).unwrap();
+    g.tick(); // entry 1 to replica-1 is dropped at delivery
+    g.restore_link(&id("primary"), &id("replica-1")).unwrap(); // no PSYNC
+    write(&mut g, "b", "2");
+    g.run_until_idle(20).unwrap();
+    assert!(
+        g.trace().of_kind("async_gap_detected").next().is_some(),
+        "{}",
+        g.trace().to_text()
+    );
+    assert_eq!(
+        resync_requests(&g),
+        vec![("replica-1".to_owned(), "gap".to_owned())],
+        "{}",
+        g.trace().to_text()
+    );
+}
+
+#[test]
+fn a_replica_restarting_while_its_primary_is_down_asks_nobody_to_resync() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+    write(&mut g, "a", "1");
+    g.run_until_idle(20).unwrap();
+    g.crash(&id("replica-1"), false).unwrap();
+    g.crash(&id("primary"), false).unwrap();
+    g.restart(&id("replica-1")).unwrap();
+    g.run_until_idle(20).unwrap();
+    assert_eq!(resync_requests(&g), vec![], "{}", g.trace().to_text());
+    g.restart(&id("primary")).unwrap();
+    g.run_until_idle(20).unwrap();
+    assert!(
+        resync_requests(&g).iter().any(|(n, _)| n == "replica-1"),
+        "once the primary is back the replica resyncs: {}",
+        g.trace().to_text()
+    );
+}
