@@ -68,3 +68,38 @@ fn a_replica_restarting_while_its_primary_is_down_asks_nobody_to_resync() {
         g.trace().to_text()
     );
 }
+
+#[test]
+fn crashing_a_replica_keeps_the_entries_queued_for_the_other_replica() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+    write(&mut g, "a", "1"); // queued in the primary's output buffers
+    g.crash(&id("replica-1"), false).unwrap();
+    g.run_until_idle(20).unwrap();
+    let probe = g.probe();
+    assert_eq!(probe.node(&id("replica-2")).unwrap().offset, 1);
+    assert_eq!(probe.node(&id("replica-1")).unwrap().offset, 0);
+}
+
+#[test]
+fn a_primary_whose_power_loss_lost_nothing_keeps_its_history_on_restart() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+    write(&mut g, "a", "1");
+    g.run_until_idle(20).unwrap();
+    g.fsync(&id("primary")).unwrap();
+    g.crash(&id("primary"), true).unwrap();
+    g.restart(&id("primary")).unwrap();
+    g.run_until_idle(20).unwrap();
+    assert_eq!(g.generation(), 1, "{}", g.trace().to_text());
+    assert!(g.trace().of_kind("async_history_reset").next().is_none());
+}
+
+#[test]
+fn a_primary_whose_power_loss_lost_writes_starts_a_new_history_on_restart() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+    write(&mut g, "a", "1");
+    g.run_until_idle(20).unwrap();
+    g.crash(&id("primary"), true).unwrap();
+    g.restart(&id("primary")).unwrap();
+    assert_eq!(g.generation(), 2);
+    assert!(g.trace().of_kind("async_history_reset").next().is_some());
+}
