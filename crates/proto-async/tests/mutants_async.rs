@@ -4,8 +4,8 @@
 mod common;
 
 use common::{id, write};
-use proto_async::{AsyncConfig, AsyncPrimaryGroup};
-use replication::ReplicationGroup;
+use proto_async::{AsyncConfig, AsyncPrimaryGroup, SyncMode};
+use replication::{GroupError, ReplicationGroup};
 use sim_core::Value;
 
 /// `(node, reason)` of every `async_resync_requested` record.
@@ -102,4 +102,60 @@ fn a_primary_whose_power_loss_lost_writes_starts_a_new_history_on_restart() {
     g.restart(&id("primary")).unwrap();
     assert_eq!(g.generation(), 2);
     assert!(g.trace().of_kind("async_history_reset").next().is_some());
+}
+
+#[test]
+fn restoring_a_cut_link_lets_the_stream_through_again() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+    g.cut_link(&id("primary"), &id("replica-1")).unwrap();
+    g.restore_link(&id("primary"), &id("replica-1")).unwrap();
+    write(&mut g, "a", "1");
+    g.run_until_idle(20).unwrap();
+    assert_eq!(g.probe().node(&id("replica-1")).unwrap().offset, 1);
+    assert!(g.trace().of_kind("async_stream_buffered").next().is_none());
+    assert!(matches!(
+        g.restore_link(&id("primary"), &id("nobody")),
+        Err(GroupError::UnknownNode(n)) if n == id("nobody")
+    ));
+}
+
+#[test]
+fn a_buffered_stream_that_fell_out_of_the_backlog_is_discarded_on_heal_and_the_replica_resyncs_in_full()
+ {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_backlog_size(2)).unwrap();
+    g.isolate(&id("replica-1")).unwrap();
+    for (k, v) in [("a", "1"), ("b", "2"), ("c", "3"), ("d", "4")] {
+        write(&mut g, k, v);
+        g.tick();
+    }
+    g.heal(&id("replica-1")).unwrap();
+    g.run_until_idle(20).unwrap();
+    let text = g.trace().to_text();
+    assert!(text.contains("async_stream_buffer_discarded"), "{text}");
+    assert!(!text.contains("async_stream_flushed"), "{text}");
+    assert!(
+        g.trace().of_kind("async_gap_detected").next().is_none(),
+        "{text}"
+    );
+    let probe = g.probe();
+    let r = probe.node(&id("replica-1")).unwrap();
+    assert_eq!((r.offset, r.sync_mode), (4, SyncMode::Full), "{text}");
+}
+
+#[test]
+fn a_demoted_primary_never_flushes_its_stale_output_buffer_on_heal() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+    g.cut_link(&id("primary"), &id("replica-2")).unwrap();
+    write(&mut g, "a", "1"); // queued for both replicas, not yet sent
+    g.failover(Some(&id("replica-1"))).unwrap(); // the old primary is demoted
+    g.tick(); // its queued stream to replica-2 is held: the link is cut
+    g.heal(&id("replica-2")).unwrap();
+    g.run_until_idle(20).unwrap();
+    let text = g.trace().to_text();
+    let from_old_primary = |kind: &str| {
+        text.lines()
+            .any(|l| l.contains(kind) && l.contains("primary=primary"))
+    };
+    assert!(!from_old_primary("async_stream_flushed"), "{text}");
+    assert!(!from_old_primary("async_stream_buffer_discarded"), "{text}");
 }
