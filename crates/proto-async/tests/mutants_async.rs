@@ -159,3 +159,20 @@ fn a_demoted_primary_never_flushes_its_stale_output_buffer_on_heal() {
     assert!(!from_old_primary("async_stream_flushed"), "{text}");
     assert!(!from_old_primary("async_stream_buffer_discarded"), "{text}");
 }
+
+#[test]
+fn a_replica_healed_with_its_stream_buffered_catches_up_from_the_buffer_without_a_psync() {
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default()).unwrap();
+    g.isolate(&id("replica-2")).unwrap();
+    write(&mut g, "a", "1");
+    write(&mut g, "b", "2");
+    g.run_until_idle(20).unwrap();
+    g.heal(&id("replica-2")).unwrap();
+    g.run_until_idle(20).unwrap();
+    let text = g.trace().to_text();
+    assert!(text.contains("async_stream_flushed"), "{text}");
+    assert_eq!(resync_requests(&g), vec![], "{text}");
+    let probe = g.probe();
+    let r = probe.node(&id("replica-2")).unwrap();
+    assert_eq!((r.offset, r.sync_mode), (2, SyncMode::Streaming), "{text}");
+}
