@@ -175,6 +175,8 @@
 mod backlog;
 mod config;
 mod delivery;
+#[cfg(test)]
+mod delivery_tests;
 mod group;
 mod inflight;
 mod message;

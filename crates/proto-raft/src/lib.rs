@@ -177,6 +177,8 @@ mod group;
 mod inflight;
 mod invariants;
 mod leader;
+#[cfg(test)]
+mod leader_tests;
 mod message;
 mod node;
 mod output;

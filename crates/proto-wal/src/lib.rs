@@ -169,6 +169,8 @@
 //!
 //! A longer runnable example: `cargo run -p proto-wal --example wal_failover`.
 
+#[cfg(test)]
+mod catchup_tests;
 mod client;
 mod config;
 mod failover;
