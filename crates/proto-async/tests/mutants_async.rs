@@ -25,11 +25,7 @@ fn resync_requests(g: &AsyncPrimaryGroup) -> Vec<(String, String)> {
 
 #[test]
 fn a_gap_seen_with_no_psync_outstanding_asks_to_resync_naming_the_gap() {
-    let mut g = AsyncPrimaryGroup::new(AsyncConfig {
-        replication_delay: 2,
-        ..AsyncConfig::default()
-    })
-    .unwrap();
+    let mut g = AsyncPrimaryGroup::new(AsyncConfig::default().with_replication_delay(2)).unwrap();
     write(&mut g, "a", "1");
     g.tick(); // entry 1 is on the wire
     g.cut_link(&id("primary"), &id("replica-1")).unwrap();

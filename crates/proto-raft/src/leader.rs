@@ -172,7 +172,7 @@ impl RaftNode {
     /// (at most [`MAX_BATCH`]; never below the snapshot, see
     /// [`RaftNode::send_append`]); `next_index` moves past them
     /// optimistically.
-    fn append_for(&mut self, now: Tick, peer: usize) -> Message {
+    pub(crate) fn append_for(&mut self, now: Tick, peer: usize) -> Message {
         let next = self.next_index[peer].clamp(self.snapshot.index + 1, self.last_index() + 1);
         let prev = next - 1;
         let end = self.last_index().min(prev + MAX_BATCH);

@@ -11,10 +11,7 @@ use crate::message::{Command, LogEntry, Message};
 use crate::node::{Output, RaftNode, Role, Timing};
 
 fn timing() -> Timing {
-    Timing {
-        election_timeout: (8, 14),
-        heartbeat: 2,
-    }
+    Timing::textbook((8, 14), 2)
 }
 
 fn set(term: u64) -> LogEntry {
