@@ -12,13 +12,12 @@ use proto_isr::{IsrConfig, IsrGroup, IsrProbe};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
-    SplitBrainRead,
+    MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
-use crate::script::{crash_after_ack, partition_reads};
+use crate::script::{crash_after_ack, crash_after_ack_then, partition_reads};
 
 const IDLE: u64 = 1_000;
 
@@ -111,7 +110,6 @@ pub fn exp2_unclean_election() -> Result<Run, GroupError> {
             .with_seed(2),
     )?;
     let probe = g.probe();
-    let old_leader = probe.controller_leader.clone();
     let others = followers(&probe);
     let (Some(in_sync), Some(out_of_sync)) = (others.first(), others.last()) else {
         return Err(GroupError::NoLeader("too few followers".into()));
@@ -121,23 +119,10 @@ pub fn exp2_unclean_election() -> Result<Run, GroupError> {
     for _ in 0..=lag {
         g.tick();
     }
-    let written = b("v");
-    let ack = g.client_write(b("k"), written.clone(), AckLevel::AllIsr)?;
-    let value_before = g.client_read(b"k", ReadLevel::Leader, None)?.value;
-    g.crash(&old_leader, false)?;
-    g.crash(in_sync, false)?;
-    g.heal(out_of_sync)?;
-    let new_leader = g.failover(None)?;
-    g.run_until_idle(IDLE)?;
-    let value_after = g.client_read(b"k", ReadLevel::Leader, None)?.value;
-    let observed = CrashAfterAck {
-        acked: ack.accepted,
-        value_before,
-        old_leader,
-        new_leader,
-        survived: value_after.as_ref() == Some(&written),
-        value_after,
-    };
+    let observed = crash_after_ack_then(&mut g, AckLevel::AllIsr, IDLE, |g| {
+        g.crash(in_sync, false)?;
+        g.heal(out_of_sync)
+    })?;
     Ok(Run::new(
         Protocol::Isr,
         "unclean_election",

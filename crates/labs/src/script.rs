@@ -14,6 +14,18 @@ pub fn crash_after_ack<G: ReplicationGroup>(
     level: AckLevel,
     max_ticks: u64,
 ) -> Result<CrashAfterAck, GroupError> {
+    crash_after_ack_then(group, level, max_ticks, |_| Ok(()))
+}
+
+/// [`crash_after_ack`] with more faults injected between the leader's crash
+/// and the failover (`after_crash`), as the variants that cut a standby's
+/// power or crash the rest of the ISR do.
+pub fn crash_after_ack_then<G: ReplicationGroup>(
+    group: &mut G,
+    level: AckLevel,
+    max_ticks: u64,
+    after_crash: impl FnOnce(&mut G) -> Result<(), GroupError>,
+) -> Result<CrashAfterAck, GroupError> {
     let written = Bytes::from_static(b"v");
     let ack = group.client_write(Bytes::from_static(b"k"), written.clone(), level)?;
     let value_before = group.client_read(b"k", ReadLevel::Leader, None)?.value;
@@ -21,6 +33,7 @@ pub fn crash_after_ack<G: ReplicationGroup>(
         .leader()
         .ok_or_else(|| GroupError::NoLeader("no leader right after the ack".into()))?;
     group.crash(&old_leader, false)?;
+    after_crash(group)?;
     let new_leader = group.failover(None)?;
     group.run_until_idle(max_ticks)?;
     let value_after = group.client_read(b"k", ReadLevel::Leader, None)?.value;

@@ -9,13 +9,12 @@ use proto_wal::{SynchronousCommit, WalConfig, WalShippingGroup};
 use replication::{AckLevel, GroupError, NodeId, ReadLevel, ReplicationGroup};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica,
-    SplitBrainRead,
+    MinorityLeader, NormalReplication, Observed, Reconnect, SlowReplica, SplitBrainRead,
 };
 use crate::protocol::Protocol;
 use crate::reads::{guard_outcome, read_levels};
 use crate::run::Run;
-use crate::script::{crash_after_ack, partition_reads};
+use crate::script::{crash_after_ack, crash_after_ack_then, partition_reads};
 
 /// Seed of every group built here.
 const SEED: u64 = 5;
@@ -174,25 +173,11 @@ pub fn exp2_remote_write_standby_power_loss() -> Result<Run, GroupError> {
             .with_synchronous_commit(SynchronousCommit::RemoteWrite)
             .with_seed(SEED),
     )?;
-    let written = val("v");
-    let ack = g.client_write(Bytes::from_static(KEY), written.clone(), AckLevel::Quorum)?;
-    let value_before = leader_read(&mut g)?;
-    let old_leader = current_primary(&g)?;
-    g.crash(&old_leader, false)?;
     let standby = id("standby-1");
-    g.crash(&standby, true)?;
-    g.restart(&standby)?;
-    let new_leader = g.failover(None)?;
-    g.run_until_idle(IDLE)?;
-    let value_after = leader_read(&mut g)?;
-    let observed = CrashAfterAck {
-        acked: ack.accepted,
-        value_before,
-        old_leader,
-        new_leader,
-        survived: value_after.as_ref() == Some(&written),
-        value_after,
-    };
+    let observed = crash_after_ack_then(&mut g, AckLevel::Quorum, IDLE, |g| {
+        g.crash(&standby, true)?;
+        g.restart(&standby)
+    })?;
     Ok(Run::new(
         Protocol::Wal,
         "remote_write",
