@@ -340,14 +340,16 @@ impl Runner<'_> {
             let mut served = false;
             for _ in 0..FINAL_READ_ATTEMPTS {
                 let mut level = ReadLevel::Linearizable;
-                let mut submitted = self.group.submit(ClientOp::read(key.clone(), level));
-                if let Err(GroupError::UnsupportedRead { .. }) = submitted {
+                let read = |level| ClientOp::read(key.clone(), level);
+                let kind = || OpKind::Read { key: key.clone() };
+                let mut result = self.submit(reader, read(level), kind());
+                if let StepResult::Refused(GroupError::UnsupportedRead { .. }) = result {
                     level = ReadLevel::Leader;
-                    submitted = self.group.submit(ClientOp::read(key.clone(), level));
+                    result = self.submit(reader, read(level), kind());
                 }
-                let id = match submitted {
-                    Ok(id) => id,
-                    Err(err) => {
+                match result {
+                    StepResult::Submitted(_) => {}
+                    StepResult::Refused(err) => {
                         last = err.to_string();
                         if self.group.leader().is_none() {
                             let _ = self.group.failover(None);
@@ -357,51 +359,34 @@ impl Runner<'_> {
                         }
                         continue;
                     }
-                };
-                self.clock += 1;
-                let call = self.clock;
-                let call_tick = self.group.now();
+                    other => {
+                        last = other.to_string();
+                        break;
+                    }
+                }
+                // The read is an operation of the history like any other:
+                // `collect` completes it.
+                let index = self.history.len() - 1;
                 let mut waited = 0;
-                let done = loop {
-                    if let Some(done) = self.group.take_completion(id) {
-                        break Some(done);
-                    }
-                    if waited >= SETTLE_TICKS {
-                        break None;
-                    }
-                    // Not `self.tick()`: that would take this read's own
-                    // completion with the others.
-                    self.group.tick();
-                    let now = self.group.now();
-                    self.check_invariants(|| format!("after tick {now}"));
+                while self.history[index].status.is_none() && waited < SETTLE_TICKS {
+                    self.tick();
                     waited += 1;
-                };
-                let Some(done) = done else {
-                    last = format!("{id} did not complete within {SETTLE_TICKS} ticks");
-                    break;
-                };
-                self.clock += 1;
-                let status = done.outcome.status();
-                if let Outcome::Read(read) = done.outcome {
-                    self.history.push(HistoryOp {
-                        client: reader,
-                        kind: OpKind::Read { key: key.clone() },
-                        call,
-                        ret: Some(self.clock),
-                        call_tick,
-                        ret_tick: Some(done.completed),
-                        status: Some(status),
-                        read_value: Some(read.value.clone()),
-                        reason: format!("final {} read", level.name()),
-                    });
-                    values.insert(key.clone(), read.value);
-                    served = true;
-                    break;
                 }
-                if let Outcome::Failed { message, .. } = done.outcome {
-                    last = message;
+                let op = &mut self.history[index];
+                match (op.status, &op.read_value) {
+                    (Some(OutcomeStatus::Done), Some(value)) => {
+                        op.reason = format!("final {} read", level.name());
+                        values.insert(key.clone(), value.clone());
+                        served = true;
+                        break;
+                    }
+                    (None, _) => {
+                        last = format!("not completed within {SETTLE_TICKS} ticks");
+                        self.busy[usize::from(reader)] = None;
+                        break;
+                    }
+                    _ => last = op.reason.clone(),
                 }
-                debug_assert_ne!(status, OutcomeStatus::Done);
                 for _ in 0..3 {
                     self.tick();
                 }
