@@ -456,12 +456,22 @@ fn plain(verdicts: &[Verdict]) -> String {
     for (name, three) in rows(verdicts) {
         let _ = writeln!(out, "{}", name.replace(" | ", " "));
         for v in three {
-            let _ = writeln!(
-                out,
-                "    {:<13} {}",
-                v.property.name(),
-                cell(v).replace('`', "")
-            );
+            // The replay command on its own line, so a 100-column terminal
+            // does not wrap it.
+            match (&v.status, &v.counterexample) {
+                (Status::Violated, Some(cx)) => {
+                    let _ = writeln!(
+                        out,
+                        "    {:<13} violated: {} steps\n      cargo xtask explore --replay {}",
+                        v.property.name(),
+                        cx.steps,
+                        cx.replay
+                    );
+                }
+                _ => {
+                    let _ = writeln!(out, "    {:<13} {}", v.property.name(), cell(v));
+                }
+            }
         }
     }
     out
