@@ -21,19 +21,16 @@
 //! `cargo xtask trace`). A runnable example:
 //! `cargo run -p labs --example one_run`.
 
-pub mod async_lab;
 pub mod diagram;
+pub mod experiments;
 mod explore_configs;
-pub mod isr_lab;
 pub mod matrix;
+mod observe;
 mod observed;
 mod protocol;
-pub mod raft_lab;
 mod reads;
 mod run;
 pub mod scenario;
-mod script;
-pub mod wal_lab;
 
 pub use explore_configs::explore_configs;
 pub use observed::{
@@ -44,16 +41,13 @@ pub use protocol::Protocol;
 pub use reads::{ReadOutcome, guard_outcome, read_levels, show};
 pub use replication::GroupError;
 pub use run::{Run, RunOneError, RunSpec, run_one, run_specs, variants};
-pub use script::crash_after_ack;
 
 /// Every run of `protocol`, in experiment order then variant order.
 pub fn protocol_runs(protocol: Protocol) -> Result<Vec<Run>, GroupError> {
-    match protocol {
-        Protocol::Async => async_lab::runs(),
-        Protocol::Wal => wal_lab::runs(),
-        Protocol::Isr => isr_lab::runs(),
-        Protocol::Raft => raft_lab::runs(),
+    if let Some(e) = experiments::parse_error() {
+        return Err(GroupError::config("scenario", e));
     }
+    run_specs(protocol).iter().map(RunSpec::run).collect()
 }
 
 /// Every run of every protocol, column by column.

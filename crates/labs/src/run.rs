@@ -2,12 +2,14 @@
 
 use std::fmt;
 
-use replication::{AckLevel, GroupError};
+use replication::GroupError;
 use sim_core::Trace;
 
+use std::sync::OnceLock;
+
+use crate::experiments::{self, Part};
 use crate::observed::Observed;
 use crate::protocol::Protocol;
-use crate::{async_lab, isr_lab, raft_lab, wal_lab};
 
 /// The result of one experiment × protocol × variant run: every observed
 /// value and the run's whole trace.
@@ -17,14 +19,14 @@ pub struct Run {
     pub experiment: u8,
     /// The protocol driven.
     pub protocol: Protocol,
-    /// `default`, an ack level in snake case (`leader`, `quorum`,
-    /// `all_isr`), or an experiment-4 extra (`sync_standby`, `min_insync_3`).
+    /// The `variant=` of the scenario part it ran: `default`, an ack level
+    /// in snake case (`leader`, `quorum`, `all_isr`), or a setting
+    /// (`sync_standby`, `min_insync_3`, `prevote`, …).
     pub variant: &'static str,
     /// What was observed.
     pub observed: Observed,
-    /// The trace of the run (for experiments that build several groups,
-    /// their traces concatenated in the order they ran, see the protocol
-    /// module's docs).
+    /// The trace of the run: the part's group, from its start to the end
+    /// of the part.
     pub trace: Trace,
 }
 
@@ -47,7 +49,8 @@ impl Run {
 }
 
 /// One experiment × protocol × variant that can be run on its own, without
-/// computing the protocol's other runs.
+/// computing the protocol's other runs: a part of an experiment's
+/// scenario file (see [`crate::experiments`]).
 #[derive(Debug, Clone, Copy)]
 pub struct RunSpec {
     /// The protocol it drives.
@@ -56,154 +59,44 @@ pub struct RunSpec {
     pub experiment: u8,
     /// The variant name, as in [`Run::variant`].
     pub variant: &'static str,
-    run: fn() -> Result<Run, GroupError>,
+    part: Part,
 }
 
 impl RunSpec {
-    const fn new(
-        protocol: Protocol,
-        experiment: u8,
-        variant: &'static str,
-        run: fn() -> Result<Run, GroupError>,
-    ) -> RunSpec {
-        RunSpec {
-            protocol,
-            experiment,
-            variant,
-            run,
-        }
-    }
-
-    /// Runs this experiment (fresh groups, fixed seeds, like every run).
+    /// Runs this experiment (a fresh group, the part's fixed seed, like
+    /// every run).
     pub fn run(&self) -> Result<Run, GroupError> {
-        (self.run)()
+        self.part.run()
     }
 }
 
-const ASYNC: [RunSpec; 9] = [
-    RunSpec::new(Protocol::Async, 1, "default", async_lab::exp1_normal),
-    RunSpec::new(
-        Protocol::Async,
-        2,
-        "default",
-        async_lab::exp2_crash_after_ack,
-    ),
-    RunSpec::new(Protocol::Async, 2, "wait_1", async_lab::exp2_wait_1),
-    RunSpec::new(Protocol::Async, 3, "default", async_lab::exp3_minority),
-    RunSpec::new(
-        Protocol::Async,
-        3,
-        "min_replicas_1",
-        async_lab::exp3_min_replicas_1,
-    ),
-    RunSpec::new(Protocol::Async, 4, "default", async_lab::exp4_slow_replica),
-    RunSpec::new(Protocol::Async, 5, "default", async_lab::exp5_reconnect),
-    RunSpec::new(Protocol::Async, 6, "default", async_lab::exp6_read_levels),
-    RunSpec::new(Protocol::Async, 7, "default", async_lab::exp7_split_brain),
-];
-
-const WAL: [RunSpec; 15] = [
-    RunSpec::new(Protocol::Wal, 1, "leader", || {
-        wal_lab::exp1_normal(AckLevel::Leader)
-    }),
-    RunSpec::new(Protocol::Wal, 1, "quorum", || {
-        wal_lab::exp1_normal(AckLevel::Quorum)
-    }),
-    RunSpec::new(Protocol::Wal, 1, "apply_delay", || {
-        wal_lab::exp1_replay_delay(proto_wal::SynchronousCommit::On)
-    }),
-    RunSpec::new(Protocol::Wal, 1, "remote_apply", || {
-        wal_lab::exp1_replay_delay(proto_wal::SynchronousCommit::RemoteApply)
-    }),
-    RunSpec::new(Protocol::Wal, 2, "leader", || {
-        wal_lab::exp2_crash_after_ack(AckLevel::Leader)
-    }),
-    RunSpec::new(Protocol::Wal, 2, "quorum", || {
-        wal_lab::exp2_crash_after_ack(AckLevel::Quorum)
-    }),
-    RunSpec::new(
-        Protocol::Wal,
-        2,
-        "remote_write",
-        wal_lab::exp2_remote_write_standby_power_loss,
-    ),
-    RunSpec::new(Protocol::Wal, 3, "default", wal_lab::exp3_minority),
-    RunSpec::new(Protocol::Wal, 4, "default", || {
-        wal_lab::exp4_slow_replica(false)
-    }),
-    RunSpec::new(Protocol::Wal, 4, "sync_standby", || {
-        wal_lab::exp4_slow_replica(true)
-    }),
-    RunSpec::new(Protocol::Wal, 4, "first_1", || {
-        wal_lab::exp4_slow_sync_candidate(wal_lab::SlowCandidate::First1)
-    }),
-    RunSpec::new(Protocol::Wal, 4, "any_1", || {
-        wal_lab::exp4_slow_sync_candidate(wal_lab::SlowCandidate::Any1)
-    }),
-    RunSpec::new(Protocol::Wal, 5, "default", wal_lab::exp5_reconnect),
-    RunSpec::new(Protocol::Wal, 6, "default", wal_lab::exp6_read_levels),
-    RunSpec::new(Protocol::Wal, 7, "default", wal_lab::exp7_split_brain),
-];
-
-const ISR: [RunSpec; 11] = [
-    RunSpec::new(Protocol::Isr, 1, "leader", || {
-        isr_lab::exp1_normal(AckLevel::Leader)
-    }),
-    RunSpec::new(Protocol::Isr, 1, "all_isr", || {
-        isr_lab::exp1_normal(AckLevel::AllIsr)
-    }),
-    RunSpec::new(Protocol::Isr, 2, "leader", || {
-        isr_lab::exp2_crash_after_ack(AckLevel::Leader)
-    }),
-    RunSpec::new(Protocol::Isr, 2, "all_isr", || {
-        isr_lab::exp2_crash_after_ack(AckLevel::AllIsr)
-    }),
-    RunSpec::new(
-        Protocol::Isr,
-        2,
-        "unclean_election",
-        isr_lab::exp2_unclean_election,
-    ),
-    RunSpec::new(Protocol::Isr, 3, "default", isr_lab::exp3_minority),
-    RunSpec::new(Protocol::Isr, 4, "default", || {
-        isr_lab::exp4_slow(proto_isr::IsrConfig::default().min_insync_replicas)
-    }),
-    RunSpec::new(Protocol::Isr, 4, "min_insync_3", || isr_lab::exp4_slow(3)),
-    RunSpec::new(Protocol::Isr, 5, "default", isr_lab::exp5_reconnect),
-    RunSpec::new(Protocol::Isr, 6, "default", isr_lab::exp6_read_levels),
-    RunSpec::new(Protocol::Isr, 7, "default", isr_lab::exp7_split_brain),
-];
-
-const RAFT: [RunSpec; 9] = [
-    RunSpec::new(Protocol::Raft, 1, "default", raft_lab::exp1_normal),
-    RunSpec::new(Protocol::Raft, 2, "default", raft_lab::exp2_crash_after_ack),
-    RunSpec::new(Protocol::Raft, 3, "default", || {
-        raft_lab::exp3_minority_leader(raft_lab::RaftVariant::Default)
-    }),
-    RunSpec::new(Protocol::Raft, 3, "prevote", || {
-        raft_lab::exp3_minority_leader(raft_lab::RaftVariant::PreVote)
-    }),
-    RunSpec::new(Protocol::Raft, 4, "default", raft_lab::exp4_slow_replica),
-    RunSpec::new(Protocol::Raft, 5, "default", raft_lab::exp5_reconnect),
-    RunSpec::new(Protocol::Raft, 6, "default", raft_lab::exp6_read_levels),
-    RunSpec::new(Protocol::Raft, 7, "default", || {
-        raft_lab::exp7_split_brain(raft_lab::RaftVariant::Default)
-    }),
-    RunSpec::new(Protocol::Raft, 7, "check_quorum", || {
-        raft_lab::exp7_split_brain(raft_lab::RaftVariant::CheckQuorum)
-    }),
-];
-
 /// Every run of `protocol` as a [`RunSpec`], in the order of
 /// [`protocol_runs`](crate::protocol_runs): experiment order, then variant
-/// order. Nothing is run.
+/// order (the order of the parts in the experiment's file). Nothing is run.
 pub fn run_specs(protocol: Protocol) -> &'static [RunSpec] {
-    match protocol {
-        Protocol::Async => &ASYNC,
-        Protocol::Wal => &WAL,
-        Protocol::Isr => &ISR,
-        Protocol::Raft => &RAFT,
-    }
+    static SPECS: OnceLock<Vec<Vec<RunSpec>>> = OnceLock::new();
+    let all = SPECS.get_or_init(|| {
+        Protocol::ALL
+            .into_iter()
+            .map(|p| {
+                experiments::parts()
+                    .iter()
+                    .filter(|part| part.protocol == p)
+                    .map(|&part| RunSpec {
+                        protocol: p,
+                        experiment: part.experiment,
+                        variant: part.variant,
+                        part,
+                    })
+                    .collect()
+            })
+            .collect()
+    });
+    let column = Protocol::ALL
+        .iter()
+        .position(|p| *p == protocol)
+        .unwrap_or_default();
+    &all[column]
 }
 
 /// The variants experiment `experiment` has for `protocol`, in run order

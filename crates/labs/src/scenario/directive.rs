@@ -11,6 +11,9 @@ use crate::scenario::nodes::NodeRef;
 /// The most ticks one `tick` or `run-until-idle` may ask for.
 pub const MAX_TICKS: u64 = 1_000_000;
 
+/// The most writes one `write … repeat=N` may make.
+pub const MAX_REPEAT: u64 = 10_000;
+
 /// Which fields `summary` prints.
 pub const SUMMARY_FIELDS: [&str; 6] = ["tick", "leader", "alive", "role", "offset", "data"];
 
@@ -47,6 +50,14 @@ pub enum Directive {
     Config(Settings),
     /// `write …` / `read …`: a blocking operation.
     Blocking(OpSpec),
+    /// `write … repeat=N`: N blocking writes of `VALUE1` … `VALUEN`,
+    /// stopping at the first one not acknowledged.
+    Repeat {
+        /// The write (its value is the prefix).
+        op: OpSpec,
+        /// How many writes.
+        times: u64,
+    },
     /// `submit write|read … [as=NAME]`: start without waiting.
     Submit {
         /// The operation.
@@ -89,6 +100,20 @@ pub enum Directive {
         key: Bytes,
         /// The node the read is addressed to.
         node: NodeRef,
+    },
+    /// `probe node=`: the node's role, applied offset and catch-up mode.
+    Probe(NodeRef),
+    /// `fenced`: old-lineage messages the protocol has rejected so far.
+    Fenced,
+    /// `converged`: every alive node holds the leader's data and offset.
+    Converged,
+    /// `gate node= write=NAME`: why `node` did or did not gate the
+    /// write recorded as `NAME`.
+    Gate {
+        /// The replica asked about.
+        node: NodeRef,
+        /// The `as=` name of an earlier `write` since the last `config`.
+        write: String,
     },
     /// `summary [fields=a,b]`.
     Summary(Vec<String>),
@@ -200,22 +225,55 @@ fn op_spec(kind: &str, args: &mut Args) -> Result<OpSpec, String> {
 /// Every directive name, for error messages.
 pub const DIRECTIVES: &str = "config, write, read, submit, await, completions, tick, \
      run-until-idle, isolate, heal, cut, restore, crash, restart, fsync, slow, failover, \
-     lease-read, summary, trace";
+     lease-read, probe, fenced, converged, gate, summary, trace";
 
-/// Parses one directive line, already split into words.
-pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
+/// Checks an `as=` name: at least one character, no comma.
+fn label_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.contains(',') {
+        return Err(format!(
+            "`as={name}`: a name needs at least one character and no comma"
+        ));
+    }
+    Ok(())
+}
+
+/// Parses one directive line, already split into words: the directive and
+/// its `as=` label, if it records its answer under one (`submit`'s `as=`
+/// names the operation instead and is kept in the directive).
+pub(crate) fn parse_directive(words: &[String]) -> Result<(Directive, Option<String>), String> {
     let (name, rest) = words.split_first().ok_or("empty directive")?;
     let mut args = Args::new(rest)?;
     let name = name.as_str();
+    let label = if name == "submit" {
+        None
+    } else {
+        args.take("as")
+    };
+    if let Some(l) = &label {
+        label_name(l)?;
+    }
     let (directive, allowed) = match name {
         "config" => (Directive::Config(Settings::take(&mut args.pairs)?), ""),
-        "write" => (
-            Directive::Blocking(op_spec("write", &mut args)?),
-            "key, value, level, node",
-        ),
+        "write" => {
+            let op = op_spec("write", &mut args)?;
+            let directive = match args.take("repeat") {
+                None => Directive::Blocking(op),
+                Some(n) => match n.parse::<u64>() {
+                    Ok(times) if (1..=MAX_REPEAT).contains(&times) => {
+                        Directive::Repeat { op, times }
+                    }
+                    _ => {
+                        return Err(format!(
+                            "`repeat={n}`: a whole number from 1 to {MAX_REPEAT}"
+                        ));
+                    }
+                },
+            };
+            (directive, "key, value, level, node, repeat, as")
+        }
         "read" => (
             Directive::Blocking(op_spec("read", &mut args)?),
-            "key, level, node",
+            "key, level, node, as",
         ),
         "submit" => {
             let kind = if args.flag("write") {
@@ -227,12 +285,8 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
             };
             let op = op_spec(kind, &mut args)?;
             let name = args.take("as");
-            if let Some(n) = &name
-                && (n.is_empty() || n.contains(','))
-            {
-                return Err(format!(
-                    "`as={n}`: a name needs at least one character and no comma"
-                ));
+            if let Some(n) = &name {
+                label_name(n)?;
             }
             (
                 Directive::Submit { op, name },
@@ -273,14 +327,24 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
         }
         "failover" => {
             let node = args.take("node").map(|n| NodeRef::parse(&n)).transpose()?;
-            (Directive::Failover(node), "node")
+            (Directive::Failover(node), "node, as")
         }
         "lease-read" => (
             Directive::LeaseRead {
                 key: Bytes::from(args.need(name, "key")?),
                 node: args.node(name, "node")?,
             },
-            "key, node",
+            "key, node, as",
+        ),
+        "probe" => (Directive::Probe(args.node(name, "node")?), "node, as"),
+        "fenced" => (Directive::Fenced, "as"),
+        "converged" => (Directive::Converged, "as"),
+        "gate" => (
+            Directive::Gate {
+                node: args.node(name, "node")?,
+                write: args.need(name, "write")?,
+            },
+            "node, write, as",
         ),
         "summary" => {
             let fields = args.list("fields");
@@ -301,5 +365,22 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<Directive, String> {
         }
     };
     args.done(name, allowed)?;
-    Ok(directive)
+    let labelled = matches!(
+        directive,
+        Directive::Blocking(_)
+            | Directive::Repeat { .. }
+            | Directive::Failover(_)
+            | Directive::LeaseRead { .. }
+            | Directive::Probe(_)
+            | Directive::Fenced
+            | Directive::Converged
+            | Directive::Gate { .. }
+    );
+    if label.is_some() && !labelled {
+        return Err(format!(
+            "unknown argument `as` for `{name}` (allowed: {})",
+            if allowed.is_empty() { "settings" } else { allowed }
+        ));
+    }
+    Ok((directive, label))
 }

@@ -74,19 +74,23 @@ mod factory;
 mod levels;
 mod nodes;
 mod parse;
+mod record;
 mod run;
 mod show;
+mod views;
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 pub use directive::{DIRECTIVES, Directive, MAX_TICKS, OpSpec, SUMMARY_FIELDS};
 pub use expected::Expected;
-pub use factory::{SETTINGS, ScenarioGroup, Settings, build};
+pub use factory::{SETTINGS, Settings, build};
 pub use levels::{AckRef, ReadRef};
 pub use nodes::{NodeRef, known_nodes};
 pub use parse::{Case, Scenario, ScenarioError, parse};
-pub use run::{Factory, run_with};
+pub use record::{PartRun, Record, Records};
+pub use run::{Factory, run_parts_with, run_with};
+pub use views::ScenarioGroup;
 
 use crate::protocol::Protocol;
 
@@ -96,6 +100,17 @@ pub type Outputs = BTreeMap<Protocol, Vec<Vec<String>>>;
 /// Runs `scenario` on a fresh group of `protocol`, built by [`build`].
 pub fn run_protocol(scenario: &Scenario, protocol: Protocol) -> Vec<Vec<String>> {
     run_with(scenario, &mut |settings: &Settings| {
+        build(protocol, settings)
+    })
+}
+
+/// [`run_protocol`], plus the protocol's [`PartRun`]s (see
+/// [`run_parts_with`]).
+pub fn run_protocol_parts(
+    scenario: &Scenario,
+    protocol: Protocol,
+) -> (Vec<Vec<String>>, Vec<PartRun>) {
+    run_parts_with(scenario, &mut |settings: &Settings| {
         build(protocol, settings)
     })
 }
@@ -146,7 +161,8 @@ pub fn differences(scenario: &Scenario, outputs: &Outputs) -> Vec<Difference> {
     let mut found = Vec::new();
     for (i, case) in scenario.cases.iter().enumerate() {
         for (&protocol, per_case) in outputs {
-            let Some(actual) = per_case.get(i) else {
+            // Nothing printed: this protocol skips the case's part.
+            let Some(actual) = per_case.get(i).filter(|lines| !lines.is_empty()) else {
                 continue;
             };
             let expected = case.expected.get(protocol);
@@ -186,7 +202,7 @@ pub fn render(scenario: &Scenario, outputs: &Outputs, keep_others: bool) -> Stri
             Expected::default()
         };
         for (&protocol, per_case) in outputs {
-            if let Some(lines) = per_case.get(i) {
+            if let Some(lines) = per_case.get(i).filter(|lines| !lines.is_empty()) {
                 block.set(protocol, lines.clone());
             }
         }

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::scenario::directive::{Directive, parse_directive};
+use crate::scenario::directive::{Directive, OpSpec, parse_directive};
 use crate::scenario::expected::Expected;
 
 /// A scenario that could not be read: where, and why.
@@ -39,6 +39,8 @@ pub struct Case {
     pub text: String,
     /// What it asks for.
     pub directive: Directive,
+    /// Its `as=` label: the name its answer is recorded under.
+    pub label: Option<String>,
     /// The expected output, per protocol (empty when the file has no
     /// `----` block yet).
     pub expected: Expected,
@@ -96,7 +98,8 @@ fn is_comment(line: &str) -> bool {
 ///
 /// Every directive, argument, level and node reference is checked here;
 /// `await op=x` must name an operation submitted (`as=x`) earlier since
-/// the last `config`, and an `as=` name is used at most once.
+/// the last `config`, `gate write=x` a `write … as=x` since then, and an
+/// `as=` name is used at most once between two `config`s.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let err = |line: usize, message: String| ScenarioError {
         file: file.to_owned(),
@@ -108,6 +111,7 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let mut preamble: Vec<String> = Vec::new();
     let mut submitted: BTreeSet<String> = BTreeSet::new();
     let mut named: BTreeSet<String> = BTreeSet::new();
+    let mut writes: BTreeSet<String> = BTreeSet::new();
     let mut i = 0;
     while i < lines.len() {
         let raw = lines[i];
@@ -123,9 +127,29 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             return Err(err(line_no, "`----` without a directive above it".into()));
         }
         let words = words(raw).map_err(|m| err(line_no, m))?;
-        let directive = parse_directive(&words).map_err(|m| err(line_no, m))?;
+        let (directive, label) = parse_directive(&words).map_err(|m| err(line_no, m))?;
+        if let Some(l) = &label
+            && !named.insert(l.clone())
+        {
+            return Err(err(line_no, format!("the name `{l}` is already used")));
+        }
+        if let Some(l) = &label
+            && matches!(directive, Directive::Blocking(OpSpec::Write { .. }))
+        {
+            writes.insert(l.clone());
+        }
         match &directive {
-            Directive::Config(_) => submitted.clear(),
+            Directive::Config(_) => {
+                submitted.clear();
+                named.clear();
+                writes.clear();
+            }
+            Directive::Gate { write, .. } if !writes.contains(write) => {
+                return Err(err(
+                    line_no,
+                    format!("`gate write={write}`: no `write … as={write}` above (since the last config)"),
+                ));
+            }
             Directive::Submit { name: Some(n), .. } => {
                 if !named.insert(n.clone()) {
                     return Err(err(
@@ -165,6 +189,7 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             line: line_no,
             text: raw.trim_end().to_owned(),
             directive,
+            label,
             expected,
         });
     }

@@ -1,17 +1,19 @@
 //! The interpreter: runs a scenario's directives against one
 //! [`ReplicationGroup`], through the trait (plus the few calls of
-//! [`ScenarioGroup`]), and collects each
-//! directive's output lines.
+//! [`ScenarioGroup`]), and collects each directive's output lines and,
+//! part by part, the answers of its labelled (`as=`) directives.
 
 use std::collections::BTreeMap;
 
 use replication::{ClientOp, Completion, GroupError, NodeId, OpId, ReadLevel, ReplicationGroup};
 
 use crate::scenario::directive::{Directive, OpSpec};
-use crate::scenario::factory::{ScenarioGroup, Settings};
+use crate::scenario::factory::Settings;
 use crate::scenario::nodes::NodeRef;
-use crate::scenario::parse::Scenario;
+use crate::scenario::parse::{Case, Scenario};
+use crate::scenario::record::{PartRun, Record, Records};
 use crate::scenario::show;
+use crate::scenario::views::ScenarioGroup;
 
 /// Builds a fresh group for a `config` directive (or for the defaults,
 /// when the scenario starts without one).
@@ -23,37 +25,71 @@ enum Submitted {
     Refused(String),
 }
 
+/// The group of the current part.
+enum Slot {
+    /// Before the first directive.
+    Unbuilt,
+    /// The part's group.
+    Built(Box<dyn ScenarioGroup>),
+    /// `config` failed: why.
+    Failed(String),
+    /// `config protocols=…` does not list this group's protocol: the part
+    /// prints nothing.
+    Skipped,
+}
+
 /// The interpreter's state for one protocol's run of a scenario.
 struct Interpreter<'f, 'a> {
     factory: &'f mut Factory<'a>,
-    /// `None` before the first directive; `Err` when `config` failed.
-    group: Option<Result<Box<dyn ScenarioGroup>, String>>,
+    group: Slot,
+    variant: Option<String>,
     last_leader: Option<NodeId>,
     old_leader: Option<NodeId>,
     ops: BTreeMap<String, Submitted>,
     names: BTreeMap<OpId, String>,
     done: BTreeMap<OpId, Completion>,
     trace_mark: usize,
+    /// The answer of the directive being run, kept if it is labelled.
+    record: Option<Record>,
+    records: Records,
+    parts: Vec<PartRun>,
 }
 
 /// Runs every case of `scenario` against groups built by `factory`; one
-/// `Vec` of output lines per case, in case order.
+/// `Vec` of output lines per case, in case order (empty for a case of a
+/// part this protocol skips).
 pub fn run_with(scenario: &Scenario, factory: &mut Factory<'_>) -> Vec<Vec<String>> {
+    run_parts_with(scenario, factory).0
+}
+
+/// [`run_with`], plus one [`PartRun`] per part of the file this protocol
+/// ran (a part starts at a `config`; cases before the first `config` are a
+/// part of their own, with the default settings).
+pub fn run_parts_with(
+    scenario: &Scenario,
+    factory: &mut Factory<'_>,
+) -> (Vec<Vec<String>>, Vec<PartRun>) {
     let mut it = Interpreter {
         factory,
-        group: None,
+        group: Slot::Unbuilt,
+        variant: None,
         last_leader: None,
         old_leader: None,
         ops: BTreeMap::new(),
         names: BTreeMap::new(),
         done: BTreeMap::new(),
         trace_mark: 0,
+        record: None,
+        records: Records::new(),
+        parts: Vec::new(),
     };
-    scenario
+    let outputs = scenario
         .cases
         .iter()
-        .map(|case| one_line_each(it.step(&case.directive)))
-        .collect()
+        .map(|case| one_line_each(it.step(case)))
+        .collect();
+    it.end_part();
+    (outputs, it.parts)
 }
 
 /// Output lines as the file holds them: a line break inside a message
@@ -70,51 +106,92 @@ fn ok_or_error(result: Result<(), GroupError>) -> Vec<String> {
 }
 
 impl Interpreter<'_, '_> {
+    /// Files the finished part's records and trace (nothing for a skipped
+    /// part or before the first one).
+    fn end_part(&mut self) {
+        let records = std::mem::take(&mut self.records);
+        let trace = match &self.group {
+            Slot::Unbuilt | Slot::Skipped => return,
+            Slot::Built(group) => Some(group.trace().clone()),
+            Slot::Failed(_) => None,
+        };
+        self.parts.push(PartRun {
+            variant: self.variant.take(),
+            records,
+            trace,
+        });
+    }
+
     fn configure(&mut self, settings: &Settings) -> Vec<String> {
+        self.end_part();
         self.last_leader = None;
         self.old_leader = None;
         self.ops.clear();
         self.names.clear();
         self.done.clear();
         self.trace_mark = 0;
+        self.variant.clone_from(&settings.variant);
         let built = (self.factory)(settings);
-        let line = match &built {
+        let (slot, line) = match built {
             Ok(group) => {
+                let listed = settings.protocols.as_ref().is_none_or(|list| {
+                    list.iter().any(|p| p.name() == group.protocol())
+                });
+                if !listed {
+                    return self.skip();
+                }
                 let ignored = settings.ignored_by(group.protocol());
-                if ignored.is_empty() {
+                let line = if ignored.is_empty() {
                     "ok".to_owned()
                 } else {
                     format!("ok; ignored: {}", ignored.join(", "))
-                }
+                };
+                (Slot::Built(group), line)
             }
-            Err(e) => show::error(e),
+            Err(e) => (Slot::Failed(e.to_string()), show::error(&e)),
         };
-        self.group = Some(built.map_err(|e| e.to_string()));
+        self.group = slot;
         vec![line]
     }
 
-    fn step(&mut self, directive: &Directive) -> Vec<String> {
-        if let Directive::Config(settings) = directive {
+    fn skip(&mut self) -> Vec<String> {
+        self.group = Slot::Skipped;
+        self.variant = None;
+        Vec::new()
+    }
+
+    fn step(&mut self, case: &Case) -> Vec<String> {
+        if let Directive::Config(settings) = &case.directive {
             return self.configure(settings);
         }
-        if self.group.is_none() {
+        if matches!(self.group, Slot::Unbuilt) {
             self.configure(&Settings::default());
         }
-        match self.group.take() {
-            Some(Ok(mut group)) => {
-                let out = self.act(group.as_mut(), directive);
+        self.record = None;
+        let out = match std::mem::replace(&mut self.group, Slot::Unbuilt) {
+            Slot::Built(mut group) => {
+                let out = self.act(group.as_mut(), &case.directive);
                 if let Some(leader) = group.leader() {
                     self.last_leader = Some(leader);
                 }
-                self.group = Some(Ok(group));
+                self.group = Slot::Built(group);
                 out
             }
-            Some(Err(e)) => {
-                self.group = Some(Err(e.clone()));
-                vec![format!("error: no group ({e})")]
+            Slot::Failed(e) => {
+                let line = format!("error: no group ({e})");
+                self.group = Slot::Failed(e);
+                vec![line]
             }
-            None => vec!["error: no group was built".to_owned()],
+            Slot::Skipped => {
+                self.group = Slot::Skipped;
+                Vec::new()
+            }
+            Slot::Unbuilt => vec!["error: no group was built".to_owned()],
+        };
+        if let (Some(label), Some(record)) = (&case.label, self.record.take()) {
+            self.records.insert(label.clone(), record);
         }
+        out
     }
 
     fn node(&self, group: &dyn ReplicationGroup, node: &NodeRef) -> Result<NodeId, Vec<String>> {
@@ -170,7 +247,30 @@ impl Interpreter<'_, '_> {
             }
             Directive::Blocking(spec) => {
                 let op = self.op(g, spec)?;
-                vec![blocking(g, op)]
+                let (line, record) = blocking(g, op);
+                self.record = Some(record);
+                vec![line]
+            }
+            Directive::Repeat { op, times } => {
+                let OpSpec::Write { value, .. } = op else {
+                    return Err(vec!["error: only a write repeats".to_owned()]);
+                };
+                let mut last = String::new();
+                for i in 1..=*times {
+                    let mut one = op.clone();
+                    if let OpSpec::Write { value: v, .. } = &mut one {
+                        *v = bytes::Bytes::from(format!("{}{i}", show::value(Some(value))));
+                    }
+                    let spec = self.op(g, &one)?;
+                    let (line, record) = blocking(g, spec);
+                    let acked = matches!(&record, Record::Write { result: Ok(w), .. } if w.accepted);
+                    self.record = Some(record);
+                    if !acked {
+                        return Ok(vec![format!("write {i} of {times}: {line}")]);
+                    }
+                    last = line;
+                }
+                vec![format!("{times} writes, the last {last}")]
             }
             Directive::Submit { op, name } => {
                 let op = self.op(g, op)?;
@@ -246,7 +346,12 @@ impl Interpreter<'_, '_> {
             Directive::Failover(candidate) => {
                 let candidate = candidate.as_ref().map(|n| self.node(g, n)).transpose()?;
                 let before = g.leader().or_else(|| self.last_leader.clone());
-                match g.failover(candidate.as_ref()) {
+                let answer = g.failover(candidate.as_ref());
+                self.record = Some(Record::Failover {
+                    old: before.clone(),
+                    new: answer.clone(),
+                });
+                match answer {
                     Ok(new) => {
                         self.old_leader = before;
                         vec![format!("leader={new}")]
@@ -257,12 +362,67 @@ impl Interpreter<'_, '_> {
             Directive::LeaseRead { key, node } => {
                 let node = self.node(g, node)?;
                 vec![match g.lease_read(&node, key) {
-                    Some(result) => show::read(ReadLevel::Linearizable, &result),
+                    Some(result) => {
+                        let line = show::read(ReadLevel::Linearizable, &result);
+                        self.record = Some(Record::Read(result));
+                        line
+                    }
                     None => format!(
                         "error: lease-read is an isr call; {} has none",
                         g.protocol()
                     ),
                 }]
+            }
+            Directive::Probe(n) => {
+                let id = self.node(g, n)?;
+                let summary = g.summary();
+                let (Some(node), Some(catch_up)) = (summary.node(&id), g.catch_up(&id)) else {
+                    return Err(vec![show::error(&GroupError::UnknownNode(id))]);
+                };
+                let line = format!(
+                    "{id}: role={} offset={} catch-up={catch_up}",
+                    node.role, node.applied_offset
+                );
+                self.record = Some(Record::Node {
+                    id: id.clone(),
+                    role: node.role.to_owned(),
+                    offset: node.applied_offset,
+                    catch_up,
+                });
+                vec![line]
+            }
+            Directive::Fenced => {
+                let n = g.fenced();
+                self.record = Some(Record::Count(n));
+                vec![format!("fenced={n}")]
+            }
+            Directive::Converged => {
+                let summary = g.summary();
+                let leader_data = summary
+                    .leader
+                    .as_ref()
+                    .and_then(|l| summary.node(l))
+                    .map(|n| &n.data);
+                let converged = summary.alive_nodes_agree()
+                    && summary
+                        .nodes
+                        .iter()
+                        .filter(|n| n.alive)
+                        .all(|n| Some(&n.data) == leader_data);
+                self.record = Some(Record::Flag(converged));
+                vec![format!("converged={}", if converged { "yes" } else { "no" })]
+            }
+            Directive::Gate { node, write } => {
+                let id = self.node(g, node)?;
+                let Some(Record::Write { level, result, .. }) = self.records.get(write) else {
+                    return Err(vec![format!("error: no write recorded as `{write}`")]);
+                };
+                let text = match result {
+                    Ok(w) => g.gate(&id, *level, w),
+                    Err(e) => return Err(vec![show::error(e)]),
+                };
+                self.record = Some(Record::Text(text.clone()));
+                vec![text]
             }
             Directive::Summary(fields) => show::summary(&g.summary(), fields),
             Directive::Trace(kinds) => {
@@ -283,25 +443,52 @@ impl Interpreter<'_, '_> {
     }
 }
 
-/// `write` / `read`: submit, await, print the answer the blocking API gives.
-fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> String {
+/// `write` / `read`: submit, await, print the answer the blocking API
+/// gives; and that answer as a record.
+fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> (String, Record) {
     match op {
         ClientOp::Write {
             key,
             value,
             level,
             node: None,
-        } => show::write(level, &g.client_write(key, value, level)),
-        ClientOp::Read { key, level, node } => {
-            show::read(level, &g.client_read(&key, level, node.as_ref()))
+        } => {
+            let result = g.client_write(key, value.clone(), level);
+            let line = show::write(level, &result);
+            (
+                line,
+                Record::Write {
+                    value,
+                    level,
+                    result,
+                },
+            )
         }
-        ClientOp::Write { level, .. } => {
+        ClientOp::Read { key, level, node } => {
+            let result = g.client_read(&key, level, node.as_ref());
+            (show::read(level, &result), Record::Read(result))
+        }
+        ClientOp::Write {
+            ref value, level, ..
+        } => {
+            let value = value.clone();
             let result = g
                 .submit(op)
                 .and_then(|id| g.await_completion(id))
                 .and_then(|c| c.outcome.into_write_result());
-            show::write(level, &result)
+            let line = show::write(level, &result);
+            (
+                line,
+                Record::Write {
+                    value,
+                    level,
+                    result,
+                },
+            )
         }
-        other => format!("error: cannot run {other:?}"),
+        other => {
+            let line = format!("error: cannot run {other:?}");
+            (line.clone(), Record::Text(line))
+        }
     }
 }

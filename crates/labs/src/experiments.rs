@@ -1,0 +1,160 @@
+//! The seven experiments, one scenario file each
+//! (`crates/labs/scenarios/0N-*.txt`, compiled in), and the matrix runs
+//! they hold.
+//!
+//! A file is split into *parts* at its `config` directives. A part whose
+//! `config` names a `variant=` is a run of the comparison matrix, for each
+//! protocol it runs on (`protocols=`, default all four); its observation
+//! is computed from the answers its labelled directives recorded (see
+//! [`crate::observe`](mod@crate::observe) for the labels each
+//! experiment needs) and its trace is the group's trace when the part
+//! ends. A protocol's variants of an experiment are its parts in file
+//! order.
+
+use std::sync::OnceLock;
+
+use replication::GroupError;
+
+use crate::observe::observe;
+use crate::protocol::Protocol;
+use crate::run::Run;
+use crate::scenario::{self, Directive, Scenario};
+
+/// One experiment's scenario file.
+#[derive(Debug, Clone, Copy)]
+pub struct ExperimentFile {
+    /// Experiment number, 1–7.
+    pub number: u8,
+    /// Its path in the repository.
+    pub path: &'static str,
+    /// Its text.
+    pub text: &'static str,
+}
+
+macro_rules! files {
+    ($($n:literal => $name:literal,)*) => {
+        [$(ExperimentFile {
+            number: $n,
+            path: concat!("crates/labs/scenarios/", $name),
+            text: include_str!(concat!("../scenarios/", $name)),
+        },)*]
+    };
+}
+
+/// The seven experiment files, in experiment order.
+pub const FILES: [ExperimentFile; 7] = files! {
+    1 => "01-normal-replication.txt",
+    2 => "02-crash-after-ack.txt",
+    3 => "03-minority-leader.txt",
+    4 => "04-slow-replica.txt",
+    5 => "05-reconnect.txt",
+    6 => "06-read-levels.txt",
+    7 => "07-split-brain-read.txt",
+};
+
+/// One matrix run: a part of an experiment file on one protocol.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Part {
+    pub(crate) experiment: u8,
+    pub(crate) protocol: Protocol,
+    pub(crate) variant: &'static str,
+    /// The part's cases: `cases[start..end]` of the parsed file.
+    start: usize,
+    end: usize,
+}
+
+/// Each file parsed once.
+fn parsed() -> &'static [Result<Scenario, String>] {
+    static PARSED: OnceLock<Vec<Result<Scenario, String>>> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        FILES
+            .iter()
+            .map(|f| scenario::parse(f.path, f.text).map_err(|e| e.to_string()))
+            .collect()
+    })
+}
+
+/// Every matrix run of every file, in experiment order then file order.
+pub(crate) fn parts() -> &'static [Part] {
+    static PARTS: OnceLock<Vec<Part>> = OnceLock::new();
+    PARTS.get_or_init(|| {
+        let mut parts = Vec::new();
+        for (file, parsed) in FILES.iter().zip(parsed()) {
+            let Ok(s) = parsed else { continue };
+            let starts: Vec<usize> = s
+                .cases
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| matches!(c.directive, Directive::Config(_)))
+                .map(|(i, _)| i)
+                .collect();
+            for (k, &start) in starts.iter().enumerate() {
+                let end = starts.get(k + 1).copied().unwrap_or(s.cases.len());
+                let Directive::Config(settings) = &s.cases[start].directive else {
+                    continue;
+                };
+                let Some(variant) = &settings.variant else {
+                    continue;
+                };
+                for protocol in Protocol::ALL {
+                    let listed = settings
+                        .protocols
+                        .as_ref()
+                        .is_none_or(|list| list.contains(&protocol));
+                    if listed {
+                        parts.push(Part {
+                            experiment: file.number,
+                            protocol,
+                            variant: variant.as_str(),
+                            start,
+                            end,
+                        });
+                    }
+                }
+            }
+        }
+        parts
+    })
+}
+
+/// Why the experiment files cannot be used, if one does not parse (a
+/// build of this crate with a broken file still compiles; every run then
+/// fails with this message).
+pub(crate) fn parse_error() -> Option<&'static str> {
+    parsed().iter().find_map(|p| p.as_ref().err().map(String::as_str))
+}
+
+impl Part {
+    /// Runs this part alone on a fresh group and computes its observation.
+    pub(crate) fn run(&self) -> Result<Run, GroupError> {
+        let index = FILES
+            .iter()
+            .position(|f| f.number == self.experiment)
+            .ok_or_else(|| GroupError::config("experiment", "no such file"))?;
+        let whole = parsed()[index]
+            .as_ref()
+            .map_err(|e| GroupError::config("scenario", e.clone()))?;
+        let part = Scenario {
+            file: whole.file.clone(),
+            cases: whole.cases[self.start..self.end].to_vec(),
+            trailer: Vec::new(),
+        };
+        let (_, runs) = scenario::run_protocol_parts(&part, self.protocol);
+        let run = runs.into_iter().next().ok_or_else(|| {
+            GroupError::config("scenario", format!("{} skipped its own part", self.protocol))
+        })?;
+        let trace = run
+            .trace
+            .ok_or_else(|| GroupError::config("scenario", "the part's group was not built"))?;
+        let observed = observe(self.experiment, &run.records).map_err(|e| {
+            GroupError::config(
+                whole.file.clone(),
+                format!(
+                    "{} variant {} of experiment {}: {e}",
+                    self.protocol, self.variant, self.experiment
+                ),
+            )
+        })?;
+        Ok(Run::new(self.protocol, self.variant, observed, trace))
+    }
+}
