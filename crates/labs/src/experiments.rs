@@ -14,11 +14,13 @@
 use std::sync::OnceLock;
 
 use replication::GroupError;
+use sim_core::Trace;
 
 use crate::observe::observe;
+use crate::observed::Observed;
 use crate::protocol::Protocol;
 use crate::run::Run;
-use crate::scenario::{self, Directive, Scenario};
+use crate::scenario::{self, Directive, PartRun, Scenario};
 
 /// One experiment's scenario file.
 #[derive(Debug, Clone, Copy)]
@@ -121,7 +123,49 @@ pub(crate) fn parts() -> &'static [Part] {
 /// build of this crate with a broken file still compiles; every run then
 /// fails with this message).
 pub(crate) fn parse_error() -> Option<&'static str> {
-    parsed().iter().find_map(|p| p.as_ref().err().map(String::as_str))
+    parsed()
+        .iter()
+        .find_map(|p| p.as_ref().err().map(String::as_str))
+}
+
+/// The observation of one protocol's run of a variant part, and its trace.
+fn observe_part(
+    experiment: u8,
+    file: &str,
+    protocol: Protocol,
+    variant: &str,
+    run: PartRun,
+) -> Result<(Observed, Trace), GroupError> {
+    let at = |e: String| GroupError::config(file, format!("{protocol} variant {variant}: {e}"));
+    let trace = run
+        .trace
+        .ok_or_else(|| at("the part's group was not built".to_owned()))?;
+    let observed = observe(experiment, &run.records).map_err(|e| at(e.to_string()))?;
+    Ok((observed, trace))
+}
+
+/// What the variant parts of a scenario `text` observe on `protocol`, as
+/// experiment `experiment` reads them: `(variant, observation)` in file
+/// order. This is how the matrix reads [`FILES`]; call it on an edited copy
+/// of one to see what the matrix would say. A file that does not parse, a
+/// part whose group cannot be built, or a part missing a label its
+/// experiment needs is an error naming it.
+pub fn observations(
+    experiment: u8,
+    file: &str,
+    text: &str,
+    protocol: Protocol,
+) -> Result<Vec<(String, Observed)>, GroupError> {
+    let s =
+        scenario::parse(file, text).map_err(|e| GroupError::config("scenario", e.to_string()))?;
+    let (_, runs) = scenario::run_protocol_parts(&s, protocol);
+    runs.into_iter()
+        .filter_map(|run| run.variant.clone().map(|v| (v, run)))
+        .map(|(variant, run)| {
+            let (observed, _) = observe_part(experiment, file, protocol, &variant, run)?;
+            Ok((variant, observed))
+        })
+        .collect()
 }
 
 impl Part {
@@ -141,20 +185,18 @@ impl Part {
         };
         let (_, runs) = scenario::run_protocol_parts(&part, self.protocol);
         let run = runs.into_iter().next().ok_or_else(|| {
-            GroupError::config("scenario", format!("{} skipped its own part", self.protocol))
-        })?;
-        let trace = run
-            .trace
-            .ok_or_else(|| GroupError::config("scenario", "the part's group was not built"))?;
-        let observed = observe(self.experiment, &run.records).map_err(|e| {
             GroupError::config(
-                whole.file.clone(),
-                format!(
-                    "{} variant {} of experiment {}: {e}",
-                    self.protocol, self.variant, self.experiment
-                ),
+                &whole.file,
+                format!("{} skipped its own part", self.protocol),
             )
         })?;
+        let (observed, trace) = observe_part(
+            self.experiment,
+            &whole.file,
+            self.protocol,
+            self.variant,
+            run,
+        )?;
         Ok(Run::new(self.protocol, self.variant, observed, trace))
     }
 }

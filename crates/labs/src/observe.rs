@@ -20,8 +20,8 @@ use bytes::Bytes;
 use replication::{GroupError, NodeId, ReadResult, WriteResult};
 
 use crate::observed::{
-    CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect,
-    SlowReplica, SplitBrainRead,
+    CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
+    SplitBrainRead,
 };
 use crate::reads::{ReadOutcome, guard_outcome};
 use crate::scenario::{Record, Records};

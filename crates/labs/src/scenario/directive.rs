@@ -379,7 +379,11 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<(Directive, Option<Str
     if label.is_some() && !labelled {
         return Err(format!(
             "unknown argument `as` for `{name}` (allowed: {})",
-            if allowed.is_empty() { "settings" } else { allowed }
+            if allowed.is_empty() {
+                "settings"
+            } else {
+                allowed
+            }
         ));
     }
     Ok((directive, label))

@@ -106,7 +106,9 @@ impl Settings {
                 || usize::try_from(number()?).map_err(|_| format!("`{key}={value}`: too large"));
             match key.as_str() {
                 "variant" => {
-                    if value.is_empty() || value.contains(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
+                    if value.is_empty()
+                        || value.contains(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                    {
                         return Err(format!(
                             "`variant={value}`: a variant name is letters, digits and `_`"
                         ));
@@ -186,7 +188,11 @@ impl Settings {
                     "synchronous_standby_names",
                     "wal",
                 ),
-                only(self.synchronous_commit.is_some(), "synchronous_commit", "wal"),
+                only(
+                    self.synchronous_commit.is_some(),
+                    "synchronous_commit",
+                    "wal",
+                ),
                 only(self.apply_delay.is_some(), "apply_delay", "wal"),
                 only(self.unclean_election.is_some(), "unclean_election", "isr"),
                 only(self.wait.is_some(), "wait", "async"),

@@ -15,8 +15,10 @@ use std::sync::OnceLock;
 
 use replication::{NodeId, ReplicationGroup};
 
-use crate::protocol::Protocol;
-use crate::scenario::factory::{Settings, build};
+use proto_async::AsyncConfig;
+use proto_isr::IsrConfig;
+use proto_raft::RaftConfig;
+use proto_wal::WalConfig;
 
 /// A node as a scenario names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,11 +37,12 @@ pub enum NodeRef {
 pub fn known_nodes() -> &'static [NodeId] {
     static KNOWN: OnceLock<Vec<NodeId>> = OnceLock::new();
     KNOWN.get_or_init(|| {
-        let mut ids: Vec<NodeId> = Protocol::ALL
-            .into_iter()
-            .filter_map(|p| build(p, &Settings::default()).ok())
-            .flat_map(|g| g.node_ids())
-            .collect();
+        // From the default configs, not from built groups: parsing a file
+        // starts no group (and so logs no trace event).
+        let mut ids: Vec<NodeId> = AsyncConfig::default().node_ids();
+        ids.extend(WalConfig::default().node_ids());
+        ids.extend(IsrConfig::default().nodes);
+        ids.extend(RaftConfig::default().nodes);
         ids.sort();
         ids.dedup();
         ids

@@ -147,7 +147,9 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             Directive::Gate { write, .. } if !writes.contains(write) => {
                 return Err(err(
                     line_no,
-                    format!("`gate write={write}`: no `write … as={write}` above (since the last config)"),
+                    format!(
+                        "`gate write={write}`: no `write … as={write}` above (since the last config)"
+                    ),
                 ));
             }
             Directive::Submit { name: Some(n), .. } => {

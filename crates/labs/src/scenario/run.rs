@@ -134,9 +134,10 @@ impl Interpreter<'_, '_> {
         let built = (self.factory)(settings);
         let (slot, line) = match built {
             Ok(group) => {
-                let listed = settings.protocols.as_ref().is_none_or(|list| {
-                    list.iter().any(|p| p.name() == group.protocol())
-                });
+                let listed = settings
+                    .protocols
+                    .as_ref()
+                    .is_none_or(|list| list.iter().any(|p| p.name() == group.protocol()));
                 if !listed {
                     return self.skip();
                 }
@@ -263,7 +264,8 @@ impl Interpreter<'_, '_> {
                     }
                     let spec = self.op(g, &one)?;
                     let (line, record) = blocking(g, spec);
-                    let acked = matches!(&record, Record::Write { result: Ok(w), .. } if w.accepted);
+                    let acked =
+                        matches!(&record, Record::Write { result: Ok(w), .. } if w.accepted);
                     self.record = Some(record);
                     if !acked {
                         return Ok(vec![format!("write {i} of {times}: {line}")]);
@@ -410,7 +412,10 @@ impl Interpreter<'_, '_> {
                         .filter(|n| n.alive)
                         .all(|n| Some(&n.data) == leader_data);
                 self.record = Some(Record::Flag(converged));
-                vec![format!("converged={}", if converged { "yes" } else { "no" })]
+                vec![format!(
+                    "converged={}",
+                    if converged { "yes" } else { "no" }
+                )]
             }
             Directive::Gate { node, write } => {
                 let id = self.node(g, node)?;

@@ -104,7 +104,10 @@ impl ScenarioGroup for WalShippingGroup {
         let probe = self.probe();
         let lsn = probe.node(node).map_or(0, |n| n.applied_lsn);
         let config = self.config();
-        if matches!(config.sync_quorum, SyncQuorum::First(_) | SyncQuorum::Any(_)) {
+        if matches!(
+            config.sync_quorum,
+            SyncQuorum::First(_) | SyncQuorum::Any(_)
+        ) {
             let confirmed_by = self
                 .trace()
                 .of_kind("wal_sync_confirmed")
@@ -118,7 +121,11 @@ impl ScenarioGroup for WalShippingGroup {
                 offset(write),
             );
         }
-        let outcome = format!("{} LSN {} while it was at LSN {lsn}", acked(write), offset(write));
+        let outcome = format!(
+            "{} LSN {} while it was at LSN {lsn}",
+            acked(write),
+            offset(write)
+        );
         if probe.synchronous_standbys.contains(node) {
             format!("synchronous standby {node} gates {level} commit: {outcome}")
         } else {
@@ -173,15 +180,14 @@ impl ScenarioGroup for RaftGroup {
             return None;
         }
         let trace = self.trace();
-        let is_node = |e: &sim_core::EventRef<'_>, key: &str| {
-            e.field(key) == Some(Value::Node(node.clone()))
-        };
+        let is_node =
+            |e: &sim_core::EventRef<'_>, key: &str| e.field(key) == Some(Value::Node(node.clone()));
         let restarted = trace
             .since(0)
             .enumerate()
             .filter(|(_, e)| e.kind == "raft_node_restarted" && is_node(e, "node"))
             .map(|(i, _)| i + 1)
-            .last()
+            .next_back()
             .unwrap_or(0);
         let mut modes: Vec<String> = Vec::new();
         for e in trace.since(restarted) {
