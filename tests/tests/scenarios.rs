@@ -328,3 +328,14 @@ fn write_repeat_makes_n_writes_and_stops_at_the_first_refusal() {
         raft[4]
     );
 }
+
+#[test]
+fn a_part_whose_group_cannot_be_built_is_an_error_saying_why() {
+    let text = "config variant=broken min_insync=9\n\nwrite key=k value=v level=strong as=ack\n";
+    let err = labs::experiments::observations(2, "t.txt", text, Protocol::Isr)
+        .expect_err("isr refuses min.insync 9 with 3 replicas");
+    let shown = err.to_string();
+    assert!(shown.contains("isr variant broken"), "{shown}");
+    assert!(shown.contains("could not be built"), "{shown}");
+    assert!(shown.contains("min_insync"), "{shown}");
+}

@@ -5,11 +5,26 @@
 //! A file is split into *parts* at its `config` directives. A part whose
 //! `config` names a `variant=` is a run of the comparison matrix, for each
 //! protocol it runs on (`protocols=`, default all four); its observation
-//! is computed from the answers its labelled directives recorded (see
-//! [`crate::observe`](mod@crate::observe) for the labels each
-//! experiment needs) and its trace is the group's trace when the part
-//! ends. A protocol's variants of an experiment are its parts in file
-//! order.
+//! is computed from the answers its labelled (`as=`) directives recorded,
+//! and its trace is the group's trace when the part ends. A protocol's
+//! variants of an experiment are its parts in file order.
+//!
+//! The labels each experiment reads (a part missing one is an error
+//! naming it):
+//!
+//! | # | labels the file records |
+//! |---|---|
+//! | 1 | `ack` (write), `at_ack`, `after` (reads of the follower), `leader`, `follower` (probes) |
+//! | 2 | `ack` (write), `before` (read), `failover`, `after` (read on the new leader) |
+//! | 3 | `failover`, `old_write`, `new_write`, `old_side`, `new_side` (reads during the partition), `fenced`, `converged`, `old_after` (probe), `minority`, `majority` (reads after heal) |
+//! | 4 | `ack` (write), `slow` (read of the slow replica), `gate` |
+//! | 5 | `inside`, `outside` (probes of the reconnected replica) |
+//! | 6 | `written` (write), `local`, `leader`, `linearizable` (reads) |
+//! | 7 | `old_local`, `current` (reads), `guard` (LINEARIZABLE at the old leader) or `lease` (a `lease-read` there, when the protocol has one) |
+//!
+//! The protocol-specific words in a cell (`gate`'s explanation, the
+//! catch-up mode of `probe`, what `fenced` counts) are the group's own
+//! answers, through [`ScenarioGroup`](crate::scenario::ScenarioGroup).
 
 use std::sync::OnceLock;
 
@@ -139,7 +154,7 @@ fn observe_part(
     let at = |e: String| GroupError::config(file, format!("{protocol} variant {variant}: {e}"));
     let trace = run
         .trace
-        .ok_or_else(|| at("the part's group was not built".to_owned()))?;
+        .map_err(|why| at(format!("the part's group could not be built: {why}")))?;
     let observed = observe(experiment, &run.records).map_err(|e| at(e.to_string()))?;
     Ok((observed, trace))
 }

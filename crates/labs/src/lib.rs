@@ -1,10 +1,14 @@
 //! # labs — seven experiments × four protocols
 //!
-//! Each experiment is a function per protocol that builds its groups with
-//! fixed seeds, drives them only through the protocols' public APIs, and
-//! returns a [`Run`]: a typed [`Observed`] value with everything it saw,
-//! plus the run's trace. The matrix cell of a run ([`Run::cell`]) is computed
-//! from the observation alone, so no cell is a per-protocol constant.
+//! Each experiment is one scenario file (`crates/labs/scenarios/0N-*.txt`,
+//! see [`scenario`] for the format and [`experiments`] for how a file
+//! becomes matrix runs), written once and run on every protocol. A part
+//! of the file marked `config variant=NAME` is one run of the comparison
+//! matrix: a fresh group with fixed settings and seed, driven only through
+//! the protocols' public APIs, whose labelled answers make a typed
+//! [`Observed`] value; its [`Run`] carries that and the run's trace. The
+//! matrix cell ([`Run::cell`]) is computed from the observation alone, so
+//! no cell is a per-protocol constant — edit the file and the cell follows.
 //!
 //! | # | experiment |
 //! |---|---|
@@ -18,8 +22,14 @@
 //!
 //! Run them all with [`all_runs`] (or `cargo xtask matrix`); run one
 //! experiment × protocol × variant and nothing else with [`run_one`] (or
-//! `cargo xtask trace`). A runnable example:
-//! `cargo run -p labs --example one_run`.
+//! `cargo xtask trace`); run a file of your own with
+//! [`scenario::run_protocols`] (or `cargo xtask run FILE`). A runnable
+//! example: `cargo run -p labs --example one_run`.
+//!
+//! What it mirrors and omits: the experiments are the ones a course on
+//! replication runs by hand against Redis, PostgreSQL, Kafka and etcd; the
+//! groups are this workspace's simulations of those mechanisms, not the
+//! systems themselves (see each protocol crate's docs for what it omits).
 
 pub mod diagram;
 pub mod experiments;
@@ -38,7 +48,7 @@ pub use observed::{
     SplitBrainRead,
 };
 pub use protocol::Protocol;
-pub use reads::{ReadOutcome, guard_outcome, read_levels, show};
+pub use reads::{ReadOutcome, guard_outcome, show};
 pub use replication::GroupError;
 pub use run::{Run, RunOneError, RunSpec, run_one, run_specs, variants};
 

@@ -4,15 +4,8 @@
 //! protocol: every protocol-specific word was printed by the group itself
 //! (`probe`, `fenced`, `gate`; see [`ScenarioGroup`]).
 //!
-//! | # | labels the file records |
-//! |---|---|
-//! | 1 | `ack` (write), `at_ack`, `after` (reads of the follower), `leader`, `follower` (probes) |
-//! | 2 | `ack` (write), `before` (read), `failover`, `after` (read on the new leader) |
-//! | 3 | `failover`, `old_write`, `new_write`, `old_side`, `new_side` (reads during the partition), `fenced`, `converged`, `old_after` (probe), `minority`, `majority` (reads after heal) |
-//! | 4 | `ack` (write), `slow` (read of the slow replica), `gate` |
-//! | 5 | `inside`, `outside` (probes of the reconnected replica) |
-//! | 6 | `written` (write), `local`, `leader`, `linearizable` (reads) |
-//! | 7 | `old_local`, `current` (reads), `guard` (LINEARIZABLE at the old leader) or `lease` (a `lease-read` there, when the protocol has one) |
+//! The labels each experiment reads are tabulated in
+//! [`crate::experiments`].
 //!
 //! [`ScenarioGroup`]: crate::scenario::ScenarioGroup
 

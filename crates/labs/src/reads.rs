@@ -3,9 +3,7 @@
 use std::fmt;
 
 use bytes::Bytes;
-use replication::{GroupError, NodeId, ReadLevel, ReadResult, ReplicationGroup};
-
-use crate::observed::ReadLevels;
+use replication::{GroupError, ReadResult};
 
 /// The read-matrix answer for one level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,22 +70,4 @@ pub fn show(value: Option<&Bytes>) -> String {
         Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         None => "none".to_owned(),
     }
-}
-
-/// Experiment 6's three reads of `key`, in order — `LOCAL` at `follower`,
-/// then `LEADER`, then `LINEARIZABLE` — each classified against `written`.
-pub fn read_levels<G: ReplicationGroup>(
-    group: &mut G,
-    key: &[u8],
-    follower: &NodeId,
-    written: &Bytes,
-) -> Result<ReadLevels, GroupError> {
-    let local = group.client_read(key, ReadLevel::Local, Some(follower));
-    let leader = group.client_read(key, ReadLevel::Leader, None);
-    let linearizable = group.client_read(key, ReadLevel::Linearizable, None);
-    Ok(ReadLevels {
-        local: ReadOutcome::classify(&local, written)?,
-        leader: ReadOutcome::classify(&leader, written)?,
-        linearizable: ReadOutcome::classify(&linearizable, written)?,
-    })
 }

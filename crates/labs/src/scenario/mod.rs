@@ -30,9 +30,9 @@
 //!
 //! | directive | what it does | prints |
 //! |---|---|---|
-//! | `config [seed=N] [sync_standbys=a,b] [min_insync=N] [min_replicas=N] [min_replicas_max_lag=T] [pre_vote=B] [check_quorum=B] [snapshot_threshold=N]` | a fresh group with these settings (see [`factory`](build): each is one protocol's setting); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores) |
-//! | `write key= value= level= [node=]` | blocking write (`client_write`; at a named node through `submit`) | `acked offset=N (LEVEL)`, `refused …: why`, or the error |
-//! | `read key= level= [node=]` | blocking read (`client_read`) | `value=V node=N offset=O (LEVEL)` or the error |
+//! | `config [variant=NAME] [protocols=a,b] [setting=value …]` | a fresh group with these settings (see [`factory`](build): each is one protocol's setting; `protocols=` runs the part it starts on those protocols only, `variant=` makes it a matrix run); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores); nothing on a protocol the part skips |
+//! | `write key= value= level= [node=] [repeat=N] [as=]` | blocking write (`client_write`; at a named node through `submit`); `repeat=N` makes N writes of `VALUE1` … `VALUEN`, stopping at the first not acknowledged | `acked offset=N (LEVEL)`, `refused …: why`, or the error |
+//! | `read key= level= [node=] [as=]` | blocking read (`client_read`) | `value=V node=N offset=O (LEVEL)` or the error |
 //! | `submit write\|read … [as=NAME]` | start an operation without letting time pass | `NAME submitted as op-N` or the error |
 //! | `await op=NAME` | tick until it completes | `NAME done\|failed\|unknown at tick T (…): details` |
 //! | `completions` | every completion not yet taken | one line each, or `none` |
@@ -42,10 +42,19 @@
 //! | `cut from= to=` / `restore from= to=` | one-way link | `ok` or the error |
 //! | `crash node= [power-loss]` / `restart node=` / `fsync node=` | process crash (or power loss: unfsynced state lost), restart, fsync | `ok` or the error |
 //! | `slow node= [off]` | mark a replica slow (or clear it) | `ok` or the error |
-//! | `failover [node=]` | the protocol's leader change | `leader=N` or the error |
-//! | `lease-read key= node=` | isr's `lease_read` at a node (a LINEARIZABLE read the controller's current leader alone may serve); a [`ScenarioGroup`] call outside the trait | as `read`, or `error: lease-read is an isr call; P has none` |
+//! | `failover [node=] [as=]` | the protocol's leader change | `leader=N` or the error |
+//! | `lease-read key= node= [as=]` | isr's `lease_read` at a node (a LINEARIZABLE read the controller's current leader alone may serve); a [`ScenarioGroup`] call outside the trait | as `read`, or `error: lease-read is an isr call; P has none` |
+//! | `probe node= [as=]` | the node's role, applied offset and how it last caught up, in the protocol's words ([`ScenarioGroup::catch_up`]) | `N: role=R offset=O catch-up=M` |
+//! | `fenced [as=]` | old-lineage messages rejected so far ([`ScenarioGroup::fenced`]) | `fenced=N` |
+//! | `converged [as=]` | every alive node holds the leader's data and offset | `converged=yes\|no` |
+//! | `gate node= write=NAME [as=]` | why `node` did or did not hold up the write recorded `as=NAME` ([`ScenarioGroup::gate`]) | one line in the protocol's terms |
 //! | `summary [fields=tick,leader,alive,role,offset,data]` | the protocol-neutral summary | a line for the group, one per node |
 //! | `trace [kinds=a,b]` | trace events since the last `trace` (or `config`) | `#seq @tick kind fields…`, or `no events` |
+//!
+//! A directive with `as=NAME` also records its answer as a value
+//! ([`Record`]) under that name, for the part it is in: this is how an
+//! experiment file says which answers its matrix cell is computed from
+//! (see [`crate::experiments`]). A name is used once per part.
 //!
 //! Levels are named (`NONE`, `LEADER`, `QUORUM`, `ALL_ISR`; `LOCAL`,
 //! `LEADER`, `LINEARIZABLE`) or given by alias (`weak`, `strong` for
@@ -183,13 +192,20 @@ pub fn differences(scenario: &Scenario, outputs: &Outputs) -> Vec<Difference> {
 /// The scenario's text with each case's block replaced: `outputs` for the
 /// protocols it has, the file's own expectations for the others when
 /// `keep_others` (that is `--rewrite --protocol P`), nothing for them
-/// otherwise (that is what `cargo xtask run` prints).
+/// otherwise (that is what `cargo xtask run` prints; there, a case that
+/// none of the protocols run — a part for other protocols — is left out).
 pub fn render(scenario: &Scenario, outputs: &Outputs, keep_others: bool) -> String {
     let mut text = String::new();
+    let mut first = true;
     for (i, case) in scenario.cases.iter().enumerate() {
-        if i > 0 {
+        let ran = |per_case: &Vec<Vec<String>>| per_case.get(i).is_some_and(|l| !l.is_empty());
+        if !keep_others && !outputs.is_empty() && !outputs.values().any(ran) {
+            continue;
+        }
+        if !first {
             text.push('\n');
         }
+        first = false;
         for line in &case.preamble {
             text.push_str(line);
             text.push('\n');

@@ -134,7 +134,10 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             return Err(err(line_no, format!("the name `{l}` is already used")));
         }
         if let Some(l) = &label
-            && matches!(directive, Directive::Blocking(OpSpec::Write { .. }))
+            && matches!(
+                directive,
+                Directive::Blocking(OpSpec::Write { .. }) | Directive::Repeat { .. }
+            )
         {
             writes.insert(l.clone());
         }

@@ -62,7 +62,7 @@ pub struct PartRun {
     pub variant: Option<String>,
     /// The labelled answers.
     pub records: Records,
-    /// The group's whole trace at the end of the part (`None` when no group
-    /// was built).
-    pub trace: Option<Trace>,
+    /// The group's whole trace at the end of the part, or why its `config`
+    /// could not build one.
+    pub trace: Result<Trace, String>,
 }

@@ -112,8 +112,8 @@ impl Interpreter<'_, '_> {
         let records = std::mem::take(&mut self.records);
         let trace = match &self.group {
             Slot::Unbuilt | Slot::Skipped => return,
-            Slot::Built(group) => Some(group.trace().clone()),
-            Slot::Failed(_) => None,
+            Slot::Built(group) => Ok(group.trace().clone()),
+            Slot::Failed(why) => Err(why.clone()),
         };
         self.parts.push(PartRun {
             variant: self.variant.take(),

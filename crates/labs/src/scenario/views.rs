@@ -201,7 +201,7 @@ impl ScenarioGroup for RaftGroup {
             }
         }
         Some(if modes.is_empty() {
-            "no catch-up".to_owned()
+            "never".to_owned()
         } else {
             modes.join("+")
         })
