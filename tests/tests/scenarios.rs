@@ -118,6 +118,18 @@ fn rewrite_of_one_protocol_keeps_the_other_protocols_rows() {
     assert_eq!(scenario::render(&s, &outputs, true), text);
 }
 
+/// Each `(text, line, message)`: parsing `text` fails at `line` with an
+/// error that is `bad.txt:LINE: …` and contains `message`.
+fn assert_each_is_a_file_line_error(cases: &[(&str, usize, &str)]) {
+    for &(text, line, message) in cases {
+        let err = scenario::parse("bad.txt", text).expect_err(text);
+        let shown = err.to_string();
+        assert_eq!(err.line, line, "{shown}");
+        assert!(shown.starts_with(&format!("bad.txt:{line}: ")), "{shown}");
+        assert!(shown.contains(message), "{shown}");
+    }
+}
+
 #[test]
 fn a_malformed_scenario_is_a_file_line_message() {
     let cases = [
@@ -169,13 +181,7 @@ fn a_malformed_scenario_is_a_file_line_message() {
         ("write key=k level=weak\n", 1, "needs `value=`"),
         ("tick\nheal node=leader\n", 2, "expected `----`"),
     ];
-    for (text, line, message) in cases {
-        let err = scenario::parse("bad.txt", text).expect_err(text);
-        let shown = err.to_string();
-        assert_eq!(err.line, line, "{shown}");
-        assert!(shown.starts_with(&format!("bad.txt:{line}: ")), "{shown}");
-        assert!(shown.contains(message), "{shown}");
-    }
+    assert_each_is_a_file_line_error(&cases);
 }
 
 #[test]
@@ -219,13 +225,7 @@ fn a_malformed_part_or_label_is_a_file_line_message() {
             "unknown argument `node` for `fenced`",
         ),
     ];
-    for (text, line, message) in cases {
-        let err = scenario::parse("bad.txt", text).expect_err(text);
-        let shown = err.to_string();
-        assert_eq!(err.line, line, "{shown}");
-        assert!(shown.starts_with(&format!("bad.txt:{line}: ")), "{shown}");
-        assert!(shown.contains(message), "{shown}");
-    }
+    assert_each_is_a_file_line_error(&cases);
 }
 
 /// Experiment `n`'s file from `labs::experiments::FILES`.

@@ -451,28 +451,17 @@ impl Interpreter<'_, '_> {
 /// `write` / `read`: submit, await, print the answer the blocking API
 /// gives; and that answer as a record.
 fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> (String, Record) {
-    match op {
+    let (value, level, result) = match op {
+        ClientOp::Read { key, level, node } => {
+            let result = g.client_read(&key, level, node.as_ref());
+            return (show::read(level, &result), Record::Read(result));
+        }
         ClientOp::Write {
             key,
             value,
             level,
             node: None,
-        } => {
-            let result = g.client_write(key, value.clone(), level);
-            let line = show::write(level, &result);
-            (
-                line,
-                Record::Write {
-                    value,
-                    level,
-                    result,
-                },
-            )
-        }
-        ClientOp::Read { key, level, node } => {
-            let result = g.client_read(&key, level, node.as_ref());
-            (show::read(level, &result), Record::Read(result))
-        }
+        } => (value.clone(), level, g.client_write(key, value, level)),
         ClientOp::Write {
             ref value, level, ..
         } => {
@@ -481,19 +470,20 @@ fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> (String, Record) {
                 .submit(op)
                 .and_then(|id| g.await_completion(id))
                 .and_then(|c| c.outcome.into_write_result());
-            let line = show::write(level, &result);
-            (
-                line,
-                Record::Write {
-                    value,
-                    level,
-                    result,
-                },
-            )
+            (value, level, result)
         }
         other => {
             let line = format!("error: cannot run {other:?}");
-            (line.clone(), Record::Text(line))
+            return (line.clone(), Record::Text(line));
         }
-    }
+    };
+    let line = show::write(level, &result);
+    (
+        line,
+        Record::Write {
+            value,
+            level,
+            result,
+        },
+    )
 }
