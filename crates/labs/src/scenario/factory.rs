@@ -19,12 +19,14 @@
 //! | `snapshot_threshold=N` | raft | compact the log every N applied entries (default: never) |
 //!
 //! A setting a protocol does not have is ignored by it, and `config` says
-//! so in that protocol's output. Two more words of `config` are not group
-//! settings but say what the part of the file it starts is:
-//! `protocols=a,b` runs the part on those protocols only (the others
-//! print nothing until the next `config`), and `variant=NAME` makes the
-//! part a run of the comparison matrix (see [`crate::experiments`]). Every group starts with a leader: raft's
+//! so in that protocol's output. Every group starts with a leader: raft's
 //! first election is run (bounded) before the first directive.
+//!
+//! Two more words of `config` are not group settings but say what the
+//! part of the file it starts is: `protocols=a,b` runs the part on those
+//! protocols only (the others print nothing until the next `config`), and
+//! `variant=NAME` makes the part a run of the comparison matrix (see
+//! [`crate::experiments`]).
 
 use proto_async::{AsyncConfig, AsyncPrimaryGroup};
 use proto_isr::{IsrConfig, IsrGroup};

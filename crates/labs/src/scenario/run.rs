@@ -260,7 +260,9 @@ impl Interpreter<'_, '_> {
                 for i in 1..=*times {
                     let mut one = op.clone();
                     if let OpSpec::Write { value: v, .. } = &mut one {
-                        *v = bytes::Bytes::from(format!("{}{i}", show::value(Some(value))));
+                        let mut numbered = value.to_vec();
+                        numbered.extend_from_slice(i.to_string().as_bytes());
+                        *v = bytes::Bytes::from(numbered);
                     }
                     let spec = self.op(g, &one)?;
                     let (line, record) = blocking(g, spec);
