@@ -21,6 +21,10 @@ pub struct Configuration {
     pub setting: &'static str,
     /// The group of a seed.
     pub factory: Box<Factory>,
+    /// Schedules a sweep runs at least, whatever it is asked for (0: no
+    /// floor). For a configuration whose failure needs several faults to
+    /// line up, which the default budget does not reach.
+    pub min_schedules: u64,
 }
 
 impl Configuration {
@@ -38,7 +42,15 @@ impl Configuration {
             read,
             setting,
             factory: Box::new(factory),
+            min_schedules: 0,
         }
+    }
+
+    /// The configuration, swept with at least `schedules` schedules.
+    #[must_use]
+    pub fn with_min_schedules(mut self, schedules: u64) -> Configuration {
+        self.min_schedules = schedules;
+        self
     }
 
     /// `protocol.ack.read.setting`, e.g. `raft.quorum.linearizable.default`:

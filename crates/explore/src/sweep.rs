@@ -127,7 +127,7 @@ fn shape_for(config: &Configuration, shape: ScheduleShape) -> Result<ScheduleSha
 /// each property is shrunk.
 pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdict>, GroupError> {
     let shape = shape_for(config, options.shape)?;
-    let seeds: Vec<u64> = (0..options.schedules)
+    let seeds: Vec<u64> = (0..options.schedules.max(config.min_schedules))
         .filter(|pos| options.shard.is_none_or(|(i, n)| n > 0 && pos % n == i))
         .map(|pos| options.first_seed + pos)
         .collect();
