@@ -29,7 +29,15 @@ pub const SAFETY_FILES: &[(&str, &[&str])] = &[
     ),
     (
         "proto-raft",
-        &["node.rs", "leader.rs", "follower.rs", "reads.rs"],
+        &[
+            "node.rs",
+            "leader.rs",
+            "follower.rs",
+            "reads.rs",
+            "prevote.rs",
+            "snapshot.rs",
+            "transfer.rs",
+        ],
     ),
     (
         "proto-wal",

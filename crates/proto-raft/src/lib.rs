@@ -172,6 +172,8 @@
 mod client;
 mod config;
 mod events;
+#[cfg(test)]
+mod feature_tests;
 mod follower;
 mod group;
 mod inflight;
