@@ -2,7 +2,8 @@
 //! level: why a pre-vote is refused, that a late pre-vote grant cannot
 //! start an election, where a leader's `next_index` goes after it sends a
 //! snapshot, that a snapshot the follower already applied is not installed
-//! again, and how a leadership transfer starts.
+//! again, how a follower trims an append that starts below its snapshot,
+//! and how a leadership transfer starts and is driven by acknowledgements.
 
 use bytes::Bytes;
 use sim_core::Rng;
@@ -238,5 +239,166 @@ fn a_transfer_catches_a_lagging_target_up_first_and_times_a_current_one_out_at_o
             .collect::<Vec<_>>(),
         vec![(2, true)],
         "{to_current:?}"
+    );
+}
+
+/// A term-1 entry setting `k` to `v<i>`: distinct values show where each
+/// entry landed.
+fn numbered(i: u64) -> LogEntry {
+    LogEntry {
+        term: 1,
+        command: Command::Set {
+            key: Bytes::from_static(b"k"),
+            value: Bytes::from(format!("v{i}")),
+        },
+    }
+}
+
+/// Node `me` of three in term 1, its log compacted through index 5 (term
+/// 1) and holding nothing after it.
+fn compacted_through_5(me: usize, rng: &mut Rng) -> RaftNode {
+    let mut n = RaftNode::new(me, 3, timing(), 0, rng);
+    n.current_term = 1;
+    n.snapshot.index = 5;
+    n.snapshot.term = 1;
+    n.log = vec![LogEntry::sentinel(1)];
+    n.commit_index = 5;
+    n.last_applied = 5;
+    n
+}
+
+/// §7: entries through a follower's snapshot are committed, so an
+/// AppendEntries that starts below it (the leader's `next_index` lagged
+/// behind the follower's own compaction) is checked from the snapshot on:
+/// the covered entries are dropped and the rest appended in place.
+#[test]
+fn an_append_starting_below_the_followers_snapshot_is_trimmed_and_accepted() {
+    let mut rng = Rng::new(9);
+    let mut f = compacted_through_5(1, &mut rng);
+    let append = Message::AppendEntries {
+        term: 1,
+        prev_log_index: 3,
+        prev_log_term: 1,
+        entries: (4..=7).map(numbered).collect(),
+        leader_commit: 5,
+        read_round: 0,
+    };
+    let out = f.step(20, 0, append, &mut rng);
+    assert!(
+        sent(&out).iter().any(|(_, m)| matches!(
+            m,
+            Message::AppendEntriesResponse {
+                success: true,
+                match_index: 7,
+                ..
+            }
+        )),
+        "{out:?}"
+    );
+    assert_eq!(f.last_index(), 7);
+    assert_eq!(f.log[1..], [numbered(6), numbered(7)], "6 and 7 in place");
+}
+
+/// `entries(from, to)` never returns the snapshot's sentinel and nothing
+/// for an empty range.
+#[test]
+fn entries_start_past_the_snapshot_and_an_empty_range_is_empty() {
+    let mut rng = Rng::new(10);
+    let mut n = compacted_through_5(0, &mut rng);
+    n.log.extend((6..=8).map(numbered));
+    assert_eq!(n.entries(6, 7), vec![numbered(6), numbered(7)]);
+    assert!(n.entries(5, 7).is_empty(), "from the snapshot: nothing");
+    assert!(n.entries(8, 7).is_empty(), "from past to: nothing");
+}
+
+/// A leader's AppendEntries never starts at or below its snapshot, even
+/// when `next_index` says so (`send_append` sends the snapshot then).
+#[test]
+fn an_append_never_starts_at_or_below_the_leaders_snapshot() {
+    let mut rng = Rng::new(11);
+    let mut leader = compacted_through_5(0, &mut rng);
+    leader.log.extend((6..=7).map(numbered));
+    leader.role = Role::Leader;
+    leader.next_index[1] = 5;
+    let msg = leader.append_for(30, 1);
+    let Message::AppendEntries {
+        prev_log_index,
+        prev_log_term,
+        entries,
+        ..
+    } = msg
+    else {
+        panic!("expected AppendEntries, got {msg:?}");
+    };
+    assert_eq!((prev_log_index, prev_log_term), (5, 1));
+    assert_eq!(entries, vec![numbered(6), numbered(7)]);
+    assert_eq!(leader.next_index[1], 8);
+}
+
+/// A leader of term 2 over `entries` term-1 entries plus its no-op,
+/// transferring leadership to node 1, which holds nothing yet.
+fn transferring_to_an_empty_node(entries: u64) -> (RaftNode, Rng) {
+    let mut rng = Rng::new(12);
+    let mut leader = RaftNode::new(0, 3, timing(), 0, &mut rng);
+    leader.log.extend((1..=entries).map(numbered));
+    leader.current_term = 2;
+    let mut out = Vec::new();
+    leader.become_leader(10, &mut out);
+    leader.next_index[1] = 1;
+    leader.start_transfer(11, 1, &mut out);
+    (leader, rng)
+}
+
+fn ack(match_index: u64) -> Message {
+    Message::AppendEntriesResponse {
+        term: 2,
+        success: true,
+        match_index,
+        conflict_index: 0,
+        read_round: 0,
+    }
+}
+
+/// The transfer target's acknowledgement of the leader's last entry sends
+/// TimeoutNow at once; an acknowledgement that leaves it behind sends the
+/// next batch instead.
+#[test]
+fn the_targets_acks_drive_a_transfer_batch_by_batch_then_timeout_now() {
+    let (mut leader, mut rng) = transferring_to_an_empty_node(2 * crate::leader::MAX_BATCH);
+    let last = leader.last_index();
+    let out = leader.step(12, 1, ack(crate::leader::MAX_BATCH), &mut rng);
+    let sends = sent(&out);
+    assert!(
+        sends
+            .iter()
+            .any(|(to, m)| *to == 1 && matches!(m, Message::AppendEntries { .. })),
+        "the next batch: {sends:?}"
+    );
+    assert!(
+        sends
+            .iter()
+            .all(|(_, m)| !matches!(m, Message::TimeoutNow { .. }))
+    );
+    let out = leader.step(13, 1, ack(last), &mut rng);
+    assert!(
+        sent(&out)
+            .iter()
+            .any(|(to, m)| *to == 1 && matches!(m, Message::TimeoutNow { term: 2 })),
+        "{out:?}"
+    );
+}
+
+/// Another follower's acknowledgement does not send the target TimeoutNow
+/// while the target still lacks entries.
+#[test]
+fn another_followers_ack_does_not_time_the_target_out() {
+    let (mut leader, mut rng) = transferring_to_an_empty_node(3);
+    let last = leader.last_index();
+    let out = leader.step(12, 2, ack(last), &mut rng);
+    assert!(
+        sent(&out)
+            .iter()
+            .all(|(_, m)| !matches!(m, Message::TimeoutNow { .. })),
+        "{out:?}"
     );
 }
