@@ -3,8 +3,9 @@
 
 mod common;
 
-use common::b;
+use common::{b, id};
 use proto_wal::{AckLevel, ReplicationGroup, WalConfig, WalShippingGroup};
+use sim_core::Value;
 
 #[test]
 fn debug_output_names_the_live_primary_and_the_timeline() {
@@ -26,4 +27,88 @@ fn config_returns_the_configuration_the_group_was_built_with() {
     let g = WalShippingGroup::new(config.clone()).expect("valid config");
     assert_eq!(g.config(), &config);
     assert_eq!(g.config().retention, 7);
+}
+
+/// The probe's `(received, applied)` LSNs of `name`.
+fn positions(g: &WalShippingGroup, name: &str) -> (u64, u64) {
+    let probe = g.probe();
+    let n = probe.node(&id(name)).expect("a node of the group");
+    (n.received_lsn, n.applied_lsn)
+}
+
+/// After a failover, standby-2 follows standby-1 while still on timeline
+/// 1; the healed old primary's timeline-1 records reach it on the same
+/// timeline from a node it does not follow: rejected as
+/// `non_current_primary`, and never applied.
+#[test]
+fn a_standby_rejects_same_timeline_records_from_a_node_it_does_not_follow() {
+    let mut g = WalShippingGroup::new(WalConfig::default()).expect("valid config");
+    g.client_write(b("k"), b("v1"), AckLevel::Leader).unwrap();
+    g.run_until_idle(50).unwrap();
+    g.isolate(&id("primary")).unwrap();
+    g.promote(&id("standby-1")).unwrap();
+    g.tick(); // standby-2 hears the announcement and follows standby-1
+    g.write_at(&id("primary"), b("k"), b("split"), AckLevel::Leader)
+        .unwrap();
+    g.heal(&id("primary")).unwrap();
+    g.run_until_idle(100).unwrap();
+    let text = g.trace().to_text();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("wal_fenced node=standby-2 src=primary")
+                && l.contains("reason=\"non_current_primary\"")),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains("node=standby-2") && l.contains("value=b\"split\"")),
+        "standby-2 never applied the old primary's record:\n{text}"
+    );
+    g.check_invariants().unwrap();
+}
+
+/// `recovery_min_apply_delay`: a standby that crashes with records
+/// waiting to be replayed does not replay them while it is down.
+#[test]
+fn a_crashed_standby_replays_nothing_while_down() {
+    let config = WalConfig::default().with_recovery_min_apply_delay(4);
+    let mut g = WalShippingGroup::new(config).expect("valid config");
+    g.client_write(b("k"), b("v1"), AckLevel::Leader).unwrap();
+    g.tick(); // received, due 4 ticks later
+    assert_eq!(positions(&g, "standby-2"), (1, 0));
+    g.crash(&id("standby-2"), false).unwrap();
+    let mark = g.trace().len();
+    for _ in 0..10 {
+        g.tick();
+    }
+    let replayed_while_down = g.trace().since(mark).any(|e| {
+        e.kind == "wal_record_replayed" && e.field("node") == Some(Value::Node(id("standby-2")))
+    });
+    assert!(!replayed_while_down, "{}", g.trace().to_text());
+    assert_eq!(positions(&g, "standby-2"), (1, 0), "nothing replayed");
+}
+
+/// A power loss on a standby with records waiting to be replayed keeps the
+/// replay queue of the records it keeps (the flushed ones) and drops the
+/// rest: the invariant "one due time per received, unreplayed record"
+/// still holds.
+#[test]
+fn a_power_loss_drops_the_replay_due_times_of_the_records_it_lost() {
+    let config = WalConfig::default().with_recovery_min_apply_delay(4);
+    let mut g = WalShippingGroup::new(config).expect("valid config");
+    g.client_write(b("k"), b("v1"), AckLevel::Leader).unwrap();
+    for _ in 0..5 {
+        g.tick();
+    }
+    assert_eq!(positions(&g, "standby-2"), (1, 1), "v1 replayed");
+    g.client_write(b("k"), b("v2"), AckLevel::Leader).unwrap();
+    g.tick();
+    g.fsync(&id("standby-2")).unwrap(); // v2 durable, not replayed
+    g.client_write(b("k"), b("v3"), AckLevel::Leader).unwrap();
+    g.tick(); // v3 received, neither durable nor replayed
+    assert_eq!(positions(&g, "standby-2"), (3, 1));
+    g.crash(&id("standby-2"), true).unwrap();
+    assert_eq!(positions(&g, "standby-2"), (2, 1), "v3 lost, v2 kept");
+    g.check_invariants().unwrap();
 }
