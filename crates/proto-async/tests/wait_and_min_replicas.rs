@@ -168,3 +168,48 @@ fn wait_1_write_is_unknown_when_its_primary_crashes_while_it_waits() {
         }
     ));
 }
+
+fn min_replicas_1() -> AsyncPrimaryGroup {
+    AsyncPrimaryGroup::new(AsyncConfig::default().with_min_replicas(1, 2)).unwrap()
+}
+
+fn write_now(g: &mut AsyncPrimaryGroup, value: &'static str) -> replication::WriteResult {
+    g.client_write(Bytes::from("k"), Bytes::from(value), AckLevel::Leader)
+        .unwrap()
+}
+
+/// A primary that was down hears from no replica while down: restarted
+/// after longer than `min-replicas-max-lag`, it refuses writes until a
+/// replica is heard from again (the next tick), as Redis does until its
+/// replicas reconnect.
+#[test]
+fn a_restarted_primary_counts_no_replica_heard_while_it_was_down() {
+    let mut g = min_replicas_1();
+    g.tick();
+    assert!(write_now(&mut g, "before").accepted);
+    g.crash(&n("primary"), false).unwrap();
+    for _ in 0..5 {
+        g.tick();
+    }
+    g.restart(&n("primary")).unwrap();
+    let refused = write_now(&mut g, "right after restart");
+    assert!(!refused.accepted, "{refused:?}");
+    assert!(refused.message.contains("NOREPLICAS"), "{refused:?}");
+    g.tick();
+    assert!(write_now(&mut g, "a tick later").accepted);
+}
+
+/// A power loss forgets which replicas the primary heard from (and their
+/// acknowledged offsets): right after the restart, before any tick, no
+/// replica counts, however recently it was heard from before the loss.
+#[test]
+fn a_power_loss_forgets_the_replicas_a_primary_had_heard_from() {
+    let mut g = min_replicas_1();
+    g.tick();
+    assert!(write_now(&mut g, "before").accepted);
+    g.crash(&n("primary"), true).unwrap();
+    g.restart(&n("primary")).unwrap();
+    let refused = write_now(&mut g, "right after restart");
+    assert!(!refused.accepted, "{refused:?}");
+    assert!(refused.message.contains("NOREPLICAS"), "{refused:?}");
+}
