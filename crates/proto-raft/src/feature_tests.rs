@@ -11,10 +11,7 @@ use sim_core::Rng;
 use crate::message::{Command, LogEntry, Message};
 use crate::node::{Output, RaftNode, Role, Timing};
 use crate::output::NodeEvent;
-
-fn timing() -> Timing {
-    Timing::textbook((8, 14), 2)
-}
+use crate::test_support::{sent, set_entry, success, timing};
 
 fn with_pre_vote() -> Timing {
     Timing {
@@ -24,22 +21,7 @@ fn with_pre_vote() -> Timing {
 }
 
 fn set(term: u64) -> LogEntry {
-    LogEntry {
-        term,
-        command: Command::Set {
-            key: Bytes::from_static(b"k"),
-            value: Bytes::from_static(b"v"),
-        },
-    }
-}
-
-fn sent(out: &[Output]) -> Vec<(usize, Message)> {
-    out.iter()
-        .filter_map(|o| match o {
-            Output::Send { to, msg } => Some((*to, msg.clone())),
-            Output::Event(_) => None,
-        })
-        .collect()
+    set_entry(term, "v")
 }
 
 fn heartbeat(term: u64) -> Message {
@@ -349,16 +331,6 @@ fn transferring_to_an_empty_node(entries: u64) -> (RaftNode, Rng) {
     (leader, rng)
 }
 
-fn ack(match_index: u64) -> Message {
-    Message::AppendEntriesResponse {
-        term: 2,
-        success: true,
-        match_index,
-        conflict_index: 0,
-        read_round: 0,
-    }
-}
-
 /// The transfer target's acknowledgement of the leader's last entry sends
 /// TimeoutNow at once; an acknowledgement that leaves it behind sends the
 /// next batch instead.
@@ -366,7 +338,7 @@ fn ack(match_index: u64) -> Message {
 fn the_targets_acks_drive_a_transfer_batch_by_batch_then_timeout_now() {
     let (mut leader, mut rng) = transferring_to_an_empty_node(2 * crate::leader::MAX_BATCH);
     let last = leader.last_index();
-    let out = leader.step(12, 1, ack(crate::leader::MAX_BATCH), &mut rng);
+    let out = leader.step(12, 1, success(crate::leader::MAX_BATCH), &mut rng);
     let sends = sent(&out);
     assert!(
         sends
@@ -379,7 +351,7 @@ fn the_targets_acks_drive_a_transfer_batch_by_batch_then_timeout_now() {
             .iter()
             .all(|(_, m)| !matches!(m, Message::TimeoutNow { .. }))
     );
-    let out = leader.step(13, 1, ack(last), &mut rng);
+    let out = leader.step(13, 1, success(last), &mut rng);
     assert!(
         sent(&out)
             .iter()
@@ -394,7 +366,7 @@ fn the_targets_acks_drive_a_transfer_batch_by_batch_then_timeout_now() {
 fn another_followers_ack_does_not_time_the_target_out() {
     let (mut leader, mut rng) = transferring_to_an_empty_node(3);
     let last = leader.last_index();
-    let out = leader.step(12, 2, ack(last), &mut rng);
+    let out = leader.step(12, 2, success(last), &mut rng);
     assert!(
         sent(&out)
             .iter()

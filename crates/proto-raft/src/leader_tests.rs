@@ -3,34 +3,15 @@
 //! rejections, batch-by-batch catch-up, and that only a live leader proposes
 //! or sends proposals.
 
-use bytes::Bytes;
 use sim_core::Rng;
 
 use crate::leader::MAX_BATCH;
 use crate::message::{Command, LogEntry, Message};
-use crate::node::{Output, RaftNode, Role, Timing};
-
-fn timing() -> Timing {
-    Timing::textbook((8, 14), 2)
-}
+use crate::node::{Output, RaftNode, Role};
+use crate::test_support::{sent, set_entry, success, timing};
 
 fn set(term: u64) -> LogEntry {
-    LogEntry {
-        term,
-        command: Command::Set {
-            key: Bytes::from_static(b"k"),
-            value: Bytes::from_static(b"v"),
-        },
-    }
-}
-
-fn sent(out: &[Output]) -> Vec<(usize, Message)> {
-    out.iter()
-        .filter_map(|o| match o {
-            Output::Send { to, msg } => Some((*to, msg.clone())),
-            Output::Event(_) => None,
-        })
-        .collect()
+    set_entry(term, "v")
 }
 
 /// Node 0 of three, leader of term 2 over `entries` term-1 entries plus its
@@ -45,16 +26,6 @@ fn leader_with(entries: usize) -> (RaftNode, Vec<Output>, Rng) {
     let mut out = Vec::new();
     node.become_leader(10, &mut out);
     (node, out, rng)
-}
-
-fn success(match_index: u64) -> Message {
-    Message::AppendEntriesResponse {
-        term: 2,
-        success: true,
-        match_index,
-        conflict_index: 0,
-        read_round: 0,
-    }
 }
 
 fn prev_and_len(msg: &Message) -> (u64, usize) {

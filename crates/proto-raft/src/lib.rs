@@ -190,6 +190,8 @@ mod reads;
 mod replication_impl;
 mod role;
 mod snapshot;
+#[cfg(test)]
+mod test_support;
 mod transfer;
 
 pub use config::RaftConfig;

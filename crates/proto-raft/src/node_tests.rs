@@ -4,29 +4,11 @@ use bytes::Bytes;
 use sim_core::Rng;
 
 use super::*;
-use crate::message::Command;
 
-fn timing() -> Timing {
-    Timing::textbook((8, 14), 2)
-}
+use crate::test_support::{sent, set_entry, timing};
 
 fn set(term: u64, v: &'static str) -> LogEntry {
-    LogEntry {
-        term,
-        command: Command::Set {
-            key: Bytes::from_static(b"k"),
-            value: Bytes::from_static(v.as_bytes()),
-        },
-    }
-}
-
-fn sent(out: &[Output]) -> Vec<(usize, Message)> {
-    out.iter()
-        .filter_map(|o| match o {
-            Output::Send { to, msg } => Some((*to, msg.clone())),
-            Output::Event(_) => None,
-        })
-        .collect()
+    set_entry(term, v)
 }
 
 /// Figure 8 of the Raft paper, state (c) → (d)/(e) with five servers.
