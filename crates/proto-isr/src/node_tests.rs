@@ -196,3 +196,19 @@ fn packet_of_another_epoch_or_from_a_non_leader_is_fenced_before_touching_state(
     assert_eq!(f.log.end(), 1);
     assert_eq!(f.log.applied_hw, 0);
 }
+
+/// A full snapshot says whether it replaced something: a follower that
+/// held entries reports them dropped (the group then clamps its durable
+/// marker, since the new log is not on disk), an empty follower does not.
+#[test]
+fn snapshot_install_reports_whether_it_dropped_the_followers_own_entries() {
+    let snapshot = [entry(1, 1, "a"), entry(2, 1, "b")];
+    let mut holding = follower(1, &[entry(1, 1, "x")]);
+    let outcome = holding.step_snapshot(1, &leader(), &snapshot, 2);
+    assert!(matches!(outcome, StepOutcome::Installed { dropped: true }));
+    assert_eq!(holding.log.end(), 2);
+    let mut empty = follower(1, &[]);
+    let outcome = empty.step_snapshot(1, &leader(), &snapshot, 2);
+    assert!(matches!(outcome, StepOutcome::Installed { dropped: false }));
+    assert_eq!(empty.log.end(), 2);
+}

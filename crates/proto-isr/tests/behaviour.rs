@@ -619,3 +619,29 @@ fn extreme_settings_refuse_or_time_out_without_panicking() {
     g.tick();
     assert_eq!(g.probe().high_watermark, 1);
 }
+
+/// A slow replica is sent nothing — not even the catch-up a restart would
+/// start — until it is marked not slow.
+#[test]
+fn a_slow_replica_that_restarts_is_not_caught_up_until_it_is_no_longer_slow() {
+    let mut g = default_group();
+    let slow = n("node-2");
+    g.set_replica_slow(&slow, true).unwrap();
+    g.crash(&slow, false).unwrap();
+    g.client_write(b("k"), b("v"), AckLevel::Leader).unwrap();
+    g.restart(&slow).unwrap();
+    for _ in 0..5 {
+        g.tick();
+    }
+    let caught_up = |g: &IsrGroup| {
+        g.trace()
+            .of_kind("isr_catch_up_started")
+            .any(|e| e.field("node") == Some(sim_core::Value::Node(n("node-2"))))
+    };
+    assert!(!caught_up(&g), "{}", g.trace().to_text());
+    assert_eq!(g.probe().node(&slow).unwrap().log_end_offset, 0);
+    g.set_replica_slow(&slow, false).unwrap();
+    g.run_until_idle(100).unwrap();
+    assert!(caught_up(&g));
+    assert_eq!(g.probe().node(&slow).unwrap().log_end_offset, 1);
+}
