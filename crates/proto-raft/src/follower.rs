@@ -41,6 +41,15 @@ impl RaftNode {
         });
     }
 
+    /// Traffic from the current leader (AppendEntries or InstallSnapshot):
+    /// remember it, note when it was heard (PreVote and CheckQuorum read
+    /// that), and push the election deadline back.
+    pub(crate) fn heard_from_leader(&mut self, now: Tick, from: usize, rng: &mut Rng) {
+        self.leader_hint = Some(from);
+        self.last_leader_contact = Some(now);
+        self.reset_election_deadline(now, rng);
+    }
+
     /// §5.3: the prev index/term check, conflict hint, suffix deletion only
     /// on conflict, commit learned from `leader_commit`.
     pub(crate) fn handle_append(
@@ -62,9 +71,7 @@ impl RaftNode {
         else {
             return;
         };
-        self.leader_hint = Some(from);
-        self.last_leader_contact = Some(now);
-        self.reset_election_deadline(now, rng);
+        self.heard_from_leader(now, from, rng);
         if prev_log_index < self.snapshot.index {
             // Entries through our snapshot are committed, so they match the
             // leader's (state machine safety): check from the snapshot on.

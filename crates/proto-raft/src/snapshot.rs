@@ -45,15 +45,22 @@ impl RaftNode {
         let term = self
             .term_at(index)
             .expect("an applied entry is in the log or the snapshot");
-        let drop = (index - self.snapshot.index) as usize;
-        self.log.drain(..drop);
-        self.log[0] = LogEntry::sentinel(term);
+        self.drop_log_through(index, term);
         self.snapshot = Snapshot {
             index,
             term,
             data: self.data.clone(),
         };
         out.push(Output::Event(NodeEvent::SnapshotTaken { index, term }));
+    }
+
+    /// Drops the log entries through `index` (held in the log, at or past
+    /// the current snapshot); the entry at `index` becomes the sentinel of
+    /// `term`.
+    fn drop_log_through(&mut self, index: u64, term: u64) {
+        let drop = (index - self.snapshot.index) as usize;
+        self.log.drain(..drop);
+        self.log[0] = LogEntry::sentinel(term);
     }
 
     /// Leader: InstallSnapshot for `peer`, whose `next_index` moves past
@@ -92,16 +99,12 @@ impl RaftNode {
         else {
             return;
         };
-        self.leader_hint = Some(from);
-        self.last_leader_contact = Some(now);
-        self.reset_election_deadline(now, rng);
+        self.heard_from_leader(now, from, rng);
         let installed = index > self.commit_index;
         if installed {
             let kept = self.term_at(index) == Some(term);
             if kept {
-                let drop = (index - self.snapshot.index) as usize;
-                self.log.drain(..drop);
-                self.log[0] = LogEntry::sentinel(term);
+                self.drop_log_through(index, term);
             } else {
                 self.log = vec![LogEntry::sentinel(term)];
             }
