@@ -26,13 +26,13 @@ fn catchup_requests(fx: &Effects) -> usize {
         .count()
 }
 
-#[test]
-fn standby_asks_for_catch_up_once_per_gap_not_once_per_out_of_order_record() {
-    let mut s = standby();
+/// Streams the records at `lsns` from `primary` to `s`, in that order;
+/// what the standby sent back.
+fn feed(s: &mut WalNode, lsns: &[u64]) -> Effects {
     let primary = NodeId::new("primary");
     let mut trace = Trace::new();
     let mut fx = Effects::default();
-    for lsn in [3, 4, 5] {
+    for &lsn in lsns {
         s.receive_frame(
             &primary,
             &frame(lsn),
@@ -43,6 +43,13 @@ fn standby_asks_for_catch_up_once_per_gap_not_once_per_out_of_order_record() {
         )
         .expect("a well-formed frame");
     }
+    fx
+}
+
+#[test]
+fn standby_asks_for_catch_up_once_per_gap_not_once_per_out_of_order_record() {
+    let mut s = standby();
+    let fx = feed(&mut s, &[3, 4, 5]);
     assert_eq!(s.lsn(), 0, "nothing after a gap is applied");
     assert_eq!(catchup_requests(&fx), 1, "{:?}", fx.sends);
 }
@@ -50,20 +57,7 @@ fn standby_asks_for_catch_up_once_per_gap_not_once_per_out_of_order_record() {
 #[test]
 fn applying_the_next_record_lets_the_standby_ask_again_at_its_new_position() {
     let mut s = standby();
-    let primary = NodeId::new("primary");
-    let mut trace = Trace::new();
-    let mut fx = Effects::default();
-    for lsn in [3, 1, 3] {
-        s.receive_frame(
-            &primary,
-            &frame(lsn),
-            SyncMode::Streaming,
-            1,
-            &mut trace,
-            &mut fx,
-        )
-        .expect("a well-formed frame");
-    }
+    let fx = feed(&mut s, &[3, 1, 3]);
     assert_eq!(s.lsn(), 1);
     assert_eq!(catchup_requests(&fx), 2, "{:?}", fx.sends);
 }
