@@ -38,7 +38,7 @@ impl RaftGroup {
                 };
                 let (key, value) = (key.clone(), value.clone());
                 let now = self.now_tick();
-                let id = self.ops.submitted(&mut self.trace, now, &op);
+                let id = self.cluster.submitted(&op);
                 let index = self.append_proposal(i, key, value);
                 let term = self.nodes[i].current_term;
                 self.track(PendingOp {
@@ -73,13 +73,13 @@ impl RaftGroup {
                 };
                 let (key, level) = (key.clone(), *level);
                 let now = self.now_tick();
-                let id = self.ops.submitted(&mut self.trace, now, &op);
+                let id = self.cluster.submitted(&op);
                 let (role, term) = (self.nodes[i].role, self.nodes[i].current_term);
                 if level != ReadLevel::Linearizable {
                     let read = self.serve_local(i, &key, level);
                     self.complete(id, op, now, i, Outcome::Read(read));
                 } else if role != Role::Leader {
-                    let name = self.ids[i].clone();
+                    let name = self.cluster.ids()[i].clone();
                     let err = self.blocked(
                         i,
                         GUARD_NOT_LEADER,
@@ -132,7 +132,7 @@ impl RaftGroup {
         let i = pending.node;
         let verdict = pending.judge(
             &self.nodes[i],
-            &self.ids[i],
+            &self.cluster.ids()[i],
             now,
             self.config.client_timeout(),
         );
@@ -218,10 +218,10 @@ impl RaftGroup {
         let mut outputs = Vec::new();
         let round = self.nodes[i].start_read_round(now, &mut outputs);
         record!(
-            self.trace,
+            self.cluster.trace,
             now,
             "raft_read_index_started",
-            node = &self.ids[i],
+            node = &self.cluster.ids()[i],
             term = self.nodes[i].current_term,
             round = round,
             read_index = self.nodes[i].commit_index
@@ -237,10 +237,10 @@ impl RaftGroup {
         let outcome = match (verdict, pending.stage) {
             (Verdict::Committed, Stage::Commit { index }) => {
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "raft_write_committed",
-                    node = &self.ids[i],
+                    node = &self.cluster.ids()[i],
                     term = term,
                     index = index
                 );
@@ -251,10 +251,10 @@ impl RaftGroup {
             }
             (Verdict::Unknown(reason), Stage::Commit { index }) => {
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "raft_write_refused",
-                    node = &self.ids[i],
+                    node = &self.cluster.ids()[i],
                     term = term,
                     index = index,
                     reason = reason.clone()
@@ -274,9 +274,7 @@ impl RaftGroup {
     }
 
     fn complete(&mut self, id: OpId, op: ClientOp, submitted: Tick, i: usize, outcome: Outcome) {
-        let now = self.now_tick();
-        let node = Some(self.ids[i].clone());
-        self.ops
-            .complete(&mut self.trace, now, id, op, submitted, node, outcome);
+        let node = Some(self.cluster.ids()[i].clone());
+        self.cluster.complete(id, op, submitted, node, outcome);
     }
 }

@@ -9,8 +9,8 @@
 //! `snapshot_taken`, `snapshot_sent`, `snapshot_installed`; and from the
 //! group: `write_proposed`,
 //! `write_committed`, `write_refused`, `read_served`, `read_index_started`,
-//! `read_blocked`, `node_crashed`, `node_restarted`, `node_isolated`,
-//! `node_healed`, `link_cut`, `all_healed`, `fsync`.
+//! `read_blocked`, `fsync`. Faults are the harness's neutral events
+//! (`node_crashed`, …, see [`replication::Cluster`]).
 
 use sim_core::{Tick, record};
 
@@ -19,12 +19,12 @@ use crate::node::NodeEvent;
 
 impl RaftGroup {
     pub(crate) fn record_event(&mut self, at: usize, now: Tick, event: NodeEvent) {
-        if !self.trace.is_enabled() {
+        if !self.cluster.trace.is_enabled() {
             return;
         }
-        let node = &self.ids[at];
-        let ids = &self.ids;
-        let t = &mut self.trace;
+        let ids = std::sync::Arc::clone(self.cluster.ids());
+        let node = &ids[at];
+        let t = &mut self.cluster.trace;
         match event {
             NodeEvent::ElectionStarted { term } => {
                 record!(t, now, "raft_election_started", node = node, term = term);

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use bytes::Bytes;
-use replication::{AckLevel, ClientOp, ClientOps, GroupError, ReplicationGroup, WriteResult};
-use sim_core::{NetConfig, NodeId, Rng, SimNet, Tick, Trace, record};
+use replication::{AckLevel, ClientOp, Cluster, GroupError, ReplicationGroup, WriteResult};
+use sim_core::{NetConfig, NodeId, Tick, record};
 
 use crate::config::RaftConfig;
 use crate::inflight::PendingOp;
@@ -19,13 +19,9 @@ use crate::node::{Output, RaftNode, Role, Timing};
 /// comes from one [`Rng`] seeded with [`RaftConfig::seed`].
 pub struct RaftGroup {
     pub(crate) config: RaftConfig,
-    pub(crate) ids: Vec<NodeId>,
+    /// Ids, network, rng, trace, client operations and faults.
+    pub(crate) cluster: Cluster<Message>,
     pub(crate) nodes: Vec<RaftNode>,
-    pub(crate) net: SimNet<Message>,
-    pub(crate) rng: Rng,
-    pub(crate) trace: Trace,
-    /// Op ids, `client_op_*` events and completions not yet taken.
-    pub(crate) ops: ClientOps,
     /// Client operations accepted and not yet completed, in submission order.
     pub(crate) inflight: Vec<PendingOp>,
 }
@@ -34,7 +30,7 @@ impl fmt::Debug for RaftGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RaftGroup")
             .field("tick", &self.now_tick())
-            .field("leader", &self.leader_index().map(|i| &self.ids[i]))
+            .field("leader", &self.leader_index().map(|i| self.cluster.id(i)))
             .field("nodes", &self.nodes.len())
             .field("in_flight", &self.inflight.len())
             .finish_non_exhaustive()
@@ -45,8 +41,11 @@ impl RaftGroup {
     /// A group of followers at term 0, or [`GroupError::Config`].
     pub fn new(config: RaftConfig) -> Result<Self, GroupError> {
         config.validate()?;
-        let net = SimNet::new(NetConfig::default().with_delay(config.delay))?;
-        let mut rng = Rng::new(config.seed);
+        let mut cluster = Cluster::new(
+            config.nodes.clone(),
+            NetConfig::default().with_delay(config.delay),
+            config.seed,
+        )?;
         let timing = Timing {
             election_timeout: config.election_timeout,
             heartbeat: config.heartbeat,
@@ -54,13 +53,12 @@ impl RaftGroup {
             check_quorum: config.check_quorum,
             snapshot_threshold: config.snapshot_threshold,
         };
-        let cluster = config.nodes.len();
-        let nodes = (0..cluster)
-            .map(|me| RaftNode::new(me, cluster, timing, 0, &mut rng))
+        let size = config.nodes.len();
+        let nodes = (0..size)
+            .map(|me| RaftNode::new(me, size, timing, 0, &mut cluster.rng))
             .collect();
-        let mut trace = Trace::new();
         record!(
-            trace,
+            cluster.trace,
             0,
             "raft_group_started",
             nodes = config.nodes.clone(),
@@ -73,7 +71,7 @@ impl RaftGroup {
         if config.pre_vote || config.check_quorum || config.snapshot_threshold.is_some() {
             // Only beyond textbook Raft, so textbook traces stay as they were.
             record!(
-                trace,
+                cluster.trace,
                 0,
                 "raft_features",
                 pre_vote = config.pre_vote,
@@ -83,13 +81,9 @@ impl RaftGroup {
             );
         }
         Ok(RaftGroup {
-            ids: config.nodes.clone(),
             config,
+            cluster,
             nodes,
-            net,
-            rng,
-            trace,
-            ops: ClientOps::new(),
             inflight: Vec::new(),
         })
     }
@@ -101,19 +95,11 @@ impl RaftGroup {
     }
 
     pub(crate) fn index_of(&self, node: &NodeId) -> Result<usize, GroupError> {
-        self.ids
-            .iter()
-            .position(|id| id == node)
-            .ok_or_else(|| GroupError::UnknownNode(node.clone()))
+        self.cluster.index(node)
     }
 
     pub(crate) fn alive_index(&self, node: &NodeId) -> Result<usize, GroupError> {
-        let i = self.index_of(node)?;
-        if self.nodes[i].alive {
-            Ok(i)
-        } else {
-            Err(GroupError::NodeDown(node.clone()))
-        }
+        self.cluster.alive_index(node)
     }
 
     /// Position of the alive leader with the highest term.
@@ -131,25 +117,14 @@ impl RaftGroup {
     /// flight.
     pub(crate) fn step_tick(&mut self) {
         self.flush_proposals();
-        let now = self.net.advance();
-        while let Some(env) = self.net.next_delivery(&mut self.trace) {
-            let (Some(dst), Some(src)) = (
-                self.ids.iter().position(|id| *id == env.dst),
-                self.ids.iter().position(|id| *id == env.src),
-            ) else {
-                continue;
-            };
-            if !self.nodes[dst].alive {
-                self.net
-                    .record_discard(&env, "receiver_down", &mut self.trace);
-                continue;
-            }
-            let outputs = self.nodes[dst].step(now, src, env.msg, &mut self.rng);
-            self.dispatch(dst, now, outputs);
+        let now = self.cluster.advance();
+        while let Some(d) = self.cluster.next_delivery() {
+            let outputs = self.nodes[d.to].step(now, d.from, d.msg, &mut self.cluster.rng);
+            self.dispatch(d.to, now, outputs);
         }
         for i in 0..self.nodes.len() {
-            if self.nodes[i].alive {
-                let outputs = self.nodes[i].tick(now, &mut self.rng);
+            if self.cluster.is_alive(i) {
+                let outputs = self.nodes[i].tick(now, &mut self.cluster.rng);
                 self.dispatch(i, now, outputs);
             }
         }
@@ -173,13 +148,7 @@ impl RaftGroup {
         for output in outputs {
             match output {
                 Output::Send { to, msg } => {
-                    self.net.send(
-                        &self.ids[from],
-                        &self.ids[to],
-                        msg,
-                        &mut self.rng,
-                        &mut self.trace,
-                    );
+                    self.cluster.send(from, to, msg);
                 }
                 Output::Event(event) => self.record_event(from, now, event),
             }
@@ -194,7 +163,7 @@ impl RaftGroup {
         let leader = self
             .leader_index()
             .ok_or_else(|| GroupError::NoLeader("no alive node is leader".into()))?;
-        let node = self.ids[leader].clone();
+        let node = self.cluster.id(leader).clone();
         let index = self.propose_at(&node, key, value)?;
         Ok((node, index))
     }
@@ -239,10 +208,10 @@ impl RaftGroup {
             })
             .expect("a live leader always accepts a proposal");
         record!(
-            self.trace,
+            self.cluster.trace,
             now,
             "raft_write_proposed",
-            node = &self.ids[i],
+            node = self.cluster.id(i),
             term = self.nodes[i].current_term,
             index = index,
             key = key,
@@ -269,7 +238,7 @@ impl RaftGroup {
     }
 
     pub(crate) fn now_tick(&self) -> Tick {
-        self.net.now()
+        self.cluster.now()
     }
 
     /// Ticks until an alive leader other than `exclude` exists (checked
@@ -286,9 +255,9 @@ impl RaftGroup {
         let mut ticks = 0;
         loop {
             if let Some(l) = self.leader_index()
-                && exclude != Some(&self.ids[l])
+                && exclude != Some(self.cluster.id(l))
             {
-                return Ok(self.ids[l].clone());
+                return Ok(self.cluster.id(l).clone());
             }
             if ticks >= max_ticks {
                 return Err(GroupError::NotIdle {
@@ -360,9 +329,7 @@ impl RaftGroup {
         if let Some(l) = self.leader_index() {
             let lead = &self.nodes[l];
             let reachable_behind = self.nodes.iter().filter(|n| n.alive).any(|n| {
-                let linked = !self.net.is_cut(&self.ids[l], &self.ids[n.me])
-                    && !self.net.is_cut(&self.ids[n.me], &self.ids[l]);
-                linked
+                self.cluster.linked(l, n.me)
                     && (n.last_index() != lead.last_index() || n.commit_index != lead.commit_index)
             });
             if reachable_behind {
@@ -370,9 +337,8 @@ impl RaftGroup {
             }
         }
         !self
-            .net
-            .pending()
-            .any(|env| !env.msg.is_heartbeat_traffic())
+            .cluster
+            .any_in_flight(|msg| !msg.is_heartbeat_traffic())
     }
 
     /// Starts handing leadership from the current leader to `target`
@@ -400,11 +366,11 @@ impl RaftGroup {
         let l = self
             .leader_index()
             .ok_or_else(|| GroupError::NoLeader("no alive node is leader to hand over".into()))?;
-        let leader = self.ids[l].clone();
+        let leader = self.cluster.id(l).clone();
         if l == t {
             return Ok(leader);
         }
-        if self.net.is_cut(&leader, target) || self.net.is_cut(target, &leader) {
+        if !self.cluster.linked(l, t) {
             return Err(GroupError::not_permitted(
                 target,
                 format!("{target} is cut off from leader {leader}: it could not be caught up"),
@@ -455,18 +421,11 @@ impl RaftGroup {
 
     /// Cuts both directions between `a` and `b` (a partial partition).
     pub fn partition(&mut self, a: &NodeId, b: &NodeId) -> Result<(), GroupError> {
-        self.index_of(a)?;
-        self.index_of(b)?;
-        self.net.partition_both(a, b);
-        let now = self.now_tick();
-        record!(self.trace, now, "raft_link_cut", a = a, b = b);
-        Ok(())
+        self.cluster.partition(a, b)
     }
 
     /// Restores every link.
     pub fn heal_all(&mut self) {
-        self.net.heal_all();
-        let now = self.now_tick();
-        record!(self.trace, now, "raft_all_healed");
+        self.cluster.heal_all();
     }
 }

@@ -44,7 +44,7 @@ impl InvariantChecker {
     /// Checks `group` now; the error describes the first violation found.
     pub fn check(&mut self, group: &RaftGroup) -> Result<(), String> {
         let nodes = &group.nodes;
-        let name = |i: usize| group.ids[i].to_string();
+        let name = |i: usize| group.cluster.id(i).to_string();
         self.verified.resize(nodes.len(), 0);
         for n in nodes.iter().filter(|n| n.alive && n.role == Role::Leader) {
             match self.leaders.get(&n.current_term) {

@@ -90,9 +90,10 @@
 //! (`mode="log replay"` or `"snapshot"`, [`CatchUpMode`]), `raft_commit_advanced`,
 //! `raft_write_proposed`, `raft_write_committed`, `raft_write_refused` (a
 //! write that completes *unknown*), `raft_read_index_started`,
-//! `raft_read_served`, `raft_read_blocked`, `raft_node_crashed`,
-//! `raft_node_restarted`, `raft_node_isolated`, `raft_node_healed`,
-//! `raft_link_cut`, `raft_all_healed`, `raft_fsync`; with the mechanisms
+//! `raft_read_served`, `raft_read_blocked`, `raft_fsync`; the harness's
+//! neutral fault events (`node_crashed`, `node_restarted`, `node_isolated`,
+//! `node_healed`, `link_cut`, `link_restored`, `all_healed`, see
+//! [`replication::Cluster`]); with the mechanisms
 //! beyond Figure 2: `raft_features` (at tick 0, only when PreVote,
 //! CheckQuorum or snapshots are on, so textbook traces are unchanged),
 //! `raft_pre_vote_started`, `raft_pre_vote_cast`,

@@ -113,11 +113,11 @@ impl RaftGroup {
     /// paths).
     #[must_use]
     pub fn probe(&self) -> RaftProbe {
-        let id = |i: usize| self.ids[i].clone();
+        let id = |i: usize| self.cluster.ids()[i].clone();
         RaftProbe {
             tick: self.now_tick(),
             leader: self.leader_index().map(id),
-            voters: self.ids.clone(),
+            voters: self.cluster.ids().to_vec(),
             nodes: self
                 .nodes
                 .iter()

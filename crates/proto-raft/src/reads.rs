@@ -22,10 +22,10 @@ impl RaftGroup {
         let value = n.data.get(key).cloned();
         let now = self.now_tick();
         record!(
-            self.trace,
+            self.cluster.trace,
             now,
             "raft_read_served",
-            node = &self.ids[i],
+            node = &self.cluster.ids()[i],
             level = level.name(),
             key = bytes::Bytes::copy_from_slice(key),
             value = value.clone(),
@@ -33,7 +33,7 @@ impl RaftGroup {
         );
         ReadResult {
             value,
-            node: self.ids[i].clone(),
+            node: self.cluster.ids()[i].clone(),
             offset: n.last_applied,
         }
     }
@@ -43,16 +43,16 @@ impl RaftGroup {
     pub(crate) fn blocked(&mut self, i: usize, guard: &'static str, reason: String) -> GroupError {
         let now = self.now_tick();
         record!(
-            self.trace,
+            self.cluster.trace,
             now,
             "raft_read_blocked",
-            node = &self.ids[i],
+            node = &self.cluster.ids()[i],
             guard = guard,
             reason = reason.clone()
         );
         GroupError::ReadBlocked {
             level: ReadLevel::Linearizable,
-            node: self.ids[i].clone(),
+            node: self.cluster.ids()[i].clone(),
             guard,
             reason,
         }

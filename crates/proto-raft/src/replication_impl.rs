@@ -13,13 +13,13 @@ impl ReplicationGroup for RaftGroup {
     }
 
     fn node_ids(&self) -> Vec<NodeId> {
-        self.ids.clone()
+        self.cluster.ids().to_vec()
     }
 
     /// The alive leader with the highest term (a deposed leader in a
     /// minority may still believe it leads a lower term).
     fn leader(&self) -> Option<NodeId> {
-        self.leader_index().map(|i| self.ids[i].clone())
+        self.leader_index().map(|i| self.cluster.id(i).clone())
     }
 
     /// Starts `op` (see the crate docs, *Operations in flight*).
@@ -57,11 +57,11 @@ impl ReplicationGroup for RaftGroup {
     }
 
     fn take_completions(&mut self) -> Vec<Completion> {
-        self.ops.take_all()
+        self.cluster.take_completions()
     }
 
     fn take_completion(&mut self, id: OpId) -> Option<Completion> {
-        self.ops.take(id)
+        self.cluster.take_completion(id)
     }
 
     fn tick(&mut self) {
@@ -86,85 +86,40 @@ impl ReplicationGroup for RaftGroup {
     }
 
     /// Keeps term, vote and log; loses role, commit index, applied state and
-    /// the leader state. In-flight messages to and from the node are lost.
-    /// `lose_unfsynced` changes nothing: Raft persists before it answers.
+    /// the leader state. In-flight messages to and from the node are lost
+    /// (the harness's crash). `lose_unfsynced` changes nothing: Raft
+    /// persists before it answers.
     fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError> {
-        let i = self.alive_index(node)?;
+        let i = self.cluster.crash(node, lose_unfsynced)?;
         self.nodes[i].crash();
-        let id = node.clone();
-        self.net.discard_where(
-            |env| env.src == id || env.dst == id,
-            "node_crashed",
-            &mut self.trace,
-        );
-        let now = self.now_tick();
-        record!(
-            self.trace,
-            now,
-            "raft_node_crashed",
-            node = node,
-            term = self.nodes[i].current_term,
-            log_end = self.nodes[i].last_index(),
-            lose_unfsynced = lose_unfsynced
-        );
         Ok(())
     }
 
+    /// Rejoins as a follower with a fresh election deadline.
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        let i = self.index_of(node)?;
-        if self.nodes[i].alive {
-            return Err(GroupError::AlreadyRunning(node.clone()));
-        }
+        let i = self.cluster.restart(node)?;
         let now = self.now_tick();
-        self.nodes[i].restart(now, &mut self.rng);
-        let n = &self.nodes[i];
-        record!(
-            self.trace,
-            now,
-            "raft_node_restarted",
-            node = node,
-            term = n.current_term,
-            voted_for = n.voted_for.map(|v| self.ids[v].clone()),
-            log_end = n.last_index()
-        );
+        self.nodes[i].restart(now, &mut self.cluster.rng);
         Ok(())
     }
 
     fn isolate(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.index_of(node)?;
-        self.net.isolate(node, &self.ids);
-        let now = self.now_tick();
-        record!(self.trace, now, "raft_node_isolated", node = node);
-        Ok(())
+        self.cluster.isolate(node).map(drop)
     }
 
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.index_of(node)?;
-        self.net.heal_node(node);
-        let now = self.now_tick();
-        record!(self.trace, now, "raft_node_healed", node = node);
-        Ok(())
+        self.cluster.heal(node).map(drop)
     }
 
     /// Drops every message from `from` to `to` (e.g. a leader whose
     /// heartbeats no longer reach one follower, whose answers still do).
     fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.index_of(from)?;
-        self.index_of(to)?;
-        self.net.partition(from, to);
-        let now = self.now_tick();
-        record!(self.trace, now, "raft_link_cut", from = from, to = to);
-        Ok(())
+        self.cluster.cut_link(from, to).map(drop)
     }
 
     /// Restores the one-way link `from → to`.
     fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.index_of(from)?;
-        self.index_of(to)?;
-        self.net.heal(from, to);
-        let now = self.now_tick();
-        record!(self.trace, now, "raft_link_restored", from = from, to = to);
-        Ok(())
+        self.cluster.restore_link(from, to).map(drop)
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -177,7 +132,7 @@ impl ReplicationGroup for RaftGroup {
         let i = self.alive_index(node)?;
         let now = self.now_tick();
         record!(
-            self.trace,
+            self.cluster.trace,
             now,
             "raft_fsync",
             node = node,
@@ -203,11 +158,11 @@ impl ReplicationGroup for RaftGroup {
     }
 
     fn trace(&self) -> &Trace {
-        &self.trace
+        &self.cluster.trace
     }
 
     fn trace_mut(&mut self) -> &mut Trace {
-        &mut self.trace
+        &mut self.cluster.trace
     }
 
     fn now(&self) -> Tick {
@@ -223,7 +178,7 @@ impl ReplicationGroup for RaftGroup {
                 .nodes
                 .iter()
                 .map(|n| NodeSummary {
-                    id: self.ids[n.me].clone(),
+                    id: self.cluster.id(n.me).clone(),
                     alive: n.alive,
                     role: n.role.name(),
                     applied_offset: n.last_applied,

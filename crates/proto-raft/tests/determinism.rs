@@ -31,8 +31,8 @@ fn same_seed_gives_identical_trace_through_election_partition_and_heal() {
     assert_eq!(text, b.trace().to_text());
     for kind in [
         "raft_leader_elected",
-        "raft_node_isolated",
-        "raft_node_healed",
+        "node_isolated",
+        "node_healed",
         "raft_stale_term_rejected",
     ] {
         assert!(a.trace().count(kind) > 0, "script exercises {kind}");

@@ -25,6 +25,7 @@
 //! A runnable example implementing the trait for a one-node store:
 //! `cargo run -p replication --example single_node`.
 
+mod cluster;
 mod error;
 mod group;
 mod inflight;
@@ -35,6 +36,7 @@ mod summary;
 mod validate;
 
 pub use bytes::Bytes;
+pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
 pub use group::{AWAIT_BOUND, ReplicationGroup};
 pub use inflight::ClientOps;

@@ -185,7 +185,7 @@ impl ScenarioGroup for RaftGroup {
         let restarted = trace
             .since(0)
             .enumerate()
-            .filter(|(_, e)| e.kind == "raft_node_restarted" && is_node(e, "node"))
+            .filter(|(_, e)| e.kind == "node_restarted" && is_node(e, "node"))
             .map(|(i, _)| i + 1)
             .next_back()
             .unwrap_or(0);

@@ -1,0 +1,177 @@
+//! The fault state of a cluster and every fault, written once: crash,
+//! restart, isolate, heal, one-way cuts, partitions, slow marks.
+//!
+//! The network's cut set is always derived from this state
+//! ([`Cluster::relink`]), so the order faults were made in never matters:
+//! healing one of two isolated nodes leaves the other isolated.
+
+use sim_core::{NodeId, Payload, record};
+
+use super::Cluster;
+use crate::error::GroupError;
+
+/// Which nodes are down, isolated or slow, and which one-way links are cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Faults {
+    alive: Vec<bool>,
+    isolated: Vec<bool>,
+    slow: Vec<bool>,
+    /// One-way cuts `(from, to)`, in the order they were made.
+    cuts: Vec<(usize, usize)>,
+}
+
+impl Faults {
+    /// `n` nodes, all up, linked and not slow.
+    pub(crate) fn new(n: usize) -> Faults {
+        Faults {
+            alive: vec![true; n],
+            isolated: vec![false; n],
+            slow: vec![false; n],
+            cuts: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_alive(&self, i: usize) -> bool {
+        self.alive[i]
+    }
+
+    pub(crate) fn is_isolated(&self, i: usize) -> bool {
+        self.isolated[i]
+    }
+
+    #[inline]
+    pub(crate) fn is_slow(&self, i: usize) -> bool {
+        self.slow[i]
+    }
+}
+
+impl<M: Payload> Cluster<M> {
+    /// Re-derives the network's cut links from the fault state.
+    fn relink(&mut self) {
+        self.net.heal_all();
+        for i in 0..self.ids.len() {
+            if self.faults.isolated[i] {
+                self.net.isolate(&self.ids[i], self.ids.iter());
+            }
+        }
+        for &(from, to) in &self.faults.cuts {
+            self.net.partition(&self.ids[from], &self.ids[to]);
+        }
+    }
+
+    /// Crashes `node`: it is down until [`Cluster::restart`], and every
+    /// message in flight to or from it is lost. Records `node_crashed`
+    /// (with `lose_unfsynced`, the caller's power-loss flag: what the node
+    /// loses is the protocol's hook) and returns the node's position.
+    pub fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<usize, GroupError> {
+        let i = self.alive_index(node)?;
+        self.faults.alive[i] = false;
+        let now = self.net.now();
+        record!(
+            self.trace,
+            now,
+            "node_crashed",
+            node = node,
+            lose_unfsynced = lose_unfsynced
+        );
+        self.discard_in_flight(i, "node_crashed", |_| true);
+        Ok(i)
+    }
+
+    /// Restarts a crashed `node` ([`GroupError::AlreadyRunning`] when it
+    /// is up); records `node_restarted` and returns its position.
+    pub fn restart(&mut self, node: &NodeId) -> Result<usize, GroupError> {
+        let i = self.index(node)?;
+        if self.faults.alive[i] {
+            return Err(GroupError::AlreadyRunning(node.clone()));
+        }
+        self.faults.alive[i] = true;
+        self.record_node("node_restarted", i);
+        Ok(i)
+    }
+
+    /// Cuts `node` from every peer, both ways (up or down); records
+    /// `node_isolated`.
+    pub fn isolate(&mut self, node: &NodeId) -> Result<usize, GroupError> {
+        let i = self.index(node)?;
+        self.faults.isolated[i] = true;
+        self.relink();
+        self.record_node("node_isolated", i);
+        Ok(i)
+    }
+
+    /// Restores every link of `node`: it is no longer isolated and every
+    /// one-way cut from or to it is restored. Records `node_healed`.
+    pub fn heal(&mut self, node: &NodeId) -> Result<usize, GroupError> {
+        let i = self.index(node)?;
+        self.faults.isolated[i] = false;
+        self.faults.cuts.retain(|&(a, b)| a != i && b != i);
+        self.relink();
+        self.record_node("node_healed", i);
+        Ok(i)
+    }
+
+    /// Cuts the one-way link `from → to`; records `link_cut` and returns
+    /// both positions.
+    pub fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(usize, usize), GroupError> {
+        let (a, b) = (self.index(from)?, self.index(to)?);
+        if !self.faults.cuts.contains(&(a, b)) {
+            self.faults.cuts.push((a, b));
+        }
+        self.relink();
+        let now = self.net.now();
+        record!(self.trace, now, "link_cut", from = from, to = to);
+        Ok((a, b))
+    }
+
+    /// Restores the one-way link `from → to` cut by [`Cluster::cut_link`]
+    /// (an isolated end stays isolated); records `link_restored`.
+    pub fn restore_link(
+        &mut self,
+        from: &NodeId,
+        to: &NodeId,
+    ) -> Result<(usize, usize), GroupError> {
+        let (a, b) = (self.index(from)?, self.index(to)?);
+        self.faults.cuts.retain(|&link| link != (a, b));
+        self.relink();
+        let now = self.net.now();
+        record!(self.trace, now, "link_restored", from = from, to = to);
+        Ok((a, b))
+    }
+
+    /// Cuts both directions between `a` and `b` (a partial partition):
+    /// two `link_cut` events.
+    pub fn partition(&mut self, a: &NodeId, b: &NodeId) -> Result<(), GroupError> {
+        self.index(a)?;
+        self.index(b)?;
+        self.cut_link(a, b)?;
+        self.cut_link(b, a)?;
+        Ok(())
+    }
+
+    /// Restores every link: nothing isolated, nothing cut. Records
+    /// `all_healed`.
+    pub fn heal_all(&mut self) {
+        self.faults.isolated.iter_mut().for_each(|i| *i = false);
+        self.faults.cuts.clear();
+        self.relink();
+        let now = self.net.now();
+        record!(self.trace, now, "all_healed");
+    }
+
+    /// Marks node `i` slow or clears the mark, recording `node_slow`. The
+    /// protocol validates first (e.g. a leader cannot be slow) and says what
+    /// slow means for it.
+    pub fn set_slow(&mut self, i: usize, slow: bool) {
+        self.faults.slow[i] = slow;
+        let now = self.net.now();
+        record!(
+            self.trace,
+            now,
+            "node_slow",
+            node = &self.ids[i],
+            slow = slow
+        );
+    }
+}

@@ -1,0 +1,322 @@
+//! [`Cluster`]: the one harness every protocol's group runs on.
+//!
+//! A protocol's group owns its nodes (pure state machines that never see
+//! the network, the clock or the trace) and a `Cluster`, which owns
+//! everything else: the node ids, the simulated network, the seeded
+//! generator, the trace, the client-operation table, and the fault state —
+//! which nodes are down, isolated, slow, and which one-way links are cut.
+//! Every fault is implemented here once ([`faults`](self#faults)) and
+//! recorded with one neutral vocabulary; the group adds only what the fault
+//! means for its protocol (a hook it runs after the harness call: a Raft
+//! node loses its volatile state, a WAL standby rolls back to its fsynced
+//! LSN, an ISR replica leaves the ISR).
+//!
+//! The shape follows tokio-rs/turmoil's `Sim`: hosts by name, `partition` /
+//! `repair` as plain calls, the owner pops and dispatches deliveries.
+//!
+//! # The delivery loop
+//!
+//! ```
+//! use replication::Cluster;
+//! use sim_core::{NetConfig, NodeId, Payload};
+//!
+//! #[derive(Debug)]
+//! struct Ping;
+//! impl Payload for Ping {
+//!     fn label(&self) -> &'static str { "ping" }
+//! }
+//!
+//! let ids = vec![NodeId::new("a"), NodeId::new("b")];
+//! let mut cluster = Cluster::<Ping>::new(ids, NetConfig::default(), 7).unwrap();
+//! cluster.send(0, 1, Ping);
+//! cluster.advance();
+//! let delivery = cluster.next_delivery().expect("due after one tick");
+//! assert_eq!((delivery.from, delivery.to), (0, 1));
+//! ```
+//!
+//! # Faults
+//!
+//! | call | state | event |
+//! |---|---|---|
+//! | [`Cluster::crash`] | the node is down: it neither sends nor receives; everything in flight to or from it is lost (`message_dropped reason=node_crashed`), and a message that reaches it while down is dropped (`reason=receiver_down`) | `node_crashed node lose_unfsynced` |
+//! | [`Cluster::restart`] | up again | `node_restarted node` |
+//! | [`Cluster::isolate`] | cut from every peer, both ways | `node_isolated node` |
+//! | [`Cluster::heal`] | not isolated, and every one-way cut touching it restored | `node_healed node` |
+//! | [`Cluster::cut_link`] / [`Cluster::restore_link`] | the one-way link `from → to` | `link_cut` / `link_restored from to` |
+//! | [`Cluster::partition`] | both directions between two nodes | two `link_cut` |
+//! | [`Cluster::heal_all`] | nothing isolated, no cut | `all_healed` |
+//! | [`Cluster::set_slow`] | the slow mark (what it means is the protocol's) | `node_slow node slow` |
+//!
+//! A link `a → b` carries messages when neither end is isolated and
+//! `a → b` is not cut; isolating `a` then `b` and healing `a` leaves `b`
+//! isolated. A message in flight on a link that is cut before it arrives is
+//! dropped at delivery (`partition_at_delivery`). Every fault call that
+//! names an unknown node is [`GroupError::UnknownNode`] and changes
+//! nothing; crashing a down node is [`GroupError::NodeDown`], restarting a
+//! running one [`GroupError::AlreadyRunning`].
+
+mod faults;
+
+use std::sync::Arc;
+
+use sim_core::{MessageId, NetConfig, NodeId, Payload, Rng, SimNet, Tick, Trace, record};
+
+use crate::error::GroupError;
+use crate::inflight::ClientOps;
+use crate::op::{ClientOp, Completion, OpId};
+
+pub(crate) use faults::Faults;
+
+/// A message handed to its receiver: positions in [`Cluster::ids`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery<M> {
+    /// The message's sequential id in the trace.
+    pub id: MessageId,
+    /// The sender's position.
+    pub from: usize,
+    /// The receiver's position.
+    pub to: usize,
+    /// The tick it was sent at.
+    pub sent_at: Tick,
+    /// The message.
+    pub msg: M,
+}
+
+/// Node ids, network, rng, trace, client operations and faults of one
+/// group. See the [module docs](self).
+pub struct Cluster<M> {
+    /// The run's trace. Public so a group can record while it reads its
+    /// nodes (a field borrow, not a method call).
+    pub trace: Trace,
+    /// The group's one seeded generator.
+    pub rng: Rng,
+    /// Op ids, `client_op_*` events and completions not yet taken.
+    pub ops: ClientOps,
+    ids: Arc<[NodeId]>,
+    net: SimNet<M>,
+    faults: Faults,
+}
+
+impl<M> std::fmt::Debug for Cluster<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("nodes", &self.ids)
+            .field("faults", &self.faults)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: Payload> Cluster<M> {
+    /// A cluster of `ids` at tick 0, every node up and linked, or
+    /// [`GroupError::Config`] for invalid network settings.
+    pub fn new(ids: Vec<NodeId>, net: NetConfig, seed: u64) -> Result<Self, GroupError> {
+        let net = SimNet::new(net)?;
+        let n = ids.len();
+        Ok(Cluster {
+            trace: Trace::new(),
+            rng: Rng::new(seed),
+            ops: ClientOps::new(),
+            ids: ids.into(),
+            net,
+            faults: Faults::new(n),
+        })
+    }
+
+    /// Every node id, in configuration order; a node's position here is its
+    /// index everywhere in the harness.
+    pub fn ids(&self) -> &Arc<[NodeId]> {
+        &self.ids
+    }
+
+    /// The id of the node at position `i`.
+    ///
+    /// # Panics
+    ///
+    /// When `i` is not a position of this cluster (a caller bug: positions
+    /// come from [`Cluster::index`] or a [`Delivery`]).
+    pub fn id(&self, i: usize) -> &NodeId {
+        &self.ids[i]
+    }
+
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True for a cluster of no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The current tick.
+    pub fn now(&self) -> Tick {
+        self.net.now()
+    }
+
+    /// The network settings in force.
+    pub fn net_config(&self) -> &NetConfig {
+        self.net.config()
+    }
+
+    /// The position of `node`, or [`GroupError::UnknownNode`].
+    pub fn index(&self, node: &NodeId) -> Result<usize, GroupError> {
+        self.ids
+            .iter()
+            .position(|id| id == node)
+            .ok_or_else(|| GroupError::UnknownNode(node.clone()))
+    }
+
+    /// The position of `node` when it is up, else [`GroupError::UnknownNode`]
+    /// or [`GroupError::NodeDown`].
+    pub fn alive_index(&self, node: &NodeId) -> Result<usize, GroupError> {
+        let i = self.index(node)?;
+        if self.faults.is_alive(i) {
+            Ok(i)
+        } else {
+            Err(GroupError::NodeDown(node.clone()))
+        }
+    }
+
+    /// True while node `i` is up.
+    #[inline]
+    pub fn is_alive(&self, i: usize) -> bool {
+        self.faults.is_alive(i)
+    }
+
+    /// True while node `i` is isolated.
+    pub fn is_isolated(&self, i: usize) -> bool {
+        self.faults.is_isolated(i)
+    }
+
+    /// True while node `i` is marked slow.
+    #[inline]
+    pub fn is_slow(&self, i: usize) -> bool {
+        self.faults.is_slow(i)
+    }
+
+    /// True when messages from `a` to `b` are delivered (neither end
+    /// isolated, the one-way link not cut). Says nothing about whether
+    /// either node is up.
+    #[inline]
+    pub fn can_send(&self, a: usize, b: usize) -> bool {
+        !self.net.is_cut(&self.ids[a], &self.ids[b])
+    }
+
+    /// True when messages flow both ways between `a` and `b`.
+    #[inline]
+    pub fn linked(&self, a: usize, b: usize) -> bool {
+        self.can_send(a, b) && self.can_send(b, a)
+    }
+
+    /// Sends `msg` from node `from` to node `to`, recording `message_sent`
+    /// (and `message_dropped` when the link is cut); returns its id.
+    pub fn send(&mut self, from: usize, to: usize, msg: M) -> MessageId {
+        self.net.send(
+            &self.ids[from],
+            &self.ids[to],
+            msg,
+            &mut self.rng,
+            &mut self.trace,
+        )
+    }
+
+    /// Advances the clock one tick; then drain [`Cluster::next_delivery`].
+    pub fn advance(&mut self) -> Tick {
+        self.net.advance()
+    }
+
+    /// The next message due now whose link is open and whose receiver is
+    /// up. Messages for a node that is down are dropped here
+    /// (`receiver_down`).
+    pub fn next_delivery(&mut self) -> Option<Delivery<M>> {
+        loop {
+            let env = self.net.next_delivery(&mut self.trace)?;
+            let (Some(to), Some(from)) = (self.position(&env.dst), self.position(&env.src)) else {
+                self.net
+                    .record_discard(&env, "unknown_receiver", &mut self.trace);
+                continue;
+            };
+            if !self.faults.is_alive(to) {
+                self.net
+                    .record_discard(&env, "receiver_down", &mut self.trace);
+                continue;
+            }
+            return Some(Delivery {
+                id: env.id,
+                from,
+                to,
+                sent_at: env.sent_at,
+                msg: env.msg,
+            });
+        }
+    }
+
+    fn position(&self, node: &NodeId) -> Option<usize> {
+        self.ids.iter().position(|id| id == node)
+    }
+
+    /// Messages in flight.
+    pub fn in_flight(&self) -> usize {
+        self.net.in_flight()
+    }
+
+    /// True when some message in flight satisfies `pred` (inspection only:
+    /// the order is not the delivery order).
+    pub fn any_in_flight(&self, mut pred: impl FnMut(&M) -> bool) -> bool {
+        self.net.pending().any(|env| pred(&env.msg))
+    }
+
+    /// Drops, without delivering, every message in flight from or to node
+    /// `i` for which `lose` is true, recording each with `reason` (in id
+    /// order).
+    pub fn discard_in_flight(
+        &mut self,
+        i: usize,
+        reason: &'static str,
+        mut lose: impl FnMut(&M) -> bool,
+    ) {
+        let id = self.ids[i].clone();
+        self.net.discard_where(
+            |env| (env.src == id || env.dst == id) && lose(&env.msg),
+            reason,
+            &mut self.trace,
+        );
+    }
+
+    /// Gives `op` the next id and records `client_op_submitted`.
+    pub fn submitted(&mut self, op: &ClientOp) -> OpId {
+        let now = self.net.now();
+        self.ops.submitted(&mut self.trace, now, op)
+    }
+
+    /// Completes `id` now with `outcome` (see [`ClientOps::complete`]).
+    pub fn complete(
+        &mut self,
+        id: OpId,
+        op: ClientOp,
+        submitted: Tick,
+        node: Option<NodeId>,
+        outcome: crate::op::Outcome,
+    ) {
+        let now = self.net.now();
+        self.ops
+            .complete(&mut self.trace, now, id, op, submitted, node, outcome);
+    }
+
+    /// Every completion not yet taken, in completion order.
+    pub fn take_completions(&mut self) -> Vec<Completion> {
+        self.ops.take_all()
+    }
+
+    /// The completion of `id`, if it has completed and was not yet taken.
+    pub fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        self.ops.take(id)
+    }
+
+    /// Records `kind` with `node` at the current tick (the neutral fault
+    /// events).
+    fn record_node(&mut self, kind: &'static str, i: usize) {
+        let now = self.net.now();
+        record!(self.trace, now, kind, node = &self.ids[i]);
+    }
+}
