@@ -107,8 +107,4 @@ pub(crate) enum NodeEvent {
 }
 
 /// What a step asks the group to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Output {
-    Send { to: usize, msg: Message },
-    Event(NodeEvent),
-}
+pub(crate) type Output = replication::Output<Message, NodeEvent>;

@@ -1,33 +1,32 @@
-//! The smallest possible `ReplicationGroup`: one node, no replication.
-//! Shows the contract every protocol keeps — supported levels answer,
-//! unsupported ones say so, bad node names are errors.
+//! The smallest possible `ReplicationGroup`: one node, no replication, on
+//! the shared [`Cluster`] harness. Shows the contract every protocol keeps
+//! — supported levels answer, unsupported ones say so, bad node names are
+//! errors, faults come from the harness.
 //!
 //! Run: `cargo run -p replication --example single_node`
 
 use std::collections::BTreeMap;
 
 use replication::{
-    AckLevel, Bytes, GroupError, GroupSummary, NodeId, NodeSummary, ReadLevel, ReadResult,
-    ReplicationGroup, Tick, Trace, WriteResult,
+    AckLevel, Bytes, ClientOp, Cluster, Completion, GroupError, GroupSummary, NodeId, NodeSummary,
+    OpId, Outcome, ReadLevel, ReadResult, ReplicationGroup, Tick, Trace,
 };
-use sim_core::record;
+use sim_core::{NetConfig, Payload, record};
 
-struct SingleNode {
-    id: NodeId,
-    alive: bool,
-    data: BTreeMap<Bytes, Bytes>,
-    offset: u64,
-    now: Tick,
-    trace: Trace,
+/// One node sends no messages.
+#[derive(Debug)]
+enum NoMessage {}
+
+impl Payload for NoMessage {
+    fn label(&self) -> &'static str {
+        match *self {}
+    }
 }
 
-impl SingleNode {
-    fn check(&self, node: &NodeId) -> Result<(), GroupError> {
-        if node != &self.id {
-            return Err(GroupError::UnknownNode(node.clone()));
-        }
-        Ok(())
-    }
+struct SingleNode {
+    cluster: Cluster<NoMessage>,
+    data: BTreeMap<Bytes, Bytes>,
+    offset: u64,
 }
 
 impl ReplicationGroup for SingleNode {
@@ -35,115 +34,111 @@ impl ReplicationGroup for SingleNode {
         "single"
     }
     fn node_ids(&self) -> Vec<NodeId> {
-        vec![self.id.clone()]
+        self.cluster.ids().to_vec()
     }
     fn leader(&self) -> Option<NodeId> {
-        self.alive.then(|| self.id.clone())
+        self.cluster.is_alive(0).then(|| self.cluster.id(0).clone())
     }
-    fn client_write(
-        &mut self,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        if level != AckLevel::Leader {
-            return Err(GroupError::UnsupportedAck {
-                protocol: "single",
-                level,
-            });
+    /// Writes at `LEADER` and reads at `LOCAL` / `LEADER` complete at once.
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        match &op {
+            ClientOp::Write { level, .. } if *level != AckLevel::Leader => {
+                return Err(GroupError::UnsupportedAck {
+                    protocol: "single",
+                    level: *level,
+                });
+            }
+            ClientOp::Read { level, .. } if *level == ReadLevel::Linearizable => {
+                return Err(GroupError::UnsupportedRead {
+                    protocol: "single",
+                    level: *level,
+                });
+            }
+            _ => {}
         }
-        if !self.alive {
-            return Err(GroupError::NodeDown(self.id.clone()));
+        if let Some(node) = op.node() {
+            self.cluster.index(node)?;
         }
-        self.offset += 1;
-        record!(
-            self.trace,
-            self.now,
-            "write_applied",
-            offset = self.offset,
-            key = &key
-        );
-        self.data.insert(key, value);
-        Ok(WriteResult::accepted(self.offset, "applied locally"))
+        self.cluster.alive_index(&self.cluster.id(0).clone())?;
+        let id = self.cluster.submitted(&op);
+        let now = self.cluster.now();
+        let node = self.cluster.id(0).clone();
+        let outcome = match &op {
+            ClientOp::Write { key, value, .. } => {
+                self.offset += 1;
+                record!(
+                    self.cluster.trace,
+                    now,
+                    "write_applied",
+                    offset = self.offset,
+                    key = key
+                );
+                self.data.insert(key.clone(), value.clone());
+                Outcome::Written {
+                    offset: self.offset,
+                    message: "applied locally".into(),
+                }
+            }
+            ClientOp::Read { key, .. } => Outcome::Read(ReadResult {
+                value: self.data.get(key).cloned(),
+                node: node.clone(),
+                offset: self.offset,
+            }),
+            _ => Outcome::refused_before_append("unknown operation"),
+        };
+        self.cluster.complete(id, op, now, Some(node), outcome);
+        Ok(id)
     }
-    fn client_read(
-        &mut self,
-        key: &[u8],
-        level: ReadLevel,
-        node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError> {
-        if level == ReadLevel::Linearizable {
-            return Err(GroupError::UnsupportedRead {
-                protocol: "single",
-                level,
-            });
-        }
-        if let Some(node) = node {
-            self.check(node)?;
-        }
-        if !self.alive {
-            return Err(GroupError::NodeDown(self.id.clone()));
-        }
-        Ok(ReadResult {
-            value: self.data.get(key).cloned(),
-            node: self.id.clone(),
-            offset: self.offset,
-        })
+    fn take_completions(&mut self) -> Vec<Completion> {
+        self.cluster.take_completions()
+    }
+    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        self.cluster.take_completion(id)
     }
     fn tick(&mut self) {
-        self.now += 1;
+        self.cluster.advance();
     }
     fn run_until_idle(&mut self, _max_ticks: u64) -> Result<u64, GroupError> {
         Ok(0)
     }
-    fn crash(&mut self, node: &NodeId, _lose_unfsynced: bool) -> Result<(), GroupError> {
-        self.check(node)?;
-        if !self.alive {
-            return Err(GroupError::NodeDown(node.clone()));
-        }
-        self.alive = false;
-        Ok(())
+    fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError> {
+        self.cluster.crash(node, lose_unfsynced).map(drop)
     }
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.check(node)?;
-        if self.alive {
-            return Err(GroupError::AlreadyRunning(node.clone()));
-        }
-        self.alive = true;
-        Ok(())
+        self.cluster.restart(node).map(drop)
     }
     fn isolate(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.check(node)
+        self.cluster.isolate(node).map(drop)
     }
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.check(node)
+        self.cluster.heal(node).map(drop)
     }
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.check(node)
+        self.cluster.alive_index(node).map(drop)
     }
     fn failover(&mut self, _candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
         Err(GroupError::not_permitted(
-            &self.id,
+            self.cluster.id(0),
             "a single node has no one to fail over to",
         ))
     }
     fn trace(&self) -> &Trace {
-        &self.trace
+        &self.cluster.trace
     }
     fn trace_mut(&mut self) -> &mut Trace {
-        &mut self.trace
+        &mut self.cluster.trace
     }
     fn now(&self) -> Tick {
-        self.now
+        self.cluster.now()
     }
     fn summary(&self) -> GroupSummary {
         GroupSummary {
             protocol: "single",
-            tick: self.now,
+            tick: self.cluster.now(),
             leader: self.leader(),
             nodes: vec![NodeSummary {
-                id: self.id.clone(),
-                alive: self.alive,
+                id: self.cluster.id(0).clone(),
+                alive: self.cluster.is_alive(0),
                 role: "leader",
                 applied_offset: self.offset,
                 data: self.data.clone(),
@@ -153,13 +148,11 @@ impl ReplicationGroup for SingleNode {
 }
 
 fn main() -> Result<(), GroupError> {
+    let cluster = Cluster::new(vec![NodeId::new("solo")], NetConfig::default(), 0)?;
     let mut group = SingleNode {
-        id: NodeId::new("solo"),
-        alive: true,
+        cluster,
         data: BTreeMap::new(),
         offset: 0,
-        now: 0,
-        trace: Trace::new(),
     };
     let w = group.client_write(
         Bytes::from_static(b"k"),
@@ -182,6 +175,13 @@ fn main() -> Result<(), GroupError> {
     println!(
         "unknown node: {}",
         group.crash(&NodeId::new("ghost"), false).unwrap_err()
+    );
+    group.crash(&NodeId::new("solo"), false)?;
+    println!(
+        "write while down: {}",
+        group
+            .client_write(Bytes::new(), Bytes::new(), AckLevel::Leader)
+            .unwrap_err()
     );
     print!("{}", group.trace().to_text());
     Ok(())

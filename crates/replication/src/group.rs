@@ -17,7 +17,18 @@ pub const AWAIT_BOUND: u64 = 1_000_000;
 ///
 /// Every method that names a node returns [`GroupError::UnknownNode`] for a
 /// name outside the group, and [`GroupError::NodeDown`] where the operation
-/// needs the node alive. An `Err` leaves the group's state unchanged.
+/// needs the node alive. An `Err` leaves the group's state unchanged and
+/// lets no time pass — with one documented exception: the calls that wait
+/// ([`run_until_idle`](Self::run_until_idle), [`failover`](Self::failover)
+/// where the protocol's failover is an election, and the blocking
+/// [`await_completion`](Self::await_completion)) may have let ticks pass
+/// when they answer [`GroupError::NotIdle`]; every operation that completed
+/// meanwhile is still waiting in
+/// [`take_completions`](Self::take_completions).
+///
+/// A protocol implements it on a [`Cluster`](crate::Cluster), which
+/// provides the faults, the network and the client-operation table; see
+/// the guide page *Adding a protocol*.
 pub trait ReplicationGroup {
     /// Protocol name: `async`, `wal`, `isr` or `raft`.
     fn protocol(&self) -> &'static str;
@@ -38,24 +49,13 @@ pub trait ReplicationGroup {
     /// [`take_completion`](Self::take_completion), at the latest when the
     /// protocol's bound (e.g. `ack_timeout`) has passed. Any number of
     /// operations may be in flight at once.
-    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
-        let _ = op;
-        Err(GroupError::NoLeader(format!(
-            "{} does not implement submit yet",
-            self.protocol()
-        )))
-    }
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError>;
 
     /// Every completion not yet taken, in completion order.
-    fn take_completions(&mut self) -> Vec<Completion> {
-        Vec::new()
-    }
+    fn take_completions(&mut self) -> Vec<Completion>;
 
     /// The completion of `id`, if it has completed and was not yet taken.
-    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
-        let _ = id;
-        None
-    }
+    fn take_completion(&mut self, id: OpId) -> Option<Completion>;
 
     /// Ticks until `id` completes and returns its completion. The protocol
     /// completes every operation within its own bound; this loop's bound
@@ -116,7 +116,8 @@ pub trait ReplicationGroup {
     fn tick(&mut self);
 
     /// Ticks until no protocol work is pending, at most `max_ticks`; returns
-    /// the ticks taken or [`GroupError::NotIdle`].
+    /// the ticks taken or [`GroupError::NotIdle`] (after `max_ticks` ticks
+    /// have passed).
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError>;
 
     /// Crashes `node`. With `lose_unfsynced`, it also loses everything it had
@@ -181,7 +182,9 @@ pub trait ReplicationGroup {
     /// or waiting until the nodes elect a leader other than the current one
     /// (raft). `None` lets the protocol pick the first eligible node in id
     /// order; a protocol that cannot honour a named candidate (raft) answers
-    /// [`GroupError::NotPermitted`]. Returns the new leader.
+    /// [`GroupError::NotPermitted`]. Returns the new leader. A failover that
+    /// waits for an election may answer [`GroupError::NotIdle`] after its
+    /// bound has passed (the one kind of `Err` that lets time pass).
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError>;
 
     /// The run's trace.

@@ -32,6 +32,7 @@ mod inflight;
 mod level;
 mod op;
 mod outcome;
+mod output;
 mod summary;
 mod validate;
 
@@ -43,6 +44,7 @@ pub use inflight::ClientOps;
 pub use level::{AckLevel, ReadLevel};
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
+pub use output::Output;
 pub use sim_core::{NodeId, Rng, Tick, Trace};
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;

@@ -1,0 +1,107 @@
+//! The shared harness: every fault written once, its state derived so the
+//! order faults were made in never matters.
+
+use replication::{Cluster, GroupError};
+use sim_core::{NetConfig, NodeId, Payload};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Ping;
+
+impl Payload for Ping {
+    fn label(&self) -> &'static str {
+        "ping"
+    }
+}
+
+fn three() -> (Cluster<Ping>, [NodeId; 3]) {
+    let ids = [NodeId::new("a"), NodeId::new("b"), NodeId::new("c")];
+    let cluster = Cluster::new(ids.to_vec(), NetConfig::default(), 1).expect("cluster");
+    (cluster, ids)
+}
+
+#[test]
+fn healing_one_isolated_node_leaves_another_isolated() {
+    let (mut c, [a, b, _]) = three();
+    c.isolate(&a).unwrap();
+    c.isolate(&b).unwrap();
+    c.heal(&a).unwrap();
+    assert!(!c.can_send(0, 1), "b is still isolated");
+    assert!(!c.can_send(1, 2));
+    assert!(c.linked(0, 2));
+}
+
+#[test]
+fn heal_restores_the_one_way_cuts_touching_the_node_only() {
+    let (mut c, [a, b, cc]) = three();
+    c.cut_link(&a, &b).unwrap();
+    c.cut_link(&b, &cc).unwrap();
+    assert!(!c.can_send(0, 1) && c.can_send(1, 0));
+    c.heal(&a).unwrap();
+    assert!(c.can_send(0, 1));
+    assert!(!c.can_send(1, 2), "a cut not touching a stays");
+    c.restore_link(&b, &cc).unwrap();
+    assert!(c.linked(1, 2));
+}
+
+#[test]
+fn a_crash_loses_everything_in_flight_to_and_from_the_node() {
+    let (mut c, [_, b, _]) = three();
+    c.send(0, 1, Ping);
+    c.send(1, 2, Ping);
+    c.send(0, 2, Ping);
+    c.crash(&b, true).unwrap();
+    c.advance();
+    let delivered: Vec<(usize, usize)> =
+        std::iter::from_fn(|| c.next_delivery().map(|d| (d.from, d.to))).collect();
+    assert_eq!(delivered, vec![(0, 2)]);
+    let text = c.trace.to_text();
+    assert!(
+        text.contains("node_crashed node=b lose_unfsynced=true"),
+        "{text}"
+    );
+    assert_eq!(text.matches("reason=\"node_crashed\"").count(), 2, "{text}");
+}
+
+#[test]
+fn a_message_reaching_a_down_node_is_dropped_as_receiver_down() {
+    let (mut c, [_, b, _]) = three();
+    c.crash(&b, false).unwrap();
+    c.send(0, 1, Ping);
+    c.advance();
+    assert!(c.next_delivery().is_none());
+    assert!(c.trace.to_text().contains("reason=\"receiver_down\""));
+}
+
+#[test]
+fn fault_errors_name_the_node_and_change_nothing() {
+    let (mut c, [a, _, _]) = three();
+    let ghost = NodeId::new("ghost");
+    let before = c.trace.len();
+    assert_eq!(
+        c.isolate(&ghost),
+        Err(GroupError::UnknownNode(ghost.clone()))
+    );
+    assert_eq!(
+        c.cut_link(&a, &ghost),
+        Err(GroupError::UnknownNode(ghost.clone()))
+    );
+    assert_eq!(c.restart(&a), Err(GroupError::AlreadyRunning(a.clone())));
+    c.crash(&a, false).unwrap();
+    assert_eq!(c.crash(&a, false), Err(GroupError::NodeDown(a.clone())));
+    assert_eq!(c.trace.len(), before + 1, "only the one crash was recorded");
+    assert!(c.linked(1, 2));
+}
+
+#[test]
+fn heal_all_clears_every_isolation_and_cut() {
+    let (mut c, [a, b, cc]) = three();
+    c.isolate(&a).unwrap();
+    c.partition(&b, &cc).unwrap();
+    c.heal_all();
+    assert!((0..3).all(|x| (0..3).all(|y| c.can_send(x, y))));
+    let kinds: Vec<&str> = c.trace.events().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        ["node_isolated", "link_cut", "link_cut", "all_healed"]
+    );
+}
