@@ -7,6 +7,15 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use labs::{Observed, Protocol, Run};
 
+/// The built-in protocols, by name (as the matrix columns).
+pub const ASYNC: Protocol = labs::BUILTIN[0];
+/// WAL shipping.
+pub const WAL: Protocol = labs::BUILTIN[1];
+/// ISR.
+pub const ISR: Protocol = labs::BUILTIN[2];
+/// Raft.
+pub const RAFT: Protocol = labs::BUILTIN[3];
+
 /// Every run of the matrix (computed once per test binary).
 pub fn runs() -> &'static [Run] {
     static RUNS: OnceLock<Vec<Run>> = OnceLock::new();

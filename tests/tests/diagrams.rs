@@ -5,7 +5,6 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use labs::Protocol;
 use labs::diagram::render_run;
 use roxmltree::{Document, Node};
 use sim_core::{Trace, Value};
@@ -53,7 +52,7 @@ fn trace_nodes(trace: &Trace) -> BTreeSet<String> {
 
 #[test]
 fn the_experiment_3_diagram_of_each_protocol_is_pinned() {
-    for protocol in Protocol::ALL {
+    for protocol in labs::BUILTIN {
         let run = common::run(3, protocol, "default");
         insta::assert_snapshot!(format!("diagram_exp3_{protocol}"), render_run(run));
     }
@@ -111,7 +110,7 @@ fn every_run_draws_a_well_formed_svg_with_a_lane_per_node_and_an_arrow_per_messa
 
 #[test]
 fn the_isr_minority_leader_diagram_marks_the_fenced_old_epoch_appends() {
-    let run = common::run(3, Protocol::Isr, "default");
+    let run = common::run(3, common::ISR, "default");
     let svg = render_run(run);
     let doc = Document::parse(&svg).expect("XML");
     let fenced: Vec<_> = with_class(&doc, "reject")
@@ -131,11 +130,11 @@ fn the_isr_minority_leader_diagram_marks_the_fenced_old_epoch_appends() {
 
 #[test]
 fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
-    let again = labs::protocol_runs(Protocol::Raft).expect("runs");
+    let again = labs::protocol_runs(common::RAFT).expect("runs");
     for run in again.iter().filter(|r| r.experiment == 3) {
         assert_eq!(
             render_run(run),
-            render_run(common::run(3, Protocol::Raft, run.variant))
+            render_run(common::run(3, common::RAFT, run.variant))
         );
     }
 }
@@ -144,7 +143,7 @@ fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
 fn the_committed_isr_diagram_matches_a_fresh_run() {
     let committed = include_str!("../../docs/diagram-exp3-isr.svg");
     assert!(
-        committed == render_run(common::run(3, Protocol::Isr, "default")),
+        committed == render_run(common::run(3, common::ISR, "default")),
         "docs/diagram-exp3-isr.svg is stale; regenerate with: \
          cargo xtask diagram --experiment 3 --protocol isr -o docs/diagram-exp3-isr.svg"
     );

@@ -9,19 +9,14 @@ use labs::diagram::render_run;
 /// Every diagram the guide embeds: file under `docs/img/`, experiment,
 /// protocol, variant.
 const GUIDE_DIAGRAMS: [(&str, u8, Protocol, &str); 8] = [
-    ("exp1-wal-quorum.svg", 1, Protocol::Wal, "quorum"),
-    ("exp2-async-default.svg", 2, Protocol::Async, "default"),
-    ("exp2-raft-default.svg", 2, Protocol::Raft, "default"),
-    ("exp3-wal-default.svg", 3, Protocol::Wal, "default"),
-    (
-        "exp4-isr-min_insync_3.svg",
-        4,
-        Protocol::Isr,
-        "min_insync_3",
-    ),
-    ("exp5-async-default.svg", 5, Protocol::Async, "default"),
-    ("exp6-isr-default.svg", 6, Protocol::Isr, "default"),
-    ("exp7-isr-default.svg", 7, Protocol::Isr, "default"),
+    ("exp1-wal-quorum.svg", 1, common::WAL, "quorum"),
+    ("exp2-async-default.svg", 2, common::ASYNC, "default"),
+    ("exp2-raft-default.svg", 2, common::RAFT, "default"),
+    ("exp3-wal-default.svg", 3, common::WAL, "default"),
+    ("exp4-isr-min_insync_3.svg", 4, common::ISR, "min_insync_3"),
+    ("exp5-async-default.svg", 5, common::ASYNC, "default"),
+    ("exp6-isr-default.svg", 6, common::ISR, "default"),
+    ("exp7-isr-default.svg", 7, common::ISR, "default"),
 ];
 
 #[test]

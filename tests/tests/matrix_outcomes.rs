@@ -3,8 +3,8 @@
 
 mod common;
 
+use common::{ASYNC, ISR, RAFT, WAL};
 use common::{b, observed, run, runs};
-use labs::Protocol::{Async, Isr, Raft, Wal};
 use labs::{Protocol, ReadOutcome};
 
 fn normal(p: Protocol, v: &str) -> &'static labs::NormalReplication {
@@ -120,7 +120,7 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
 
 #[test]
 fn exp1_async_and_wal_leader_follower_is_empty_at_ack_and_has_it_after() {
-    for (p, v) in [(Async, "default"), (Wal, "leader")] {
+    for (p, v) in [(ASYNC, "default"), (WAL, "leader")] {
         let o = normal(p, v);
         assert!(o.acked, "{p}");
         assert_eq!(o.follower_at_ack, None, "{p}");
@@ -131,7 +131,7 @@ fn exp1_async_and_wal_leader_follower_is_empty_at_ack_and_has_it_after() {
 
 #[test]
 fn exp1_wal_quorum_sync_standby_has_flushed_it_at_ack() {
-    let o = normal(Wal, "quorum");
+    let o = normal(WAL, "quorum");
     assert!(o.acked);
     assert!(o.follower_at_ack.is_some());
     assert_eq!(o.follower_at_ack, o.follower_after);
@@ -140,18 +140,18 @@ fn exp1_wal_quorum_sync_standby_has_flushed_it_at_ack() {
 #[test]
 fn exp1_wal_with_a_replay_delay_only_remote_apply_shows_the_write_at_the_synchronous_standby_at_ack()
  {
-    let on = normal(Wal, "apply_delay");
+    let on = normal(WAL, "apply_delay");
     assert!(on.acked);
     assert_eq!(on.follower_at_ack, None, "flushed, not yet replayed");
     assert_eq!(on.follower_after, b("v"));
-    let apply = normal(Wal, "remote_apply");
+    let apply = normal(WAL, "remote_apply");
     assert!(apply.acked);
     assert_eq!(apply.follower_at_ack, b("v"));
 }
 
 #[test]
 fn exp2_wal_remote_write_loses_the_ack_when_the_standby_loses_power_before_failover() {
-    let o = crash(Wal, "remote_write");
+    let o = crash(WAL, "remote_write");
     assert!(o.acked);
     assert_eq!(o.new_leader.as_str(), "standby-1");
     assert!(!o.survived);
@@ -161,7 +161,7 @@ fn exp2_wal_remote_write_loses_the_ack_when_the_standby_loses_power_before_failo
 #[test]
 fn exp4_wal_first_1_and_any_1_stay_available_through_the_other_listed_standby() {
     for variant in ["first_1", "any_1"] {
-        let o = slow(Wal, variant);
+        let o = slow(WAL, variant);
         assert!(o.write_available, "{variant}");
         assert!(o.slow_replica_stale, "{variant}");
         assert!(
@@ -174,11 +174,11 @@ fn exp4_wal_first_1_and_any_1_stay_available_through_the_other_listed_standby() 
 
 #[test]
 fn exp1_isr_leader_has_a_follower_gap_and_all_isr_has_every_member() {
-    let leader = normal(Isr, "leader");
+    let leader = normal(ISR, "leader");
     assert!(leader.acked);
     assert_eq!(leader.follower_at_ack, None);
     assert!(leader.follower_after.is_some());
-    let all = normal(Isr, "all_isr");
+    let all = normal(ISR, "all_isr");
     assert!(all.acked);
     assert!(all.follower_at_ack.is_some());
     assert!(all.follower_offset >= all.ack_offset.expect("offset"));
@@ -186,7 +186,7 @@ fn exp1_isr_leader_has_a_follower_gap_and_all_isr_has_every_member() {
 
 #[test]
 fn exp1_raft_quorum_acks_at_offset_2_and_converges_with_equal_commit_offsets() {
-    let o = normal(Raft, "default");
+    let o = normal(RAFT, "default");
     assert!(o.acked);
     assert_eq!(o.ack_offset, Some(2));
     assert!(o.follower_after.is_some());
@@ -196,13 +196,13 @@ fn exp1_raft_quorum_acks_at_offset_2_and_converges_with_equal_commit_offsets() {
 #[test]
 fn exp2_weak_levels_lose_the_acked_write_and_strong_levels_keep_it() {
     for (p, v, survives) in [
-        (Async, "default", false),
-        (Wal, "leader", false),
-        (Wal, "quorum", true),
-        (Isr, "leader", false),
-        (Isr, "all_isr", true),
-        (Isr, "unclean_election", false),
-        (Raft, "default", true),
+        (ASYNC, "default", false),
+        (WAL, "leader", false),
+        (WAL, "quorum", true),
+        (ISR, "leader", false),
+        (ISR, "all_isr", true),
+        (ISR, "unclean_election", false),
+        (RAFT, "default", true),
     ] {
         let o = crash(p, v);
         assert!(o.acked, "{p} {v}");
@@ -218,10 +218,10 @@ fn exp2_weak_levels_lose_the_acked_write_and_strong_levels_keep_it() {
 /// explorer's `wait_1` row shows it is still not durable).
 #[test]
 fn exp2_async_wait_1_acks_after_a_replica_acknowledged_and_the_promoted_replica_has_it() {
-    let o = crash(Async, "wait_1");
+    let o = crash(ASYNC, "wait_1");
     assert!(o.acked);
     assert!(o.survived, "{o:?}");
-    let trace = &run(2, Async, "wait_1").trace;
+    let trace = &run(2, ASYNC, "wait_1").trace;
     assert!(trace.of_kind("async_ack_received").count() >= 1);
     assert_eq!(trace.of_kind("async_wait_returned").count(), 1);
 }
@@ -231,11 +231,11 @@ fn exp2_async_wait_1_acks_after_a_replica_acknowledged_and_the_promoted_replica_
 /// gone.
 #[test]
 fn exp2_isr_unclean_election_elects_the_out_of_sync_replica_and_loses_the_all_isr_write() {
-    let o = crash(Isr, "unclean_election");
+    let o = crash(ISR, "unclean_election");
     assert!(o.acked);
     assert_eq!(o.new_leader, sim_core::NodeId::new("node-3"));
     assert!(!o.survived);
-    let trace = &run(2, Isr, "unclean_election").trace;
+    let trace = &run(2, ISR, "unclean_election").trace;
     assert_eq!(trace.of_kind("isr_unclean_election").count(), 1);
 }
 
@@ -243,14 +243,14 @@ fn exp2_isr_unclean_election_elects_the_out_of_sync_replica_and_loses_the_all_is
 /// the cut-off old primary refuses its write before applying it.
 #[test]
 fn exp3_async_min_replicas_1_old_primary_refuses_its_write_once_the_lag_passes() {
-    let o = observed(3, Async, "min_replicas_1")
+    let o = observed(3, ASYNC, "min_replicas_1")
         .as_minority()
         .expect("experiment 3 observes a minority leader");
     assert!(!o.old_write_acked, "{o:?}");
     assert!(o.new_write_acked);
     assert!(o.converged);
     assert_eq!(o.minority_value, b("majority"));
-    let trace = &run(3, Async, "min_replicas_1").trace;
+    let trace = &run(3, ASYNC, "min_replicas_1").trace;
     let refused = trace
         .of_kind("async_write_refused")
         .next()
@@ -263,7 +263,7 @@ fn exp3_async_min_replicas_1_old_primary_refuses_its_write_once_the_lag_passes()
 
 #[test]
 fn exp3_async_both_sides_ack_and_converge_to_the_new_primary() {
-    let o = minority(Async);
+    let o = minority(ASYNC);
     assert!(o.old_write_acked && o.new_write_acked);
     assert!(o.converged);
     assert_eq!(o.minority_value, b("majority"));
@@ -272,7 +272,7 @@ fn exp3_async_both_sides_ack_and_converge_to_the_new_primary() {
 
 #[test]
 fn exp3_wal_and_isr_fence_old_lineage_messages_and_converge() {
-    for p in [Wal, Isr] {
+    for p in [WAL, ISR] {
         let o = minority(p);
         assert!(o.new_write_acked, "{p}");
         assert!(o.fenced_messages >= 1, "{p}: {o:?}");
@@ -284,7 +284,7 @@ fn exp3_wal_and_isr_fence_old_lineage_messages_and_converge() {
 
 #[test]
 fn exp3_raft_old_leader_cannot_commit_and_becomes_follower_after_heal() {
-    let o = minority(Raft);
+    let o = minority(RAFT);
     assert!(!o.old_write_acked);
     assert!(o.new_write_acked);
     assert!(o.converged);
@@ -295,7 +295,7 @@ fn exp3_raft_old_leader_cannot_commit_and_becomes_follower_after_heal() {
 
 #[test]
 fn exp3_raft_prevote_old_leader_steps_down_and_rejoins_without_raising_its_term() {
-    let o = observed(3, Raft, "prevote")
+    let o = observed(3, RAFT, "prevote")
         .as_minority()
         .expect("experiment 3 observes a minority leader");
     assert!(!o.old_write_acked);
@@ -307,7 +307,7 @@ fn exp3_raft_prevote_old_leader_steps_down_and_rejoins_without_raising_its_term(
     // Its term never moved while it was cut off: nothing of an old term
     // reached a node after heal, so nothing had to be fenced.
     assert_eq!(o.fenced_messages, 0);
-    let trace = &run(3, Raft, "prevote").trace;
+    let trace = &run(3, RAFT, "prevote").trace;
     let (at, step_down) = trace
         .events()
         .enumerate()
@@ -340,14 +340,14 @@ fn exp3_raft_prevote_old_leader_steps_down_and_rejoins_without_raising_its_term(
 
 #[test]
 fn exp7_raft_check_quorum_old_leader_has_stepped_down_before_the_read() {
-    let o = observed(7, Raft, "check_quorum")
+    let o = observed(7, RAFT, "check_quorum")
         .as_split_brain()
         .expect("experiment 7 observes a split-brain read");
     assert_eq!(o.old_local, b("before"));
     assert_eq!(o.current, b("after"));
     assert_eq!(o.guard, "not leader");
     assert_eq!(
-        run(7, Raft, "check_quorum")
+        run(7, RAFT, "check_quorum")
             .trace
             .count("raft_leader_stepped_down"),
         1
@@ -356,28 +356,28 @@ fn exp7_raft_check_quorum_old_leader_has_stepped_down_before_the_read() {
 
 #[test]
 fn exp4_a_slow_replica_leaves_writes_available_and_is_stale() {
-    for p in [Async, Wal, Isr, Raft] {
+    for p in [ASYNC, WAL, ISR, RAFT] {
         let o = slow(p, "default");
         assert!(o.write_available, "{p}");
         assert!(o.slow_replica_stale, "{p}");
         assert!(!o.membership.is_empty(), "{p}");
     }
-    assert!(slow(Isr, "default").membership.contains("removed from ISR"));
+    assert!(slow(ISR, "default").membership.contains("removed from ISR"));
 }
 
 #[test]
 fn exp4_strong_variants_refuse_the_write() {
-    assert!(!slow(Wal, "sync_standby").write_available);
-    assert!(!slow(Isr, "min_insync_3").write_available);
+    assert!(!slow(WAL, "sync_standby").write_available);
+    assert!(!slow(ISR, "min_insync_3").write_available);
 }
 
 #[test]
 fn exp5_catch_up_modes_inside_and_outside_the_window() {
     // Redis calls its incremental resync "partial" (PSYNC).
     for (p, inside) in [
-        (Async, "partial"),
-        (Wal, "incremental"),
-        (Isr, "incremental"),
+        (ASYNC, "partial"),
+        (WAL, "incremental"),
+        (ISR, "incremental"),
     ] {
         let o = reconnect(p);
         assert_eq!(
@@ -386,9 +386,9 @@ fn exp5_catch_up_modes_inside_and_outside_the_window() {
             "{p}"
         );
     }
-    // Raft with snapshots: entries still in the leader's log are replayed;
+    // RAFT with snapshots: entries still in the leader's log are replayed;
     // compacted ones arrive as InstallSnapshot.
-    let o = reconnect(Raft);
+    let o = reconnect(RAFT);
     assert_eq!(
         (o.inside_window.as_str(), o.outside_window.as_str()),
         ("log replay", "snapshot")
@@ -402,19 +402,19 @@ fn exp6_read_level_matrix() {
         let r = reads(p);
         (r.local, r.leader, r.linearizable)
     };
-    assert_eq!(row(Async), (Stale, Fresh, Unsupported));
-    assert_eq!(row(Wal), (Stale, Fresh, Unsupported));
-    assert_eq!(row(Isr), (Stale, Fresh, Blocked));
-    assert_eq!(row(Raft), (Stale, Fresh, Fresh));
+    assert_eq!(row(ASYNC), (Stale, Fresh, Unsupported));
+    assert_eq!(row(WAL), (Stale, Fresh, Unsupported));
+    assert_eq!(row(ISR), (Stale, Fresh, Blocked));
+    assert_eq!(row(RAFT), (Stale, Fresh, Fresh));
 }
 
 #[test]
 fn exp7_old_side_reads_before_and_the_guard_fails_closed_on_the_old_leader() {
     for (p, guard) in [
-        (Async, "unsupported"),
-        (Wal, "unsupported"),
-        (Isr, "lease fenced"),
-        (Raft, "read-index fenced (no quorum)"),
+        (ASYNC, "unsupported"),
+        (WAL, "unsupported"),
+        (ISR, "lease fenced"),
+        (RAFT, "read-index fenced (no quorum)"),
     ] {
         let o = split(p);
         assert_eq!(o.old_local, b("before"), "{p}");
@@ -441,13 +441,13 @@ fn events_with(p: Protocol, experiment: u8, kind: &str) -> Vec<sim_core::Event> 
 
 #[test]
 fn exp3_wal_promotion_moves_to_timeline_2_and_fences_old_timeline_records() {
-    let promoted = events_with(Wal, 3, "wal_promoted");
+    let promoted = events_with(WAL, 3, "wal_promoted");
     assert_eq!(promoted.len(), 1);
     assert_eq!(
         promoted[0].field("timeline"),
         Some(&sim_core::Value::UInt(2))
     );
-    let fenced = events_with(Wal, 3, "wal_fenced");
+    let fenced = events_with(WAL, 3, "wal_fenced");
     assert!(
         fenced
             .iter()
@@ -458,7 +458,7 @@ fn exp3_wal_promotion_moves_to_timeline_2_and_fences_old_timeline_records() {
 
 #[test]
 fn exp3_isr_election_bumps_both_epochs_and_rejects_old_epoch_appends() {
-    let elected = events_with(Isr, 3, "isr_controller_elected");
+    let elected = events_with(ISR, 3, "isr_controller_elected");
     assert_eq!(elected.len(), 1);
     assert_eq!(
         elected[0].field("leader_epoch"),
@@ -468,7 +468,7 @@ fn exp3_isr_election_bumps_both_epochs_and_rejects_old_epoch_appends() {
         elected[0].field("controller_epoch"),
         Some(&sim_core::Value::UInt(2))
     );
-    let rejected = events_with(Isr, 3, "isr_append_rejected");
+    let rejected = events_with(ISR, 3, "isr_append_rejected");
     assert!(
         rejected
             .iter()
@@ -478,7 +478,7 @@ fn exp3_isr_election_bumps_both_epochs_and_rejects_old_epoch_appends() {
 
 #[test]
 fn exp3_raft_new_leader_is_elected_in_a_higher_term() {
-    let terms: Vec<u64> = events_with(Raft, 3, "raft_leader_elected")
+    let terms: Vec<u64> = events_with(RAFT, 3, "raft_leader_elected")
         .iter()
         .filter_map(|e| match e.field("term") {
             Some(sim_core::Value::UInt(t)) => Some(*t),
@@ -492,11 +492,11 @@ fn exp3_raft_new_leader_is_elected_in_a_higher_term() {
 #[test]
 fn exp1_first_write_lands_at_offset_1_except_raft_whose_no_op_takes_index_1() {
     for (p, v) in [
-        (Async, "default"),
-        (Wal, "leader"),
-        (Wal, "quorum"),
-        (Isr, "leader"),
-        (Isr, "all_isr"),
+        (ASYNC, "default"),
+        (WAL, "leader"),
+        (WAL, "quorum"),
+        (ISR, "leader"),
+        (ISR, "all_isr"),
     ] {
         let o = normal(p, v);
         assert_eq!(o.ack_offset, Some(1), "{p} {v}");
@@ -507,50 +507,50 @@ fn exp1_first_write_lands_at_offset_1_except_raft_whose_no_op_takes_index_1() {
 
 #[test]
 fn exp2_lost_writes_read_as_absent_and_survivors_read_the_value() {
-    for (p, v) in [(Async, "default"), (Wal, "leader"), (Isr, "leader")] {
+    for (p, v) in [(ASYNC, "default"), (WAL, "leader"), (ISR, "leader")] {
         assert_eq!(crash(p, v).value_after, None, "{p} {v}");
     }
-    for (p, v) in [(Wal, "quorum"), (Isr, "all_isr"), (Raft, "default")] {
+    for (p, v) in [(WAL, "quorum"), (ISR, "all_isr"), (RAFT, "default")] {
         assert_eq!(crash(p, v).value_after, b("v"), "{p} {v}");
     }
 }
 
 #[test]
 fn exp3_old_leader_ends_in_its_protocols_follower_role() {
-    assert_eq!(minority(Async).old_leader_role_after, "replica");
-    assert_eq!(minority(Wal).old_leader_role_after, "standby");
-    assert_eq!(minority(Isr).old_leader_role_after, "follower");
+    assert_eq!(minority(ASYNC).old_leader_role_after, "replica");
+    assert_eq!(minority(WAL).old_leader_role_after, "standby");
+    assert_eq!(minority(ISR).old_leader_role_after, "follower");
     assert!(
-        minority(Wal).old_write_acked,
+        minority(WAL).old_write_acked,
         "an isolated PostgreSQL primary still commits locally"
     );
     assert!(
-        !minority(Isr).old_write_acked,
+        !minority(ISR).old_write_acked,
         "ALL_ISR cannot be met by an isolated leader"
     );
 }
 
 #[test]
 fn exp4_membership_says_why_the_slow_replica_does_or_does_not_gate_the_write() {
-    assert!(slow(Async, "default").membership.contains("is not a voter"));
+    assert!(slow(ASYNC, "default").membership.contains("is not a voter"));
     assert!(
-        slow(Wal, "default")
+        slow(WAL, "default")
             .membership
             .contains("does not gate commit")
     );
     assert!(
-        slow(Wal, "sync_standby")
+        slow(WAL, "sync_standby")
             .membership
             .contains("gates QUORUM commit")
     );
-    assert_eq!(slow(Isr, "default").membership, "removed from ISR");
+    assert_eq!(slow(ISR, "default").membership, "removed from ISR");
     assert!(
-        slow(Isr, "min_insync_3")
+        slow(ISR, "min_insync_3")
             .membership
             .starts_with("removed from ISR")
     );
     assert!(
-        slow(Raft, "default")
+        slow(RAFT, "default")
             .membership
             .starts_with("fixed voter; majority unaffected")
     );
@@ -563,10 +563,10 @@ fn exp4_membership_says_why_the_slow_replica_does_or_does_not_gate_the_write() {
 #[test]
 fn exp3_each_side_of_the_partition_reads_its_own_write() {
     for (p, old_side) in [
-        (Async, "minority"),
-        (Wal, "minority"),
-        (Isr, "minority"),
-        (Raft, "base"),
+        (ASYNC, "minority"),
+        (WAL, "minority"),
+        (ISR, "minority"),
+        (RAFT, "base"),
     ] {
         let o = minority(p);
         assert_ne!(o.old_leader, o.new_leader, "{p}");

@@ -1,4 +1,4 @@
-//! Scenario files (`crates/labs/scenarios/*.txt`, see `labs::scenario`):
+//! Scenario files (`crates/labs/scenarios/*.txt`, see the `scenario` crate):
 //! each matches its expected blocks on every protocol, `--rewrite`
 //! round-trips, a malformed file is `file:line: message`, and the matrix
 //! runs are the variant parts of the seven experiment files
@@ -6,8 +6,11 @@
 
 use std::path::PathBuf;
 
-use labs::Protocol;
-use labs::scenario::{self, Scenario};
+use scenario::{Registry, Scenario};
+
+fn registry() -> Registry {
+    labs::registry()
+}
 
 fn scenario_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/labs/scenarios")
@@ -34,14 +37,14 @@ fn scenario_files() -> Vec<(String, String)> {
 }
 
 fn parsed(name: &str, text: &str) -> Scenario {
-    scenario::parse(name, text).unwrap_or_else(|e| panic!("{e}"))
+    scenario::parse(name, text, &registry()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
 fn every_scenario_file_matches_its_expected_output_on_every_protocol() {
     for (name, text) in scenario_files() {
         let s = parsed(&name, &text);
-        let outputs = scenario::run_protocols(&s, &Protocol::ALL);
+        let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
         let differences = scenario::differences(&s, &outputs);
         let report: String = differences.iter().map(ToString::to_string).collect();
         assert!(
@@ -56,8 +59,12 @@ fn every_scenario_file_matches_its_expected_output_on_every_protocol() {
 fn committed_scenarios_are_in_the_canonical_form_rewrite_writes() {
     for (name, text) in scenario_files() {
         let s = parsed(&name, &text);
-        let outputs = scenario::run_protocols(&s, &Protocol::ALL);
-        assert_eq!(scenario::render(&s, &outputs, true), text, "{name}");
+        let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+        assert_eq!(
+            scenario::render(&s, &outputs, true, &registry()),
+            text,
+            "{name}"
+        );
     }
 }
 
@@ -86,11 +93,16 @@ fn rewrite_of_a_scenario_without_expectations_round_trips() {
         let copy = dir.join(name.replace('/', "_"));
         let s = parsed(&name, &bare);
         assert!(s.cases.iter().all(|c| c.expected.is_empty()));
-        let rewritten = scenario::render(&s, &scenario::run_protocols(&s, &Protocol::ALL), true);
+        let rewritten = scenario::render(
+            &s,
+            &scenario::run_protocols(&s, &labs::BUILTIN, &registry()),
+            true,
+            &registry(),
+        );
         std::fs::write(&copy, &rewritten).expect("write the copy");
         let reread = std::fs::read_to_string(&copy).expect("read the copy");
         let again = parsed(&name, &reread);
-        let outputs = scenario::run_protocols(&again, &Protocol::ALL);
+        let outputs = scenario::run_protocols(&again, &labs::BUILTIN, &registry());
         assert!(scenario::differences(&again, &outputs).is_empty(), "{name}");
         assert_eq!(
             reread, text,
@@ -109,20 +121,20 @@ fn rewrite_of_one_protocol_keeps_the_other_protocols_rows() {
     let stale = text.replace("raft: value=v node=node-3 offset=3", "raft: value=STALE");
     assert_ne!(stale, text);
     let s = parsed(&name, &stale);
-    let outputs = scenario::run_protocols(&s, &[Protocol::Raft]);
+    let outputs = scenario::run_protocols(&s, &[labs::BUILTIN[3]], &registry());
     let differences = scenario::differences(&s, &outputs);
     assert!(!differences.is_empty());
     let shown = differences[0].to_string();
     assert!(shown.contains(&format!("{name}:")), "{shown}");
     assert!(shown.contains("- value=STALE"), "{shown}");
-    assert_eq!(scenario::render(&s, &outputs, true), text);
+    assert_eq!(scenario::render(&s, &outputs, true, &registry()), text);
 }
 
 /// Each `(text, line, message)`: parsing `text` fails at `line` with an
 /// error that is `bad.txt:LINE: …` and contains `message`.
 fn assert_each_is_a_file_line_error(cases: &[(&str, usize, &str)]) {
     for &(text, line, message) in cases {
-        let err = scenario::parse("bad.txt", text).expect_err(text);
+        let err = scenario::parse("bad.txt", text, &registry()).expect_err(text);
         let shown = err.to_string();
         assert_eq!(err.line, line, "{shown}");
         assert!(shown.starts_with(&format!("bad.txt:{line}: ")), "{shown}");
@@ -241,7 +253,7 @@ fn every_matrix_run_is_its_parts_run_within_the_whole_file() {
     // The matrix runs each variant part alone; running the whole file gives
     // the same cells in the same order, so no part leans on the one before.
     for file in labs::experiments::FILES {
-        for protocol in Protocol::ALL {
+        for protocol in labs::BUILTIN {
             let whole =
                 labs::experiments::observations(file.number, file.path, file.text, protocol)
                     .unwrap_or_else(|e| panic!("{}: {e}", file.path));
@@ -269,7 +281,7 @@ fn a_part_without_a_label_its_experiment_reads_is_an_error_naming_the_label() {
     let file = experiment_file(3);
     let text = file.text.replacen("fenced as=fenced", "fenced", 1);
     assert_ne!(text, file.text);
-    let err = labs::experiments::observations(3, file.path, &text, Protocol::Wal)
+    let err = labs::experiments::observations(3, file.path, &text, labs::BUILTIN[1])
         .expect_err("the default part lost its `fenced` record");
     let shown = err.to_string();
     assert!(shown.contains("as=fenced"), "{shown}");
@@ -284,7 +296,8 @@ fn an_edited_experiment_file_changes_the_cell_it_computes() {
     let text = file
         .text
         .replace("value=v level=strong as=ack", "value=w level=strong as=ack");
-    let cells = labs::experiments::observations(2, file.path, &text, Protocol::Raft).expect("runs");
+    let cells =
+        labs::experiments::observations(2, file.path, &text, labs::BUILTIN[3]).expect("runs");
     assert_eq!(cells[0].0, "default");
     assert_eq!(cells[0].1.cell(), "survived (new leader node-3 reads w)");
 }
@@ -293,12 +306,12 @@ fn an_edited_experiment_file_changes_the_cell_it_computes() {
 fn a_part_for_some_protocols_prints_nothing_on_the_others() {
     let text = "config protocols=wal variant=x\n\ntick\n\nconfig\n\ntick\n";
     let s = parsed("t.txt", text);
-    let outputs = scenario::run_protocols(&s, &Protocol::ALL);
-    assert_eq!(outputs[&Protocol::Wal][1], vec!["tick=1".to_owned()]);
-    assert!(outputs[&Protocol::Raft][0].is_empty());
-    assert!(outputs[&Protocol::Raft][1].is_empty());
-    assert_eq!(outputs[&Protocol::Raft][3].len(), 1, "the next part runs");
-    let rendered = scenario::render(&s, &outputs, false);
+    let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+    assert_eq!(outputs[1].1[1], vec!["tick=1".to_owned()]);
+    assert!(outputs[3].1[0].is_empty());
+    assert!(outputs[3].1[1].is_empty());
+    assert_eq!(outputs[3].1[3].len(), 1, "the next part runs");
+    let rendered = scenario::render(&s, &outputs, false, &registry());
     assert!(rendered.contains("tick\n----\nwal: tick=1\n"), "{rendered}");
     // The rendered file round-trips: skipped protocols are not differences.
     let again = parsed("t.txt", &rendered);
@@ -311,7 +324,7 @@ fn write_repeat_makes_n_writes_and_stops_at_the_first_refusal() {
                 isolate node=follower-1\n\nisolate node=follower-2\n\n\
                 write key=k value=x level=strong repeat=2\n";
     let s = parsed("t.txt", text);
-    let wal = scenario::run_protocol(&s, Protocol::Wal);
+    let wal = scenario::run(&s, labs::BUILTIN[1], &registry());
     assert_eq!(
         wal[0],
         vec!["3 writes, the last acked offset=3 (LEADER)".to_owned()]
@@ -321,7 +334,7 @@ fn write_repeat_makes_n_writes_and_stops_at_the_first_refusal() {
         "{:?}",
         wal[1]
     );
-    let raft = scenario::run_protocol(&s, Protocol::Raft);
+    let raft = scenario::run(&s, labs::BUILTIN[3], &registry());
     assert!(
         raft[4][0].starts_with("write 1 of 2: refused"),
         "{:?}",
@@ -332,7 +345,7 @@ fn write_repeat_makes_n_writes_and_stops_at_the_first_refusal() {
 #[test]
 fn a_part_whose_group_cannot_be_built_is_an_error_saying_why() {
     let text = "config variant=broken min_insync=9\n\nwrite key=k value=v level=strong as=ack\n";
-    let err = labs::experiments::observations(2, "t.txt", text, Protocol::Isr)
+    let err = labs::experiments::observations(2, "t.txt", text, labs::BUILTIN[2])
         .expect_err("isr refuses min.insync 9 with 3 replicas");
     let shown = err.to_string();
     assert!(shown.contains("isr variant broken"), "{shown}");

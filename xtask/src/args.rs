@@ -4,28 +4,20 @@
 use clap::ValueEnum;
 use labs::Protocol;
 
-/// A protocol family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProtocolArg {
-    /// Redis-shaped asynchronous primary/replica
-    Async,
-    /// PostgreSQL-shaped WAL shipping
-    Wal,
-    /// Kafka-shaped ISR + high watermark + controller
-    Isr,
-    /// Textbook Raft
-    Raft,
-}
+/// A protocol, by its registered name (`labs::registry()`): the CLI name
+/// is the registration's, so a new protocol's name is accepted once it is
+/// registered.
+pub type ProtocolArg = Protocol;
 
-impl From<ProtocolArg> for Protocol {
-    fn from(arg: ProtocolArg) -> Protocol {
-        match arg {
-            ProtocolArg::Async => Protocol::Async,
-            ProtocolArg::Wal => Protocol::Wal,
-            ProtocolArg::Isr => Protocol::Isr,
-            ProtocolArg::Raft => Protocol::Raft,
-        }
-    }
+/// Parses a protocol name into the built-in [`Protocol`]; `--help` lists
+/// every registered name with its summary.
+pub fn protocol_parser() -> impl clap::builder::TypedValueParser<Value = Protocol> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = labs::BUILTIN
+        .iter()
+        .map(|p| PossibleValue::new(p.name()).help(p.registration().summary()));
+    PossibleValuesParser::new(values)
+        .map(|name: String| labs::protocol(&name).expect("clap accepts only registered names"))
 }
 
 /// An experiment, by number (titles as in `labs::matrix::EXPERIMENTS`).
@@ -226,16 +218,26 @@ mod tests {
     }
 
     #[test]
-    fn protocol_values_are_the_labs_protocol_names() {
-        let names: Vec<String> = ProtocolArg::value_variants()
-            .iter()
-            .map(value_name)
+    fn protocol_values_are_the_registered_names() {
+        use clap::builder::TypedValueParser;
+        let names: Vec<String> = protocol_parser()
+            .possible_values()
+            .expect("the names are listed")
+            .map(|v| v.get_name().to_owned())
             .collect();
-        let labs: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
-        assert_eq!(names, labs);
-        for arg in ProtocolArg::value_variants() {
-            assert_eq!(value_name(arg), Protocol::from(*arg).name());
+        assert_eq!(names, labs::registry().names());
+        let cmd = clap::Command::new("t");
+        for p in labs::BUILTIN {
+            let parsed = protocol_parser()
+                .parse_ref(&cmd, None, std::ffi::OsStr::new(p.name()))
+                .expect("a registered name parses");
+            assert_eq!(parsed, p);
         }
+        assert!(
+            protocol_parser()
+                .parse_ref(&cmd, None, std::ffi::OsStr::new("kafka"))
+                .is_err()
+        );
     }
 
     #[test]
@@ -260,9 +262,9 @@ mod tests {
 
     #[test]
     fn variant_values_are_every_labs_variant() {
-        let mut labs: Vec<&str> = Protocol::ALL
+        let mut labs: Vec<&str> = labs::BUILTIN
             .iter()
-            .flat_map(|p| labs::run_specs(*p).iter().map(|s| s.variant))
+            .flat_map(|p| labs::run_specs(*p).into_iter().map(|s| s.variant))
             .collect();
         labs.sort_unstable();
         labs.dedup();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use labs::{Protocol, RunOneError};
+use labs::RunOneError;
 
 use crate::args::{ExperimentArg, ProtocolArg, VariantArg};
 use crate::output::{self, Failure};
@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     experiment: ExperimentArg,
     /// Protocol.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::args::protocol_parser())]
     protocol: ProtocolArg,
     /// Variant [default: the experiment's only or first variant].
     #[arg(long, value_enum)]
@@ -30,7 +30,7 @@ pub struct Args {
 
 /// `diagram`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let protocol = Protocol::from(args.protocol);
+    let protocol = args.protocol;
     let experiment = args.experiment.number();
     let run = labs::run_one(protocol, experiment, args.variant.map(VariantArg::name)).map_err(
         |e| match e {

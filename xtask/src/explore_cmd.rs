@@ -43,7 +43,7 @@ pub enum ReadArg {
 #[derive(clap::Args)]
 pub struct Args {
     /// Only this protocol.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::args::protocol_parser())]
     protocol: Option<ProtocolArg>,
     /// Only this ack level.
     #[arg(long, value_enum)]
@@ -112,9 +112,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         usize::from,
     );
     let opts = Options {
-        protocol: args
-            .protocol
-            .map(|p| labs::Protocol::from(p).name().to_string()),
+        protocol: args.protocol.map(|p| p.name().to_string()),
         ack: args.ack.map(|a| match a {
             AckArg::Leader => "leader".to_string(),
             AckArg::Quorum => "quorum".to_string(),

@@ -63,7 +63,7 @@ enum Command {
         #[arg(long, conflicts_with = "format")]
         json: bool,
         /// Only this protocol.
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = crate::args::protocol_parser())]
         protocol: Option<ProtocolArg>,
         /// Only this experiment.
         #[arg(long, value_enum)]
@@ -81,7 +81,7 @@ enum Command {
         #[arg(long, value_enum)]
         experiment: ExperimentArg,
         /// Protocol.
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = crate::args::protocol_parser())]
         protocol: ProtocolArg,
         /// Variant [default: the experiment's only or first variant].
         #[arg(long, value_enum)]

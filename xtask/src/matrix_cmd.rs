@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
+use labs::Run;
 use labs::matrix::{CellPart, Matrix};
-use labs::{Protocol, Run};
 use similar::TextDiff;
 
 use crate::args::{ExperimentArg, MatrixFormat, ProtocolArg};
@@ -37,8 +37,8 @@ fn selected_runs(
     experiment: Option<ExperimentArg>,
 ) -> Result<Vec<Run>, Failure> {
     let protocols = match protocol {
-        None => Protocol::ALL.to_vec(),
-        Some(p) => vec![Protocol::from(p)],
+        None => labs::BUILTIN.to_vec(),
+        Some(p) => vec![p],
     };
     let mut runs = Vec::new();
     for p in protocols {

@@ -1,5 +1,5 @@
 //! `cargo xtask run FILE [--protocol P] [--rewrite]`: runs a scenario file
-//! (see `labs::scenario`) on every protocol, or one.
+//! (see the `scenario` crate) on every protocol, or one.
 //!
 //! Without `--rewrite` it prints the scenario with the outputs of this run
 //! as its expected blocks (protocols as prefixed rows), then lists every
@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use labs::Protocol;
-use labs::scenario;
 
 use crate::args::ProtocolArg;
 use crate::output::{self, Failure};
@@ -23,7 +22,7 @@ pub struct Args {
     /// The scenario file.
     file: PathBuf,
     /// Only this protocol [default: all four].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::args::protocol_parser())]
     protocol: Option<ProtocolArg>,
     /// Write this run's outputs into FILE's expected blocks.
     #[arg(long)]
@@ -35,14 +34,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let name = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| Failure::Failed(format!("cannot read {name}: {e}")))?;
-    let parsed = scenario::parse(&name, &text).map_err(|e| Failure::Failed(e.to_string()))?;
+    let registry = labs::registry();
+    let parsed =
+        scenario::parse(&name, &text, &registry).map_err(|e| Failure::Failed(e.to_string()))?;
     let protocols: Vec<Protocol> = match args.protocol {
-        Some(p) => vec![Protocol::from(p)],
-        None => Protocol::ALL.to_vec(),
+        Some(p) => vec![p],
+        None => labs::BUILTIN.to_vec(),
     };
-    let outputs = scenario::run_protocols(&parsed, &protocols);
+    let outputs = scenario::run_protocols(&parsed, &protocols, &registry);
     if args.rewrite {
-        let fresh = scenario::render(&parsed, &outputs, true);
+        let fresh = scenario::render(&parsed, &outputs, true, &registry);
         if fresh != text {
             std::fs::write(&args.file, fresh)
                 .map_err(|e| Failure::Failed(format!("cannot write {name}: {e}")))?;
@@ -52,7 +53,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    output::print(&scenario::render(&parsed, &outputs, false))?;
+    output::print(&scenario::render(&parsed, &outputs, false, &registry))?;
     let differences = scenario::differences(&parsed, &outputs);
     if differences.is_empty() {
         return Ok(ExitCode::SUCCESS);

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use labs::{Protocol, RunOneError};
+use labs::RunOneError;
 
 use crate::args::{ExperimentArg, ProtocolArg, TraceFormat, VariantArg};
 use crate::output::{self, Failure};
@@ -16,7 +16,6 @@ pub fn run(
     variant: Option<VariantArg>,
     format: TraceFormat,
 ) -> Result<ExitCode, Failure> {
-    let protocol = Protocol::from(protocol);
     let run = labs::run_one(protocol, experiment.number(), variant.map(VariantArg::name)).map_err(
         |e| match e {
             RunOneError::NoSuchRun { .. } => {

@@ -3,10 +3,10 @@
 //!
 //! Run: `cargo run -p labs --example one_run`
 
-use labs::{Protocol, Run};
+use labs::Run;
 
 fn main() -> Result<(), labs::GroupError> {
-    for protocol in Protocol::ALL {
+    for protocol in labs::BUILTIN {
         let runs: Vec<Run> = labs::protocol_runs(protocol)?;
         for run in runs.iter().filter(|r| r.experiment == 6) {
             println!(

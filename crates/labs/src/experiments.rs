@@ -24,18 +24,19 @@
 //!
 //! The protocol-specific words in a cell (`gate`'s explanation, the
 //! catch-up mode of `probe`, what `fenced` counts) are the group's own
-//! answers, through [`ScenarioGroup`](crate::scenario::ScenarioGroup).
+//! answers, through [`ScenarioGroup`](replication::ScenarioGroup).
 
 use std::sync::OnceLock;
 
 use replication::GroupError;
 use sim_core::Trace;
 
+use scenario::{Directive, PartRun, Protocol, Registry, Scenario};
+
 use crate::observe::observe;
 use crate::observed::Observed;
-use crate::protocol::Protocol;
+use crate::protocol::{is_builtin, registry, registry_with};
 use crate::run::Run;
-use crate::scenario::{self, Directive, PartRun, Scenario};
 
 /// One experiment's scenario file.
 #[derive(Debug, Clone, Copy)]
@@ -80,58 +81,66 @@ pub(crate) struct Part {
     end: usize,
 }
 
-/// Each file parsed once.
-fn parsed() -> &'static [Result<Scenario, String>] {
-    static PARSED: OnceLock<Vec<Result<Scenario, String>>> = OnceLock::new();
-    PARSED.get_or_init(|| {
-        FILES
-            .iter()
-            .map(|f| scenario::parse(f.path, f.text).map_err(|e| e.to_string()))
-            .collect()
-    })
+/// Each file parsed for the protocols of `registry`.
+fn parse_all(registry: &Registry) -> Vec<Result<Scenario, String>> {
+    FILES
+        .iter()
+        .map(|f| scenario::parse(f.path, f.text, registry).map_err(|e| e.to_string()))
+        .collect()
 }
 
-/// Every matrix run of every file, in experiment order then file order.
-pub(crate) fn parts() -> &'static [Part] {
-    static PARTS: OnceLock<Vec<Part>> = OnceLock::new();
-    PARTS.get_or_init(|| {
-        let mut parts = Vec::new();
-        for (file, parsed) in FILES.iter().zip(parsed()) {
-            let Ok(s) = parsed else { continue };
-            let starts: Vec<usize> = s
-                .cases
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| matches!(c.directive, Directive::Config(_)))
-                .map(|(i, _)| i)
-                .collect();
-            for (k, &start) in starts.iter().enumerate() {
-                let end = starts.get(k + 1).copied().unwrap_or(s.cases.len());
-                let Directive::Config(settings) = &s.cases[start].directive else {
-                    continue;
-                };
-                let Some(variant) = &settings.variant else {
-                    continue;
-                };
-                for protocol in Protocol::ALL {
-                    let listed = settings
-                        .protocols
-                        .as_ref()
-                        .is_none_or(|list| list.contains(&protocol));
-                    if listed {
-                        parts.push(Part {
-                            experiment: file.number,
-                            protocol,
-                            variant: variant.as_str(),
-                            start,
-                            end,
-                        });
-                    }
-                }
+/// Each file parsed once for the built-in protocols.
+fn parsed() -> &'static [Result<Scenario, String>] {
+    static PARSED: OnceLock<Vec<Result<Scenario, String>>> = OnceLock::new();
+    PARSED.get_or_init(|| parse_all(&registry()))
+}
+
+/// The files parsed for a registry that holds `protocol`: the cached parse
+/// for a built-in one.
+fn parsed_for(protocol: Protocol) -> std::borrow::Cow<'static, [Result<Scenario, String>]> {
+    if is_builtin(protocol) {
+        std::borrow::Cow::Borrowed(parsed())
+    } else {
+        std::borrow::Cow::Owned(parse_all(&registry_with(protocol)))
+    }
+}
+
+/// Every matrix run of every file on `protocol`, in experiment order then
+/// file order. The parts are read from the built-in parse (the files name
+/// only built-in protocols, so any registry parses them into the same
+/// parts); a protocol runs the parts whose `protocols=` lists it, or that
+/// list none.
+pub(crate) fn parts(protocol: Protocol) -> Vec<Part> {
+    let mut parts = Vec::new();
+    for (file, parsed) in FILES.iter().zip(parsed()) {
+        let Ok(s) = parsed else { continue };
+        let starts: Vec<usize> = s
+            .cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c.directive, Directive::Config(_)))
+            .map(|(i, _)| i)
+            .collect();
+        for (k, &start) in starts.iter().enumerate() {
+            let end = starts.get(k + 1).copied().unwrap_or(s.cases.len());
+            let Directive::Config(config) = &s.cases[start].directive else {
+                continue;
+            };
+            let Some(variant) = config.variant.as_deref() else {
+                continue;
+            };
+            if config.runs_on(protocol.name()) {
+                parts.push(Part {
+                    experiment: file.number,
+                    protocol,
+                    variant,
+                    start,
+                    end,
+                });
             }
         }
-        parts
-    })
+    }
+    parts
 }
 
 /// Why the experiment files cannot be used, if one does not parse (a
@@ -171,9 +180,9 @@ pub fn observations(
     text: &str,
     protocol: Protocol,
 ) -> Result<Vec<(String, Observed)>, GroupError> {
-    let s =
-        scenario::parse(file, text).map_err(|e| GroupError::config("scenario", e.to_string()))?;
-    let (_, runs) = scenario::run_protocol_parts(&s, protocol);
+    let s = scenario::parse(file, text, &registry_with(protocol))
+        .map_err(|e| GroupError::config("scenario", e.to_string()))?;
+    let (_, runs) = scenario::run_parts(&s, protocol, &registry_with(protocol));
     runs.into_iter()
         .filter_map(|run| run.variant.clone().map(|v| (v, run)))
         .map(|(variant, run)| {
@@ -190,7 +199,8 @@ impl Part {
             .iter()
             .position(|f| f.number == self.experiment)
             .ok_or_else(|| GroupError::config("experiment", "no such file"))?;
-        let whole = parsed()[index]
+        let all = parsed_for(self.protocol);
+        let whole = all[index]
             .as_ref()
             .map_err(|e| GroupError::config("scenario", e.clone()))?;
         let part = Scenario {
@@ -198,7 +208,7 @@ impl Part {
             cases: whole.cases[self.start..self.end].to_vec(),
             trailer: Vec::new(),
         };
-        let (_, runs) = scenario::run_protocol_parts(&part, self.protocol);
+        let (_, runs) = scenario::run_parts(&part, self.protocol, &registry_with(self.protocol));
         let run = runs.into_iter().next().ok_or_else(|| {
             GroupError::config(
                 &whole.file,

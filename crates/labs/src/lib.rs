@@ -1,7 +1,7 @@
 //! # labs — seven experiments × four protocols
 //!
 //! Each experiment is one scenario file (`crates/labs/scenarios/0N-*.txt`,
-//! see [`scenario`] for the format and [`experiments`] for how a file
+//! see the `scenario` crate for the format and [`experiments`] for how a file
 //! becomes matrix runs), written once and run on every protocol. A part
 //! of the file marked `config variant=NAME` is one run of the comparison
 //! matrix: a fresh group with fixed settings and seed, driven only through
@@ -23,7 +23,7 @@
 //! Run them all with [`all_runs`] (or `cargo xtask matrix`); run one
 //! experiment × protocol × variant and nothing else with [`run_one`] (or
 //! `cargo xtask trace`); run a file of your own with
-//! [`scenario::run_protocols`] (or `cargo xtask run FILE`). A runnable
+//! `scenario::run_protocols` (or `cargo xtask run FILE`). A runnable
 //! example: `cargo run -p labs --example one_run`.
 //!
 //! What it mirrors and omits: the experiments are the ones a course on
@@ -40,14 +40,13 @@ mod observed;
 mod protocol;
 mod reads;
 mod run;
-pub mod scenario;
 
-pub use explore_configs::explore_configs;
+pub use explore_configs::{explore_configs, explore_configs_in};
 pub use observed::{
     CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
     SplitBrainRead,
 };
-pub use protocol::Protocol;
+pub use protocol::{BUILTIN, Protocol, Registry, protocol, registry};
 pub use reads::{ReadOutcome, guard_outcome, show};
 pub use replication::GroupError;
 pub use run::{Run, RunOneError, RunSpec, run_one, run_specs, variants};
@@ -60,10 +59,16 @@ pub fn protocol_runs(protocol: Protocol) -> Result<Vec<Run>, GroupError> {
     run_specs(protocol).iter().map(RunSpec::run).collect()
 }
 
-/// Every run of every protocol, column by column.
+/// Every run of every built-in protocol, column by column.
 pub fn all_runs() -> Result<Vec<Run>, GroupError> {
+    all_runs_in(&registry())
+}
+
+/// Every run of every protocol of `registry`, column by column: the matrix
+/// of a registry that adds a protocol of your own.
+pub fn all_runs_in(registry: &Registry) -> Result<Vec<Run>, GroupError> {
     let mut runs = Vec::new();
-    for protocol in Protocol::ALL {
+    for &protocol in registry.protocols() {
         runs.extend(protocol_runs(protocol)?);
     }
     Ok(runs)

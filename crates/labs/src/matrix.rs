@@ -1,8 +1,6 @@
 //! The comparison matrix of a set of runs: arranged as a [`Matrix`], and
 //! rendered as Markdown or JSON.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Map, Value as Json, json};
 
 use crate::observed::Observed;
@@ -22,7 +20,8 @@ pub const EXPERIMENTS: [(u8, &str); 7] = [
 
 /// The read-level matrix, `protocol → LEVEL → stale|fresh|blocked|unsupported`,
 /// taken from the experiment-6 runs among `runs`.
-pub fn read_matrix(runs: &[Run]) -> BTreeMap<Protocol, [(&'static str, &'static str); 3]> {
+/// One entry per protocol, in the order of `runs` (column order).
+pub fn read_matrix(runs: &[Run]) -> Vec<(Protocol, [(&'static str, &'static str); 3])> {
     runs.iter()
         .filter_map(|run| match &run.observed {
             Observed::Reads(r) => Some((
@@ -74,10 +73,12 @@ pub struct Matrix {
 impl Matrix {
     /// Arranges `runs` into rows and columns.
     pub fn from_runs(runs: &[Run]) -> Matrix {
-        let protocols: Vec<Protocol> = Protocol::ALL
-            .into_iter()
-            .filter(|p| runs.iter().any(|r| r.protocol == *p))
-            .collect();
+        let mut protocols: Vec<Protocol> = Vec::new();
+        for run in runs {
+            if !protocols.contains(&run.protocol) {
+                protocols.push(run.protocol);
+            }
+        }
         let rows = EXPERIMENTS
             .into_iter()
             .filter(|(number, _)| runs.iter().any(|r| r.experiment == *number))

@@ -7,7 +7,7 @@
 //! The labels each experiment reads are tabulated in
 //! [`crate::experiments`].
 //!
-//! [`ScenarioGroup`]: crate::scenario::ScenarioGroup
+//! [`ScenarioGroup`]: replication::ScenarioGroup
 
 use bytes::Bytes;
 use replication::{GroupError, NodeId, ReadResult, WriteResult};
@@ -17,7 +17,7 @@ use crate::observed::{
     SplitBrainRead,
 };
 use crate::reads::{ReadOutcome, guard_outcome};
-use crate::scenario::{Record, Records};
+use scenario::{Record, Records};
 
 /// Why a part's records do not make an observation: the label missing or
 /// of the wrong kind.

@@ -1,47 +1,40 @@
-//! The four protocol families.
+//! The built-in protocols — one registration line each — and the
+//! registry the laboratory's tools use.
+//!
+//! A protocol of your own registers the same way: implement
+//! [`Registration`](replication::Registration) in its crate and pass
+//! `registry().with(Protocol::new(&YourRegistration))` to
+//! [`all_runs_in`](crate::all_runs_in),
+//! [`explore_configs_in`](crate::explore_configs_in) or any tool that takes
+//! a [`Registry`]; the guide page *Adding a protocol* walks through it.
 
-use std::fmt;
+pub use replication::{Protocol, Registry};
 
-/// Which protocol an experiment run drove.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Protocol {
-    /// Redis-shaped asynchronous primary/replica (`proto-async`).
-    Async,
-    /// PostgreSQL-shaped WAL shipping (`proto-wal`).
-    Wal,
-    /// Kafka-shaped ISR + high watermark (`proto-isr`).
-    Isr,
-    /// Textbook Raft (`proto-raft`).
-    Raft,
+/// The four built-in protocols, in matrix column order.
+pub const BUILTIN: [Protocol; 4] = [
+    Protocol::new(&proto_async::AsyncRegistration),
+    Protocol::new(&proto_wal::WalRegistration),
+    Protocol::new(&proto_isr::IsrRegistration),
+    Protocol::new(&proto_raft::RaftRegistration),
+];
+
+/// The built-in protocols as a [`Registry`].
+pub fn registry() -> Registry {
+    Registry::new(BUILTIN.to_vec())
 }
 
-impl Protocol {
-    /// All four, in matrix column order.
-    pub const ALL: [Protocol; 4] = [
-        Protocol::Async,
-        Protocol::Wal,
-        Protocol::Isr,
-        Protocol::Raft,
-    ];
-
-    /// The short name used on the command line and in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Async => "async",
-            Protocol::Wal => "wal",
-            Protocol::Isr => "isr",
-            Protocol::Raft => "raft",
-        }
-    }
-
-    /// Parses a short name.
-    pub fn from_name(name: &str) -> Option<Protocol> {
-        Protocol::ALL.into_iter().find(|p| p.name() == name)
-    }
+/// The built-in protocol called `name` (`async`, `wal`, `isr`, `raft`).
+pub fn protocol(name: &str) -> Option<Protocol> {
+    BUILTIN.into_iter().find(|p| p.name() == name)
 }
 
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// The built-in registry with `protocol` as its last column (unchanged for
+/// a built-in one).
+pub(crate) fn registry_with(protocol: Protocol) -> Registry {
+    registry().with(protocol)
+}
+
+/// True for one of [`BUILTIN`].
+pub(crate) fn is_builtin(protocol: Protocol) -> bool {
+    BUILTIN.contains(&protocol)
 }

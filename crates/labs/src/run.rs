@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use crate::experiments::{self, Part};
 use crate::observed::Observed;
-use crate::protocol::Protocol;
+use crate::protocol::{BUILTIN, Protocol};
 
 /// The result of one experiment × protocol × variant run: every observed
 /// value and the run's whole trace.
@@ -73,30 +73,27 @@ impl RunSpec {
 /// Every run of `protocol` as a [`RunSpec`], in the order of
 /// [`protocol_runs`](crate::protocol_runs): experiment order, then variant
 /// order (the order of the parts in the experiment's file). Nothing is run.
-pub fn run_specs(protocol: Protocol) -> &'static [RunSpec] {
+/// Any registered protocol has runs: those of the parts that name it in
+/// `protocols=` or name no protocols.
+pub fn run_specs(protocol: Protocol) -> Vec<RunSpec> {
     static SPECS: OnceLock<Vec<Vec<RunSpec>>> = OnceLock::new();
-    let all = SPECS.get_or_init(|| {
-        Protocol::ALL
+    let specs = |p: Protocol| -> Vec<RunSpec> {
+        experiments::parts(p)
             .into_iter()
-            .map(|p| {
-                experiments::parts()
-                    .iter()
-                    .filter(|part| part.protocol == p)
-                    .map(|&part| RunSpec {
-                        protocol: p,
-                        experiment: part.experiment,
-                        variant: part.variant,
-                        part,
-                    })
-                    .collect()
+            .map(|part| RunSpec {
+                protocol: p,
+                experiment: part.experiment,
+                variant: part.variant,
+                part,
             })
             .collect()
-    });
-    let column = Protocol::ALL
-        .iter()
-        .position(|p| *p == protocol)
-        .unwrap_or_default();
-    &all[column]
+    };
+    match BUILTIN.iter().position(|p| *p == protocol) {
+        Some(column) => {
+            SPECS.get_or_init(|| BUILTIN.into_iter().map(specs).collect())[column].clone()
+        }
+        None => specs(protocol),
+    }
 }
 
 /// The variants experiment `experiment` has for `protocol`, in run order
@@ -116,7 +113,8 @@ pub fn run_one(
     experiment: u8,
     variant: Option<&str>,
 ) -> Result<Run, RunOneError> {
-    let spec = run_specs(protocol)
+    let specs = run_specs(protocol);
+    let spec = specs
         .iter()
         .filter(|spec| spec.experiment == experiment)
         .find(|spec| variant.is_none_or(|v| v == spec.variant))
@@ -186,9 +184,13 @@ impl std::error::Error for RunOneError {
 mod tests {
     use super::*;
 
+    fn p(name: &str) -> Protocol {
+        crate::protocol(name).expect("a built-in protocol")
+    }
+
     #[test]
     fn run_specs_list_the_runs_of_protocol_runs_in_the_same_order() {
-        for protocol in Protocol::ALL {
+        for protocol in BUILTIN {
             let runs = crate::protocol_runs(protocol).expect("every experiment runs");
             let listed: Vec<(u8, &str)> = runs.iter().map(|r| (r.experiment, r.variant)).collect();
             let specs: Vec<(u8, &str)> = run_specs(protocol)
@@ -202,12 +204,12 @@ mod tests {
 
     #[test]
     fn run_one_gives_the_same_run_as_the_whole_column() {
-        let all = crate::protocol_runs(Protocol::Wal).expect("every experiment runs");
+        let all = crate::protocol_runs(p("wal")).expect("every experiment runs");
         let whole = all
             .iter()
             .find(|r| r.experiment == 4 && r.variant == "sync_standby")
             .expect("wal has experiment 4 sync_standby");
-        let one = run_one(Protocol::Wal, 4, Some("sync_standby")).expect("runs");
+        let one = run_one(p("wal"), 4, Some("sync_standby")).expect("runs");
         assert_eq!(one.variant, "sync_standby");
         assert_eq!(one.cell(), whole.cell());
         assert_eq!(one.trace.to_jsonl(), whole.trace.to_jsonl());
@@ -215,16 +217,16 @@ mod tests {
 
     #[test]
     fn run_one_without_a_variant_runs_the_first() {
-        let run = run_one(Protocol::Isr, 1, None).expect("runs");
+        let run = run_one(p("isr"), 1, None).expect("runs");
         assert_eq!((run.experiment, run.variant), (1, "leader"));
     }
 
     #[test]
     fn run_one_of_an_unknown_variant_names_the_available_ones() {
-        let err = run_one(Protocol::Isr, 1, Some("quorum")).expect_err("isr has no quorum");
+        let err = run_one(p("isr"), 1, Some("quorum")).expect_err("isr has no quorum");
         let message = err.to_string();
         assert!(message.contains("leader, all_isr"), "{message}");
-        let err = run_one(Protocol::Raft, 8, None).expect_err("no experiment 8");
+        let err = run_one(p("raft"), 8, None).expect_err("no experiment 8");
         assert_eq!(err.to_string(), "raft has no experiment 8");
     }
 }

@@ -187,6 +187,7 @@ mod ops;
 mod probe;
 #[cfg(test)]
 mod psync_tests;
+mod registration;
 mod replication_impl;
 mod role;
 
@@ -196,6 +197,7 @@ pub use message::{
     AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplConfAck, ReplicationId, replication_id_for,
 };
 pub use probe::{AsyncNodeProbe, AsyncProbe};
+pub use registration::AsyncRegistration;
 pub use role::{Role, SyncMode};
 
 // The shared vocabulary, so depending on this crate alone is enough.

@@ -190,6 +190,7 @@ mod ops;
 mod pending;
 mod probe;
 mod reads;
+mod registration;
 mod replication_impl;
 mod role;
 mod writes;
@@ -199,6 +200,7 @@ pub use group::IsrGroup;
 pub use log::LogEntry;
 pub use message::{AppendKind, IsrMessage};
 pub use probe::{CatchUpMode, IsrProbe, NodeProbe};
+pub use registration::IsrRegistration;
 pub use role::Role;
 
 pub use replication::{

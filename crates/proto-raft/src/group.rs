@@ -16,7 +16,7 @@ use crate::node::{Output, RaftNode, Role, Timing};
 ///
 /// Drive it through [`ReplicationGroup`](replication::ReplicationGroup) or
 /// the Raft-specific helpers below. Everything random (election deadlines)
-/// comes from one [`Rng`] seeded with [`RaftConfig::seed`].
+/// comes from one [`Rng`](sim_core::Rng) seeded with [`RaftConfig::seed`].
 pub struct RaftGroup {
     pub(crate) config: RaftConfig,
     /// Ids, network, rng, trace, client operations and faults.

@@ -188,6 +188,7 @@ mod output;
 mod prevote;
 mod probe;
 mod reads;
+mod registration;
 mod replication_impl;
 mod role;
 mod snapshot;
@@ -203,6 +204,7 @@ pub use message::{Command, LogEntry, Message};
 pub use probe::NodeProbe;
 pub use probe::{RaftNodeProbe, RaftProbe};
 pub use reads::{GUARD_DEPOSED, GUARD_NO_CURRENT_TERM_COMMIT, GUARD_NO_QUORUM, GUARD_NOT_LEADER};
+pub use registration::RaftRegistration;
 pub use role::{CatchUpMode, Role};
 
 // The shared vocabulary, so depending on this crate alone is enough.

@@ -184,6 +184,7 @@ mod primary;
 mod primary_tests;
 mod probe;
 mod record;
+mod registration;
 mod replication_impl;
 mod role;
 mod standby;
@@ -195,6 +196,7 @@ pub use group::WalShippingGroup;
 pub use message::WalMsg;
 pub use probe::{WalNodeProbe, WalProbe};
 pub use record::{RecordError, WalRecord};
+pub use registration::WalRegistration;
 pub use role::{Role, SyncMode};
 pub use sync_names::{SyncQuorum, SynchronousCommit, SynchronousStandbyNames};
 

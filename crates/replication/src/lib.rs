@@ -33,6 +33,7 @@ mod level;
 mod op;
 mod outcome;
 mod output;
+mod registration;
 mod summary;
 mod validate;
 
@@ -45,6 +46,10 @@ pub use level::{AckLevel, ReadLevel};
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
 pub use output::Output;
+pub use registration::{
+    ExplorerRow, Levels, Protocol, Registration, Registry, ScenarioGroup, SettingDoc, SettingKind,
+    Settings,
+};
 pub use sim_core::{NodeId, Rng, Tick, Trace};
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;

@@ -1,59 +1,4 @@
 //! [`Cluster`]: the one harness every protocol's group runs on.
-//!
-//! A protocol's group owns its nodes (pure state machines that never see
-//! the network, the clock or the trace) and a `Cluster`, which owns
-//! everything else: the node ids, the simulated network, the seeded
-//! generator, the trace, the client-operation table, and the fault state —
-//! which nodes are down, isolated, slow, and which one-way links are cut.
-//! Every fault is implemented here once ([`faults`](self#faults)) and
-//! recorded with one neutral vocabulary; the group adds only what the fault
-//! means for its protocol (a hook it runs after the harness call: a Raft
-//! node loses its volatile state, a WAL standby rolls back to its fsynced
-//! LSN, an ISR replica leaves the ISR).
-//!
-//! The shape follows tokio-rs/turmoil's `Sim`: hosts by name, `partition` /
-//! `repair` as plain calls, the owner pops and dispatches deliveries.
-//!
-//! # The delivery loop
-//!
-//! ```
-//! use replication::Cluster;
-//! use sim_core::{NetConfig, NodeId, Payload};
-//!
-//! #[derive(Debug)]
-//! struct Ping;
-//! impl Payload for Ping {
-//!     fn label(&self) -> &'static str { "ping" }
-//! }
-//!
-//! let ids = vec![NodeId::new("a"), NodeId::new("b")];
-//! let mut cluster = Cluster::<Ping>::new(ids, NetConfig::default(), 7).unwrap();
-//! cluster.send(0, 1, Ping);
-//! cluster.advance();
-//! let delivery = cluster.next_delivery().expect("due after one tick");
-//! assert_eq!((delivery.from, delivery.to), (0, 1));
-//! ```
-//!
-//! # Faults
-//!
-//! | call | state | event |
-//! |---|---|---|
-//! | [`Cluster::crash`] | the node is down: it neither sends nor receives; everything in flight to or from it is lost (`message_dropped reason=node_crashed`), and a message that reaches it while down is dropped (`reason=receiver_down`) | `node_crashed node lose_unfsynced` |
-//! | [`Cluster::restart`] | up again | `node_restarted node` |
-//! | [`Cluster::isolate`] | cut from every peer, both ways | `node_isolated node` |
-//! | [`Cluster::heal`] | not isolated, and every one-way cut touching it restored | `node_healed node` |
-//! | [`Cluster::cut_link`] / [`Cluster::restore_link`] | the one-way link `from → to` | `link_cut` / `link_restored from to` |
-//! | [`Cluster::partition`] | both directions between two nodes | two `link_cut` |
-//! | [`Cluster::heal_all`] | nothing isolated, no cut | `all_healed` |
-//! | [`Cluster::set_slow`] | the slow mark (what it means is the protocol's) | `node_slow node slow` |
-//!
-//! A link `a → b` carries messages when neither end is isolated and
-//! `a → b` is not cut; isolating `a` then `b` and healing `a` leaves `b`
-//! isolated. A message in flight on a link that is cut before it arrives is
-//! dropped at delivery (`partition_at_delivery`). Every fault call that
-//! names an unknown node is [`GroupError::UnknownNode`] and changes
-//! nothing; crashing a down node is [`GroupError::NodeDown`], restarting a
-//! running one [`GroupError::AlreadyRunning`].
 
 mod faults;
 
@@ -82,8 +27,60 @@ pub struct Delivery<M> {
     pub msg: M,
 }
 
-/// Node ids, network, rng, trace, client operations and faults of one
-/// group. See the [module docs](self).
+/// A protocol's group owns its nodes (pure state machines that never see
+/// the network, the clock or the trace) and a `Cluster`, which owns
+/// everything else: the node ids, the simulated network, the seeded
+/// generator, the trace, the client-operation table, and the fault state —
+/// which nodes are down, isolated, slow, and which one-way links are cut.
+/// Every fault is implemented here once (see *Faults* below) and
+/// recorded with one neutral vocabulary; the group adds only what the fault
+/// means for its protocol (a hook it runs after the harness call: a Raft
+/// node loses its volatile state, a WAL standby rolls back to its fsynced
+/// LSN, an ISR replica leaves the ISR).
+/// !
+/// The shape follows tokio-rs/turmoil's `Sim`: hosts by name, `partition` /
+/// `repair` as plain calls, the owner pops and dispatches deliveries.
+/// !
+/// # The delivery loop
+/// !
+/// ```
+/// use replication::Cluster;
+/// use sim_core::{NetConfig, NodeId, Payload};
+/// !
+/// #[derive(Debug)]
+/// struct Ping;
+/// impl Payload for Ping {
+///     fn label(&self) -> &'static str { "ping" }
+/// }
+/// !
+/// let ids = vec![NodeId::new("a"), NodeId::new("b")];
+/// let mut cluster = Cluster::<Ping>::new(ids, NetConfig::default(), 7).unwrap();
+/// cluster.send(0, 1, Ping);
+/// cluster.advance();
+/// let delivery = cluster.next_delivery().expect("due after one tick");
+/// assert_eq!((delivery.from, delivery.to), (0, 1));
+/// ```
+/// !
+/// # Faults
+/// !
+/// | call | state | event |
+/// |---|---|---|
+/// | [`Cluster::crash`] | the node is down: it neither sends nor receives; everything in flight to or from it is lost (`message_dropped reason=node_crashed`), and a message that reaches it while down is dropped (`reason=receiver_down`) | `node_crashed node lose_unfsynced` |
+/// | [`Cluster::restart`] | up again | `node_restarted node` |
+/// | [`Cluster::isolate`] | cut from every peer, both ways | `node_isolated node` |
+/// | [`Cluster::heal`] | not isolated, and every one-way cut touching it restored | `node_healed node` |
+/// | [`Cluster::cut_link`] / [`Cluster::restore_link`] | the one-way link `from → to` | `link_cut` / `link_restored from to` |
+/// | [`Cluster::partition`] | both directions between two nodes | two `link_cut` |
+/// | [`Cluster::heal_all`] | nothing isolated, no cut | `all_healed` |
+/// | [`Cluster::set_slow`] | the slow mark (what it means is the protocol's) | `node_slow node slow` |
+/// !
+/// A link `a → b` carries messages when neither end is isolated and
+/// `a → b` is not cut; isolating `a` then `b` and healing `a` leaves `b`
+/// isolated. A message in flight on a link that is cut before it arrives is
+/// dropped at delivery (`partition_at_delivery`). Every fault call that
+/// names an unknown node is [`GroupError::UnknownNode`] and changes
+/// nothing; crashing a down node is [`GroupError::NodeDown`], restarting a
+/// running one [`GroupError::AlreadyRunning`].
 pub struct Cluster<M> {
     /// The run's trace. Public so a group can record while it reads its
     /// nodes (a field borrow, not a method call).

@@ -5,8 +5,10 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::scenario::directive::{Directive, OpSpec, parse_directive};
-use crate::scenario::expected::Expected;
+use replication::Registry;
+
+use crate::directive::{Directive, OpSpec, parse_directive};
+use crate::expected::Expected;
 
 /// A scenario that could not be read: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +33,7 @@ impl std::error::Error for ScenarioError {}
 #[derive(Debug, Clone)]
 pub struct Case {
     /// Comment and blank lines written before the directive, kept verbatim
-    /// so [`render`](crate::scenario::render) (`--rewrite`) preserves them.
+    /// so [`render`](crate::render) (`--rewrite`) preserves them.
     pub preamble: Vec<String>,
     /// 1-based line of the directive.
     pub line: usize,
@@ -94,13 +96,14 @@ fn is_comment(line: &str) -> bool {
     line.trim_start().starts_with('#')
 }
 
-/// Parses scenario `text`; `file` names it in error messages.
+/// Parses scenario `text` for the protocols of `registry`; `file` names it
+/// in error messages.
 ///
 /// Every directive, argument, level and node reference is checked here;
 /// `await op=x` must name an operation submitted (`as=x`) earlier since
 /// the last `config`, `gate write=x` a `write … as=x` since then, and an
 /// `as=` name is used at most once between two `config`s.
-pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, ScenarioError> {
     let err = |line: usize, message: String| ScenarioError {
         file: file.to_owned(),
         line,
@@ -127,7 +130,7 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
             return Err(err(line_no, "`----` without a directive above it".into()));
         }
         let words = words(raw).map_err(|m| err(line_no, m))?;
-        let (directive, label) = parse_directive(&words).map_err(|m| err(line_no, m))?;
+        let (directive, label) = parse_directive(&words, registry).map_err(|m| err(line_no, m))?;
         if let Some(l) = &label
             && !named.insert(l.clone())
         {
@@ -188,7 +191,8 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
                 "expected `----` or a blank line after a directive".into(),
             ));
         }
-        let expected = Expected::parse(&block).map_err(|(k, m)| err(block_line + 1 + k, m))?;
+        let expected =
+            Expected::parse(&block, registry).map_err(|(k, m)| err(block_line + 1 + k, m))?;
         cases.push(Case {
             preamble: std::mem::take(&mut preamble),
             line: line_no,
@@ -223,7 +227,12 @@ mod tests {
 
     #[test]
     fn an_unknown_directive_names_its_line() {
-        let e = parse("f.txt", "# c\n\nwrit key=k\n----\nok\n").expect_err("unknown");
+        let e = parse(
+            "f.txt",
+            "# c\n\nwrit key=k\n----\nok\n",
+            &crate::test_registry(),
+        )
+        .expect_err("unknown");
         assert_eq!(e.line, 3);
         assert!(
             e.to_string()
@@ -234,13 +243,18 @@ mod tests {
 
     #[test]
     fn await_of_an_operation_never_submitted_is_a_parse_error() {
-        let e = parse("f", "await op=w9\n").expect_err("no such op");
+        let e = parse("f", "await op=w9\n", &crate::test_registry()).expect_err("no such op");
         assert!(e.message.contains("no `submit"), "{e}");
     }
 
     #[test]
     fn a_directive_without_a_block_has_empty_expectations() {
-        let s = parse("f", "tick\n\ntick n=2\n----\ntick=3\n").expect("parses");
+        let s = parse(
+            "f",
+            "tick\n\ntick n=2\n----\ntick=3\n",
+            &crate::test_registry(),
+        )
+        .expect("parses");
         assert_eq!(s.cases.len(), 2);
         assert!(s.cases[0].expected.is_empty());
     }

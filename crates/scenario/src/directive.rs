@@ -3,10 +3,11 @@
 //! nothing else.
 
 use bytes::Bytes;
+use replication::Registry;
 
-use crate::scenario::factory::Settings;
-use crate::scenario::levels::{AckRef, ReadRef};
-use crate::scenario::nodes::NodeRef;
+use crate::config::Config;
+use crate::levels::{AckRef, ReadRef};
+use crate::nodes::NodeRef;
 
 /// The most ticks one `tick` or `run-until-idle` may ask for.
 pub const MAX_TICKS: u64 = 1_000_000;
@@ -46,8 +47,8 @@ pub enum OpSpec {
 /// One directive of a scenario file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
-    /// `config [setting=value …]`: a fresh group (see [`Settings`]).
-    Config(Settings),
+    /// `config [setting=value …]`: a fresh group (see [`Config`]).
+    Config(Config),
     /// `write …` / `read …`: a blocking operation.
     Blocking(OpSpec),
     /// `write … repeat=N`: N blocking writes of `VALUE1` … `VALUEN`,
@@ -123,13 +124,14 @@ pub enum Directive {
 
 /// The words after the directive name: `key=value` pairs and bare flags,
 /// each taken at most once; whatever is left over is an error.
-struct Args {
+struct Args<'r> {
     pairs: Vec<(String, String)>,
     flags: Vec<String>,
+    registry: &'r Registry,
 }
 
-impl Args {
-    fn new(words: &[String]) -> Result<Args, String> {
+impl<'r> Args<'r> {
+    fn new(words: &[String], registry: &'r Registry) -> Result<Args<'r>, String> {
         let mut pairs: Vec<(String, String)> = Vec::new();
         let mut flags = Vec::new();
         for word in words {
@@ -143,7 +145,11 @@ impl Args {
                 None => flags.push(word.clone()),
             }
         }
-        Ok(Args { pairs, flags })
+        Ok(Args {
+            pairs,
+            flags,
+            registry,
+        })
     }
 
     fn take(&mut self, key: &str) -> Option<String> {
@@ -176,7 +182,14 @@ impl Args {
     }
 
     fn node(&mut self, directive: &str, key: &str) -> Result<NodeRef, String> {
-        NodeRef::parse(&self.need(directive, key)?)
+        NodeRef::parse(&self.need(directive, key)?, self.registry)
+    }
+
+    fn maybe_node(&mut self, key: &str) -> Result<Option<NodeRef>, String> {
+        let registry = self.registry;
+        self.take(key)
+            .map(|n| NodeRef::parse(&n, registry))
+            .transpose()
     }
 
     fn list(&mut self, key: &str) -> Vec<String> {
@@ -204,9 +217,9 @@ impl Args {
     }
 }
 
-fn op_spec(kind: &str, args: &mut Args) -> Result<OpSpec, String> {
+fn op_spec(kind: &str, args: &mut Args<'_>) -> Result<OpSpec, String> {
     let key = Bytes::from(args.need(kind, "key")?);
-    let node = args.take("node").map(|n| NodeRef::parse(&n)).transpose()?;
+    let node = args.maybe_node("node")?;
     match kind {
         "write" => Ok(OpSpec::Write {
             key,
@@ -240,9 +253,12 @@ fn label_name(name: &str) -> Result<(), String> {
 /// Parses one directive line, already split into words: the directive and
 /// its `as=` label, if it records its answer under one (`submit`'s `as=`
 /// names the operation instead and is kept in the directive).
-pub(crate) fn parse_directive(words: &[String]) -> Result<(Directive, Option<String>), String> {
+pub(crate) fn parse_directive(
+    words: &[String],
+    registry: &Registry,
+) -> Result<(Directive, Option<String>), String> {
     let (name, rest) = words.split_first().ok_or("empty directive")?;
-    let mut args = Args::new(rest)?;
+    let mut args = Args::new(rest, registry)?;
     let name = name.as_str();
     let label = if name == "submit" {
         None
@@ -253,7 +269,10 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<(Directive, Option<Str
         label_name(l)?;
     }
     let (directive, allowed) = match name {
-        "config" => (Directive::Config(Settings::take(&mut args.pairs)?), ""),
+        "config" => (
+            Directive::Config(Config::take(&mut args.pairs, registry)?),
+            "",
+        ),
         "write" => {
             let op = op_spec("write", &mut args)?;
             let directive = match args.take("repeat") {
@@ -325,10 +344,7 @@ pub(crate) fn parse_directive(words: &[String]) -> Result<(Directive, Option<Str
             let node = args.node(name, "node")?;
             (Directive::Slow(node, !args.flag("off")), "node, off")
         }
-        "failover" => {
-            let node = args.take("node").map(|n| NodeRef::parse(&n)).transpose()?;
-            (Directive::Failover(node), "node, as")
-        }
+        "failover" => (Directive::Failover(args.maybe_node("node")?), "node, as"),
         "lease-read" => (
             Directive::LeaseRead {
                 key: Bytes::from(args.need(name, "key")?),

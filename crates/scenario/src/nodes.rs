@@ -11,14 +11,7 @@
 //! A literal id that belongs to another protocol (`standby-1` on raft) is
 //! not a scenario error: it runs, and the protocol answers `unknown node`.
 
-use std::sync::OnceLock;
-
-use replication::{NodeId, ReplicationGroup};
-
-use proto_async::AsyncConfig;
-use proto_isr::IsrConfig;
-use proto_raft::RaftConfig;
-use proto_wal::WalConfig;
+use replication::{NodeId, Registry, ReplicationGroup};
 
 /// A node as a scenario names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,25 +26,23 @@ pub enum NodeRef {
     Literal(NodeId),
 }
 
-/// Every node id of every protocol's default group, sorted.
-pub fn known_nodes() -> &'static [NodeId] {
-    static KNOWN: OnceLock<Vec<NodeId>> = OnceLock::new();
-    KNOWN.get_or_init(|| {
-        // From the default configs, not from built groups: parsing a file
-        // starts no group (and so logs no trace event).
-        let mut ids: Vec<NodeId> = AsyncConfig::default().node_ids();
-        ids.extend(WalConfig::default().node_ids());
-        ids.extend(IsrConfig::default().nodes);
-        ids.extend(RaftConfig::default().nodes);
-        ids.sort();
-        ids.dedup();
-        ids
-    })
+/// Every node id of every registered protocol's default group, sorted.
+/// From the registrations, not from built groups: parsing a file starts
+/// no group (and so logs no trace event).
+pub fn known_nodes(registry: &Registry) -> Vec<NodeId> {
+    let mut ids: Vec<NodeId> = registry
+        .protocols()
+        .iter()
+        .flat_map(|p| p.registration().default_nodes())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
 }
 
 impl NodeRef {
-    /// Parses a role or a node id known to some protocol.
-    pub fn parse(text: &str) -> Result<NodeRef, String> {
+    /// Parses a role or a node id known to some protocol of `registry`.
+    pub fn parse(text: &str, registry: &Registry) -> Result<NodeRef, String> {
         match text {
             "leader" => return Ok(NodeRef::Leader),
             "old-leader" => return Ok(NodeRef::OldLeader),
@@ -64,10 +55,11 @@ impl NodeRef {
             };
         }
         let id = NodeId::new(text);
-        if known_nodes().contains(&id) {
+        let known = known_nodes(registry);
+        if known.contains(&id) {
             return Ok(NodeRef::Literal(id));
         }
-        let names: Vec<String> = known_nodes().iter().map(ToString::to_string).collect();
+        let names: Vec<String> = known.iter().map(ToString::to_string).collect();
         Err(format!(
             "unknown node `{text}` (roles: leader, old-leader, follower-N; nodes: {})",
             names.join(", ")
@@ -109,16 +101,18 @@ impl NodeRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_registry;
 
     #[test]
     fn roles_and_known_ids_parse_and_unknown_ids_do_not() {
-        assert_eq!(NodeRef::parse("follower-2"), Ok(NodeRef::Follower(2)));
+        let r = &test_registry();
+        assert_eq!(NodeRef::parse("follower-2", r), Ok(NodeRef::Follower(2)));
         assert_eq!(
-            NodeRef::parse("standby-1"),
+            NodeRef::parse("standby-1", r),
             Ok(NodeRef::Literal(NodeId::new("standby-1")))
         );
-        let err = NodeRef::parse("standby-9").expect_err("no such node");
+        let err = NodeRef::parse("standby-9", r).expect_err("no such node");
         assert!(err.contains("node-1"), "{err}");
-        assert!(NodeRef::parse("follower-0").is_err());
+        assert!(NodeRef::parse("follower-0", r).is_err());
     }
 }

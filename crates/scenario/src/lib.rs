@@ -1,4 +1,4 @@
-//! # Scenarios — experiments as text files, run on every protocol
+//! # scenario — experiments as text files, run on every registered protocol
 //!
 //! A scenario is a file of *cases* in the datadriven style of etcd-io/raft's
 //! `testdata/*.txt`: a directive with `key=value` arguments, a `----` line,
@@ -30,7 +30,7 @@
 //!
 //! | directive | what it does | prints |
 //! |---|---|---|
-//! | `config [variant=NAME] [protocols=a,b] [setting=value …]` | a fresh group with these settings (see [`factory`](build): each is one protocol's setting; `protocols=` runs the part it starts on those protocols only, `variant=` makes it a matrix run); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores); nothing on a protocol the part skips |
+//! | `config [variant=NAME] [protocols=a,b] [setting=value …]` | a fresh group with these settings (see [`Config`]: each setting is some registered protocol's, listed by its [`Registration::settings`](replication::Registration::settings); `protocols=` runs the part it starts on those protocols only, `variant=` makes it a matrix run); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores); nothing on a protocol the part skips |
 //! | `write key= value= level= [node=] [repeat=N] [as=]` | blocking write (`client_write`; at a named node through `submit`); `repeat=N` makes N writes of `VALUE1` … `VALUEN`, stopping at the first not acknowledged | `acked offset=N (LEVEL)`, `refused …: why`, or the error |
 //! | `read key= level= [node=] [as=]` | blocking read (`client_read`) | `value=V node=N offset=O (LEVEL)` or the error |
 //! | `submit write\|read … [as=NAME]` | start an operation without letting time pass | `NAME submitted as op-N` or the error |
@@ -54,7 +54,7 @@
 //! A directive with `as=NAME` also records its answer as a value
 //! ([`Record`]) under that name, for the part it is in: this is how an
 //! experiment file says which answers its matrix cell is computed from
-//! (see [`crate::experiments`]). A name is used once per part.
+//! (see `labs::experiments`). A name is used once per part.
 //!
 //! Levels are named (`NONE`, `LEADER`, `QUORUM`, `ALL_ISR`; `LOCAL`,
 //! `LEADER`, `LINEARIZABLE`) or given by alias (`weak`, `strong` for
@@ -70,65 +70,57 @@
 //! directive, argument, setting, level or node, a malformed block — is a
 //! [`ScenarioError`] `file:line: message` before anything runs.
 //!
-//! The interpreter ([`run_with`]) drives any [`ReplicationGroup`] through
-//! the trait, plus the calls of [`ScenarioGroup`] (`lease-read`), whose
-//! defaults answer "this protocol has none"; [`run_protocol`] uses this
-//! crate's four protocols.
+//! The interpreter ([`run`]) drives any registered protocol's group
+//! through the [`ReplicationGroup`] trait, plus the readings of
+//! [`ScenarioGroup`] (`probe`, `fenced`, `gate`, `lease-read`). It knows no
+//! protocol: the [`Registry`] it is given says which protocols exist, what
+//! their settings and level aliases are, and how to build their groups.
+//! Every part starts with a leader: a protocol whose group elects one
+//! (Raft) is ticked until it has, at most [`FIRST_ELECTION`] ticks.
+//!
+//! ## What it mirrors, simplifies, omits
+//!
+//! - **Mirrors** etcd-io/raft's `datadriven` interaction tests
+//!   (`testdata/*.txt`, a handler per directive) and their `--rewrite`.
+//! - **Simplifies** every protocol's setup to `config key=value`, and the
+//!   expected output of several protocols to one block with prefixes.
+//! - **Omits** arbitrary code: a directive only calls the trait.
+//!
+//! A runnable example: `cargo run -p scenario --example run_inline`.
 //!
 //! [`ReplicationGroup`]: replication::ReplicationGroup
 
+mod config;
 mod directive;
 mod expected;
-mod factory;
 mod levels;
 mod nodes;
 mod parse;
 mod record;
 mod run;
 mod show;
-mod views;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
+pub use config::Config;
 pub use directive::{DIRECTIVES, Directive, MAX_TICKS, OpSpec, SUMMARY_FIELDS};
 pub use expected::Expected;
-pub use factory::{SETTINGS, Settings, build};
 pub use levels::{AckRef, ReadRef};
 pub use nodes::{NodeRef, known_nodes};
 pub use parse::{Case, Scenario, ScenarioError, parse};
 pub use record::{PartRun, Record, Records};
-pub use run::{Factory, run_parts_with, run_with};
-pub use views::ScenarioGroup;
+pub use replication::{Protocol, Registry, ScenarioGroup};
+pub use run::{FIRST_ELECTION, run, run_parts};
 
-use crate::protocol::Protocol;
+/// Each protocol's output, in the order run: one `Vec` of lines per case,
+/// in case order.
+pub type Outputs = Vec<(Protocol, Vec<Vec<String>>)>;
 
-/// Each protocol's output: one `Vec` of lines per case, in case order.
-pub type Outputs = BTreeMap<Protocol, Vec<Vec<String>>>;
-
-/// Runs `scenario` on a fresh group of `protocol`, built by [`build`].
-pub fn run_protocol(scenario: &Scenario, protocol: Protocol) -> Vec<Vec<String>> {
-    run_with(scenario, &mut |settings: &Settings| {
-        build(protocol, settings)
-    })
-}
-
-/// [`run_protocol`], plus the protocol's [`PartRun`]s (see
-/// [`run_parts_with`]).
-pub fn run_protocol_parts(
-    scenario: &Scenario,
-    protocol: Protocol,
-) -> (Vec<Vec<String>>, Vec<PartRun>) {
-    run_parts_with(scenario, &mut |settings: &Settings| {
-        build(protocol, settings)
-    })
-}
-
-/// Runs `scenario` on each of `protocols`.
-pub fn run_protocols(scenario: &Scenario, protocols: &[Protocol]) -> Outputs {
+/// Runs `scenario` on each of `protocols` (a fresh group each).
+pub fn run_protocols(scenario: &Scenario, protocols: &[Protocol], registry: &Registry) -> Outputs {
     protocols
         .iter()
-        .map(|&p| (p, run_protocol(scenario, p)))
+        .map(|&p| (p, run(scenario, p, registry)))
         .collect()
 }
 
@@ -169,7 +161,7 @@ impl fmt::Display for Difference {
 pub fn differences(scenario: &Scenario, outputs: &Outputs) -> Vec<Difference> {
     let mut found = Vec::new();
     for (i, case) in scenario.cases.iter().enumerate() {
-        for (&protocol, per_case) in outputs {
+        for &(protocol, ref per_case) in outputs {
             // Nothing printed: this protocol skips the case's part.
             let Some(actual) = per_case.get(i).filter(|lines| !lines.is_empty()) else {
                 continue;
@@ -189,17 +181,23 @@ pub fn differences(scenario: &Scenario, outputs: &Outputs) -> Vec<Difference> {
     found
 }
 
-/// The scenario's text with each case's block replaced: `outputs` for the
+/// The scenario's text with each case's block replaced (in the column
+/// order of `registry`): `outputs` for the
 /// protocols it has, the file's own expectations for the others when
 /// `keep_others` (that is `--rewrite --protocol P`), nothing for them
 /// otherwise (that is what `cargo xtask run` prints; there, a case that
 /// none of the protocols run — a part for other protocols — is left out).
-pub fn render(scenario: &Scenario, outputs: &Outputs, keep_others: bool) -> String {
+pub fn render(
+    scenario: &Scenario,
+    outputs: &Outputs,
+    keep_others: bool,
+    registry: &Registry,
+) -> String {
     let mut text = String::new();
     let mut first = true;
     for (i, case) in scenario.cases.iter().enumerate() {
         let ran = |per_case: &Vec<Vec<String>>| per_case.get(i).is_some_and(|l| !l.is_empty());
-        if !keep_others && !outputs.is_empty() && !outputs.values().any(ran) {
+        if !keep_others && !outputs.is_empty() && !outputs.iter().any(|(_, o)| ran(o)) {
             continue;
         }
         if !first {
@@ -215,9 +213,9 @@ pub fn render(scenario: &Scenario, outputs: &Outputs, keep_others: bool) -> Stri
         let mut block = if keep_others {
             case.expected.clone()
         } else {
-            Expected::default()
+            Expected::new(registry)
         };
-        for (&protocol, per_case) in outputs {
+        for &(protocol, ref per_case) in outputs {
             if let Some(lines) = per_case.get(i).filter(|lines| !lines.is_empty()) {
                 block.set(protocol, lines.clone());
             }
@@ -235,4 +233,15 @@ pub fn render(scenario: &Scenario, outputs: &Outputs, keep_others: bool) -> Stri
         }
     }
     text
+}
+
+/// The four built-in protocols, for this crate's own tests.
+#[cfg(test)]
+pub(crate) fn test_registry() -> Registry {
+    Registry::new(vec![
+        Protocol::new(&proto_async::AsyncRegistration),
+        Protocol::new(&proto_wal::WalRegistration),
+        Protocol::new(&proto_isr::IsrRegistration),
+        Protocol::new(&proto_raft::RaftRegistration),
+    ])
 }

@@ -5,19 +5,21 @@
 
 use std::collections::BTreeMap;
 
-use replication::{ClientOp, Completion, GroupError, NodeId, OpId, ReadLevel, ReplicationGroup};
+use replication::{
+    ClientOp, Completion, GroupError, NodeId, OpId, Protocol, ReadLevel, Registry,
+    ReplicationGroup, ScenarioGroup,
+};
 
-use crate::scenario::directive::{Directive, OpSpec};
-use crate::scenario::factory::Settings;
-use crate::scenario::nodes::NodeRef;
-use crate::scenario::parse::{Case, Scenario};
-use crate::scenario::record::{PartRun, Record, Records};
-use crate::scenario::show;
-use crate::scenario::views::ScenarioGroup;
+use crate::config::Config;
+use crate::directive::{Directive, OpSpec};
+use crate::nodes::NodeRef;
+use crate::parse::{Case, Scenario};
+use crate::record::{PartRun, Record, Records};
+use crate::show;
 
-/// Builds a fresh group for a `config` directive (or for the defaults,
-/// when the scenario starts without one).
-pub type Factory<'a> = dyn FnMut(&Settings) -> Result<Box<dyn ScenarioGroup>, GroupError> + 'a;
+/// Ticks a fresh group may take to elect its first leader (a protocol that
+/// starts with one takes none): every part starts with a leader.
+pub const FIRST_ELECTION: u64 = 400;
 
 /// What a `submit` left behind under its name.
 enum Submitted {
@@ -39,8 +41,9 @@ enum Slot {
 }
 
 /// The interpreter's state for one protocol's run of a scenario.
-struct Interpreter<'f, 'a> {
-    factory: &'f mut Factory<'a>,
+struct Interpreter<'r> {
+    protocol: Protocol,
+    registry: &'r Registry,
     group: Slot,
     variant: Option<String>,
     last_leader: Option<NodeId>,
@@ -55,22 +58,25 @@ struct Interpreter<'f, 'a> {
     parts: Vec<PartRun>,
 }
 
-/// Runs every case of `scenario` against groups built by `factory`; one
-/// `Vec` of output lines per case, in case order (empty for a case of a
-/// part this protocol skips).
-pub fn run_with(scenario: &Scenario, factory: &mut Factory<'_>) -> Vec<Vec<String>> {
-    run_parts_with(scenario, factory).0
+/// Runs every case of `scenario` on fresh groups of `protocol` (one per
+/// part), built by its registration; one `Vec` of output lines per case,
+/// in case order (empty for a case of a part this protocol skips).
+/// `registry` names the protocols a setting the group ignores belongs to.
+pub fn run(scenario: &Scenario, protocol: Protocol, registry: &Registry) -> Vec<Vec<String>> {
+    run_parts(scenario, protocol, registry).0
 }
 
-/// [`run_with`], plus one [`PartRun`] per part of the file this protocol
-/// ran (a part starts at a `config`; cases before the first `config` are a
-/// part of their own, with the default settings).
-pub fn run_parts_with(
+/// [`run`], plus one [`PartRun`] per part of the file this protocol ran (a
+/// part starts at a `config`; cases before the first `config` are a part
+/// of their own, with the default settings).
+pub fn run_parts(
     scenario: &Scenario,
-    factory: &mut Factory<'_>,
+    protocol: Protocol,
+    registry: &Registry,
 ) -> (Vec<Vec<String>>, Vec<PartRun>) {
     let mut it = Interpreter {
-        factory,
+        protocol,
+        registry,
         group: Slot::Unbuilt,
         variant: None,
         last_leader: None,
@@ -105,7 +111,25 @@ fn ok_or_error(result: Result<(), GroupError>) -> Vec<String> {
     }]
 }
 
-impl Interpreter<'_, '_> {
+/// A fresh group of `protocol` with `config`'s settings, with its first
+/// leader elected (bounded by [`FIRST_ELECTION`]).
+fn build(protocol: Protocol, config: &Config) -> Result<Box<dyn ScenarioGroup>, GroupError> {
+    let mut group = protocol.registration().build(&config.settings)?;
+    let mut ticks = 0;
+    while group.leader().is_none() {
+        if ticks >= FIRST_ELECTION {
+            return Err(GroupError::NotIdle {
+                ticks,
+                waiting_for: "a leader".into(),
+            });
+        }
+        group.tick();
+        ticks += 1;
+    }
+    Ok(group)
+}
+
+impl Interpreter<'_> {
     /// Files the finished part's records and trace (nothing for a skipped
     /// part or before the first one).
     fn end_part(&mut self) {
@@ -122,7 +146,7 @@ impl Interpreter<'_, '_> {
         });
     }
 
-    fn configure(&mut self, settings: &Settings) -> Vec<String> {
+    fn configure(&mut self, config: &Config) -> Vec<String> {
         self.end_part();
         self.last_leader = None;
         self.old_leader = None;
@@ -130,18 +154,13 @@ impl Interpreter<'_, '_> {
         self.names.clear();
         self.done.clear();
         self.trace_mark = 0;
-        self.variant.clone_from(&settings.variant);
-        let built = (self.factory)(settings);
-        let (slot, line) = match built {
+        self.variant.clone_from(&config.variant);
+        if !config.runs_on(self.protocol.name()) {
+            return self.skip();
+        }
+        let (slot, line) = match build(self.protocol, config) {
             Ok(group) => {
-                let listed = settings
-                    .protocols
-                    .as_ref()
-                    .is_none_or(|list| list.iter().any(|p| p.name() == group.protocol()));
-                if !listed {
-                    return self.skip();
-                }
-                let ignored = settings.ignored_by(group.protocol());
+                let ignored = self.registry.ignored_by(self.protocol, &config.settings);
                 let line = if ignored.is_empty() {
                     "ok".to_owned()
                 } else {
@@ -162,11 +181,11 @@ impl Interpreter<'_, '_> {
     }
 
     fn step(&mut self, case: &Case) -> Vec<String> {
-        if let Directive::Config(settings) = &case.directive {
-            return self.configure(settings);
+        if let Directive::Config(config) = &case.directive {
+            return self.configure(config);
         }
         if matches!(self.group, Slot::Unbuilt) {
-            self.configure(&Settings::default());
+            self.configure(&Config::default());
         }
         self.record = None;
         let out = match std::mem::replace(&mut self.group, Slot::Unbuilt) {
@@ -201,8 +220,7 @@ impl Interpreter<'_, '_> {
     }
 
     fn op(&self, group: &dyn ReplicationGroup, spec: &OpSpec) -> Result<ClientOp, Vec<String>> {
-        let protocol = group.protocol();
-        let fail = |m: String| vec![format!("error: {m}")];
+        let protocol = self.protocol;
         let (op, node) = match spec {
             OpSpec::Write {
                 key,
@@ -210,17 +228,12 @@ impl Interpreter<'_, '_> {
                 level,
                 node,
             } => (
-                ClientOp::write(
-                    key.clone(),
-                    value.clone(),
-                    level.resolve(protocol).map_err(fail)?,
-                ),
+                ClientOp::write(key.clone(), value.clone(), level.resolve(protocol)),
                 node,
             ),
-            OpSpec::Read { key, level, node } => (
-                ClientOp::read(key.clone(), level.resolve(protocol).map_err(fail)?),
-                node,
-            ),
+            OpSpec::Read { key, level, node } => {
+                (ClientOp::read(key.clone(), level.resolve(protocol)), node)
+            }
         };
         match node {
             Some(n) => Ok(op.at(&self.node(group, n)?)),
@@ -240,8 +253,7 @@ impl Interpreter<'_, '_> {
         directive: &Directive,
     ) -> Result<Vec<String>, Vec<String>> {
         Ok(match directive {
-            Directive::Config(settings) => {
-                let _ = settings;
+            Directive::Config(_) => {
                 return Err(vec![
                     "error: `config` is run by the interpreter, not on a group".into(),
                 ]);

@@ -39,7 +39,7 @@ pub enum Record {
         offset: u64,
         /// How it last caught up ([`ScenarioGroup::catch_up`]).
         ///
-        /// [`ScenarioGroup::catch_up`]: crate::scenario::ScenarioGroup::catch_up
+        /// [`ScenarioGroup::catch_up`]: replication::ScenarioGroup::catch_up
         catch_up: String,
     },
     /// `fenced`: a count.

@@ -1,4 +1,5 @@
-//! Levels by name or by protocol-neutral alias, resolved per protocol.
+//! Levels by name or by protocol-neutral alias, resolved per protocol by
+//! its registration's [`Levels`]. For the built-in protocols:
 //!
 //! | alias | async | wal | isr | raft |
 //! |---|---|---|---|---|
@@ -13,7 +14,7 @@
 //! offers. A level named outright (`QUORUM`) is passed as is, so a protocol
 //! without it answers *unsupported*.
 
-use replication::{AckLevel, ReadLevel};
+use replication::{AckLevel, Levels, Protocol, ReadLevel};
 
 /// A write level as written: a name or an alias.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,24 +55,13 @@ impl AckRef {
             })
     }
 
-    /// The level `protocol` (a [`ReplicationGroup::protocol`] name) uses.
-    ///
-    /// [`ReplicationGroup::protocol`]: replication::ReplicationGroup::protocol
-    pub fn resolve(self, protocol: &str) -> Result<AckLevel, String> {
-        let alias = match self {
-            AckRef::Named(level) => return Ok(level),
-            AckRef::Weak => "weak",
-            AckRef::Strong => "strong",
-        };
-        match (self, protocol) {
-            (AckRef::Weak, "async" | "wal" | "isr") => Ok(AckLevel::Leader),
-            (AckRef::Weak, "raft") => Ok(AckLevel::Quorum),
-            (AckRef::Strong, "async") => Ok(AckLevel::Leader),
-            (AckRef::Strong, "wal" | "raft") => Ok(AckLevel::Quorum),
-            (AckRef::Strong, "isr") => Ok(AckLevel::AllIsr),
-            _ => Err(format!(
-                "write level `{alias}` has no meaning for {protocol}"
-            )),
+    /// The level `protocol` uses (its [`Levels`]).
+    pub fn resolve(self, protocol: Protocol) -> AckLevel {
+        let levels: Levels = protocol.registration().levels();
+        match self {
+            AckRef::Named(level) => level,
+            AckRef::Weak => levels.weak_write,
+            AckRef::Strong => levels.strong_write,
         }
     }
 }
@@ -93,16 +83,12 @@ impl ReadRef {
             })
     }
 
-    /// The level `protocol` uses.
-    pub fn resolve(self, protocol: &str) -> Result<ReadLevel, String> {
-        match (self, protocol) {
-            (ReadRef::Named(level), _) => Ok(level),
-            (ReadRef::Weak, _) => Ok(ReadLevel::Local),
-            (ReadRef::Authority, "async" | "wal") => Ok(ReadLevel::Leader),
-            (ReadRef::Authority, "isr" | "raft") => Ok(ReadLevel::Linearizable),
-            (ReadRef::Authority, _) => Err(format!(
-                "read level `authority` has no meaning for {protocol}"
-            )),
+    /// The level `protocol` uses (its [`Levels`]).
+    pub fn resolve(self, protocol: Protocol) -> ReadLevel {
+        match self {
+            ReadRef::Named(level) => level,
+            ReadRef::Weak => ReadLevel::Local,
+            ReadRef::Authority => protocol.registration().levels().authority_read,
         }
     }
 }
@@ -113,14 +99,16 @@ mod tests {
 
     #[test]
     fn aliases_resolve_to_each_protocols_own_level() {
-        assert_eq!(AckRef::Strong.resolve("isr"), Ok(AckLevel::AllIsr));
-        assert_eq!(AckRef::Strong.resolve("wal"), Ok(AckLevel::Quorum));
-        assert_eq!(AckRef::Weak.resolve("raft"), Ok(AckLevel::Quorum));
+        let r = crate::test_registry();
+        let p = |name: &str| r.named(name).expect("registered");
+        assert_eq!(AckRef::Strong.resolve(p("isr")), AckLevel::AllIsr);
+        assert_eq!(AckRef::Strong.resolve(p("wal")), AckLevel::Quorum);
+        assert_eq!(AckRef::Weak.resolve(p("raft")), AckLevel::Quorum);
         assert_eq!(
-            ReadRef::Authority.resolve("raft"),
-            Ok(ReadLevel::Linearizable)
+            ReadRef::Authority.resolve(p("raft")),
+            ReadLevel::Linearizable
         );
-        assert_eq!(ReadRef::Authority.resolve("async"), Ok(ReadLevel::Leader));
+        assert_eq!(ReadRef::Authority.resolve(p("async")), ReadLevel::Leader);
     }
 
     #[test]

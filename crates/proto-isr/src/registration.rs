@@ -1,0 +1,152 @@
+//! How this protocol presents itself to the laboratory: its scenario
+//! settings, level aliases, explorer rows, and what a scenario reads from
+//! its probe ([`ScenarioGroup`]).
+
+use replication::{
+    AckLevel, ExplorerRow, GroupError, Levels, NodeId, ReadLevel, ReadResult, Registration,
+    ReplicationGroup, ScenarioGroup, SettingDoc, SettingKind, Settings, WriteResult,
+};
+
+use crate::{IsrConfig, IsrGroup};
+
+/// The Kafka-shaped ISR's registration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IsrRegistration;
+
+const SETTINGS: &[SettingDoc] = &[
+    SettingDoc {
+        name: "min_insync",
+        kind: SettingKind::Number,
+        doc: "`min.insync.replicas` (default 2)",
+    },
+    SettingDoc {
+        name: "unclean_election",
+        kind: SettingKind::Flag,
+        doc: "`unclean.leader.election.enable` (default off)",
+    },
+    SettingDoc {
+        name: "lag_timeout",
+        kind: SettingKind::Number,
+        doc: "`replica.lag.time.max.ms`, in ticks (default 3)",
+    },
+    SettingDoc {
+        name: "retention",
+        kind: SettingKind::Number,
+        doc: "log entries the leader retains for incremental catch-up (default 8)",
+    },
+];
+
+impl IsrRegistration {
+    /// The group's configuration for `settings`.
+    pub fn config(settings: &Settings) -> Result<IsrConfig, GroupError> {
+        let mut config = IsrConfig::default();
+        if let Some(seed) = settings.seed()? {
+            config = config.with_seed(seed);
+        }
+        if let Some(n) = settings.count("min_insync")? {
+            config = config.with_min_insync_replicas(n);
+        }
+        if let Some(on) = settings.flag("unclean_election")? {
+            config = config.with_unclean_leader_election(on);
+        }
+        if let Some(ticks) = settings.number("lag_timeout")? {
+            config = config.with_replica_lag_timeout(ticks);
+        }
+        if let Some(entries) = settings.count("retention")? {
+            config = config.with_retention(entries);
+        }
+        Ok(config)
+    }
+}
+
+impl Registration for IsrRegistration {
+    fn name(&self) -> &'static str {
+        "isr"
+    }
+
+    fn summary(&self) -> &'static str {
+        "Kafka-shaped ISR, high watermark and controller epochs (proto-isr)"
+    }
+
+    fn settings(&self) -> &'static [SettingDoc] {
+        SETTINGS
+    }
+
+    fn build(&self, settings: &Settings) -> Result<Box<dyn ScenarioGroup>, GroupError> {
+        Ok(Box::new(IsrGroup::new(Self::config(settings)?)?))
+    }
+
+    fn default_nodes(&self) -> Vec<NodeId> {
+        IsrConfig::default().nodes
+    }
+
+    fn levels(&self) -> Levels {
+        Levels {
+            weak_write: AckLevel::Leader,
+            strong_write: AckLevel::AllIsr,
+            authority_read: ReadLevel::Linearizable,
+        }
+    }
+
+    fn explorer_rows(&self) -> Vec<ExplorerRow> {
+        let mut rows = Vec::new();
+        for ack in [AckLevel::Leader, AckLevel::AllIsr] {
+            for read in [ReadLevel::Local, ReadLevel::Leader, ReadLevel::Linearizable] {
+                rows.push(ExplorerRow::new(ack, read, "default", &[]));
+            }
+        }
+        rows.push(ExplorerRow::new(
+            AckLevel::AllIsr,
+            ReadLevel::Linearizable,
+            "min_insync_1",
+            &[("min_insync", "1")],
+        ));
+        rows.push(ExplorerRow::new(
+            AckLevel::AllIsr,
+            ReadLevel::Linearizable,
+            "unclean_election",
+            &[("unclean_election", "true")],
+        ));
+        rows
+    }
+}
+
+impl ScenarioGroup for IsrGroup {
+    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
+        Some(IsrGroup::lease_read(self, node, key))
+    }
+
+    fn catch_up(&self, node: &NodeId) -> Option<String> {
+        let probe = self.probe();
+        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
+    }
+
+    fn fenced(&self) -> u64 {
+        self.trace()
+            .of_kind("isr_append_rejected")
+            .filter(|e| {
+                e.field("reason").is_some_and(|r| {
+                    let r = r.to_string();
+                    r.contains("stale_leader_epoch") || r.contains("non_current_leader")
+                })
+            })
+            .count() as u64
+    }
+
+    fn gate(&self, node: &NodeId, _level: AckLevel, _write: &WriteResult) -> String {
+        let probe = self.probe();
+        let mut text = if probe.in_isr(node) {
+            "still in ISR".to_owned()
+        } else {
+            "removed from ISR".to_owned()
+        };
+        if probe.isr.len() < probe.min_insync_replicas {
+            text.push_str(&format!(
+                "; ISR {} below min.insync {}",
+                probe.isr.len(),
+                probe.min_insync_replicas
+            ));
+        }
+        text
+    }
+}

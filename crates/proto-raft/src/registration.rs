@@ -1,0 +1,191 @@
+//! How this protocol presents itself to the laboratory: its scenario
+//! settings, level aliases, explorer rows, and what a scenario reads from
+//! its probe ([`ScenarioGroup`]).
+
+use replication::{
+    AckLevel, ExplorerRow, GroupError, Levels, NodeId, ReadLevel, Registration, ReplicationGroup,
+    ScenarioGroup, SettingDoc, SettingKind, Settings, WriteResult,
+};
+use sim_core::Value;
+
+use crate::{RaftConfig, RaftGroup};
+
+/// Textbook Raft's registration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RaftRegistration;
+
+const SETTINGS: &[SettingDoc] = &[
+    SettingDoc {
+        name: "pre_vote",
+        kind: SettingKind::Flag,
+        doc: "PreVote (default off)",
+    },
+    SettingDoc {
+        name: "check_quorum",
+        kind: SettingKind::Flag,
+        doc: "CheckQuorum (default off)",
+    },
+    SettingDoc {
+        name: "leadership_transfer",
+        kind: SettingKind::Flag,
+        doc: "leadership transfer, so `failover node=` can name the next leader (default off)",
+    },
+    SettingDoc {
+        name: "snapshot_threshold",
+        kind: SettingKind::Number,
+        doc: "compact the log every N applied entries (default: never)",
+    },
+];
+
+impl RaftRegistration {
+    /// The group's configuration for `settings`.
+    pub fn config(settings: &Settings) -> Result<RaftConfig, GroupError> {
+        let mut config = RaftConfig::default();
+        if let Some(seed) = settings.seed()? {
+            config = config.with_seed(seed);
+        }
+        if let Some(on) = settings.flag("pre_vote")? {
+            config = config.with_pre_vote(on);
+        }
+        if let Some(on) = settings.flag("check_quorum")? {
+            config = config.with_check_quorum(on);
+        }
+        if let Some(on) = settings.flag("leadership_transfer")? {
+            config = config.with_leadership_transfer(on);
+        }
+        if let Some(n) = settings.number("snapshot_threshold")? {
+            config = config.with_snapshot_threshold(n);
+        }
+        Ok(config)
+    }
+}
+
+impl Registration for RaftRegistration {
+    fn name(&self) -> &'static str {
+        "raft"
+    }
+
+    fn summary(&self) -> &'static str {
+        "textbook Raft, with PreVote, CheckQuorum, transfer and snapshots (proto-raft)"
+    }
+
+    fn settings(&self) -> &'static [SettingDoc] {
+        SETTINGS
+    }
+
+    /// A fresh group of followers at term 0 (it has no leader until the
+    /// first election; a scenario waits for it).
+    fn build(&self, settings: &Settings) -> Result<Box<dyn ScenarioGroup>, GroupError> {
+        Ok(Box::new(RaftGroup::new(Self::config(settings)?)?))
+    }
+
+    fn default_nodes(&self) -> Vec<NodeId> {
+        RaftConfig::default().nodes
+    }
+
+    fn levels(&self) -> Levels {
+        Levels {
+            weak_write: AckLevel::Quorum,
+            strong_write: AckLevel::Quorum,
+            authority_read: ReadLevel::Linearizable,
+        }
+    }
+
+    fn explorer_rows(&self) -> Vec<ExplorerRow> {
+        let q = AckLevel::Quorum;
+        let mut rows: Vec<ExplorerRow> =
+            [ReadLevel::Local, ReadLevel::Leader, ReadLevel::Linearizable]
+                .into_iter()
+                .map(|read| ExplorerRow::new(q, read, "default", &[]))
+                .collect();
+        // Each mechanism beyond textbook Raft alone, then all of them: the
+        // LINEARIZABLE verdicts must not move. Snapshots every 4 applied
+        // entries, so schedules compact and send InstallSnapshot.
+        let lin = ReadLevel::Linearizable;
+        rows.push(ExplorerRow::new(q, lin, "prevote", &[("pre_vote", "true")]));
+        rows.push(ExplorerRow::new(
+            q,
+            lin,
+            "check_quorum",
+            &[("check_quorum", "true")],
+        ));
+        rows.push(ExplorerRow::new(
+            q,
+            lin,
+            "snapshots",
+            &[("snapshot_threshold", "4")],
+        ));
+        let all: &[(&str, &str)] = &[
+            ("pre_vote", "true"),
+            ("check_quorum", "true"),
+            ("leadership_transfer", "true"),
+            ("snapshot_threshold", "4"),
+        ];
+        for read in [ReadLevel::Local, lin] {
+            rows.push(ExplorerRow::new(q, read, "all_features", all));
+        }
+        rows
+    }
+}
+
+impl ScenarioGroup for RaftGroup {
+    fn catch_up(&self, node: &NodeId) -> Option<String> {
+        if !self.node_ids().contains(node) {
+            return None;
+        }
+        let trace = self.trace();
+        let is_node =
+            |e: &sim_core::EventRef<'_>, key: &str| e.field(key) == Some(Value::Node(node.clone()));
+        let restarted = trace
+            .since(0)
+            .enumerate()
+            .filter(|(_, e)| e.kind == "node_restarted" && is_node(e, "node"))
+            .map(|(i, _)| i + 1)
+            .next_back()
+            .unwrap_or(0);
+        let mut modes: Vec<String> = Vec::new();
+        for e in trace.since(restarted) {
+            if e.kind != "raft_catch_up" || !is_node(&e, "follower") {
+                continue;
+            }
+            if let Some(mode) = e.str_field("mode")
+                && !modes.iter().any(|m| m == mode)
+            {
+                modes.push(mode.to_owned());
+            }
+        }
+        Some(if modes.is_empty() {
+            "never".to_owned()
+        } else {
+            modes.join("+")
+        })
+    }
+
+    fn fenced(&self) -> u64 {
+        self.trace().count("raft_stale_term_rejected") as u64
+    }
+
+    fn gate(&self, node: &NodeId, _level: AckLevel, write: &WriteResult) -> String {
+        let probe = self.probe();
+        let index = write.offset.unwrap_or(0);
+        let term = probe
+            .leader
+            .as_ref()
+            .and_then(|l| probe.node(l))
+            .and_then(|n| n.term_at(index))
+            .unwrap_or(0);
+        let holders = probe.replicas_of(index, term);
+        let voters = probe.voters.len();
+        let role = if probe.voters.contains(node) {
+            "fixed voter"
+        } else {
+            "not a voter"
+        };
+        let majority = if holders > voters / 2 {
+            "unaffected"
+        } else {
+            "lost"
+        };
+        format!("{role}; majority {majority} ({holders}/{voters} hold index {index})")
+    }
+}

@@ -1,0 +1,277 @@
+//! How a protocol presents itself to the laboratory: one [`Registration`]
+//! per protocol, collected in a [`Registry`].
+//!
+//! A registration is everything the tools need to know about a protocol
+//! beyond the [`ReplicationGroup`](crate::ReplicationGroup) trait: its name
+//! (the command-line name, the matrix column, the prefix of its lines in a
+//! scenario file), how to build a group from a scenario's `config`
+//! settings, the level aliases a scenario writes (`weak`, `strong`,
+//! `authority`), what a scenario reads from its probe in the protocol's own
+//! words ([`ScenarioGroup`]), and the rows the explorer checks. Adding a
+//! protocol is one crate that implements these, plus one line in a
+//! registry (`labs::registry()` for the built-in four; any
+//! [`Registry::with`] for a protocol of your own).
+//!
+//! ```
+//! use replication::{Registration, Registry};
+//! let registry = Registry::new(Vec::new());
+//! assert!(registry.named("raft").is_none());
+//! ```
+
+mod scenario_group;
+mod settings;
+
+use std::fmt;
+
+pub use scenario_group::ScenarioGroup;
+pub use settings::{SettingDoc, SettingKind, Settings};
+
+use crate::error::GroupError;
+use crate::level::{AckLevel, ReadLevel};
+use sim_core::NodeId;
+
+/// The levels a scenario's aliases stand for on one protocol.
+///
+/// | alias | meaning |
+/// |---|---|
+/// | write `weak` | the weakest write that still has an acknowledgement boundary |
+/// | write `strong` | the strongest write the protocol offers |
+/// | read `weak` | always `LOCAL` |
+/// | read `authority` | the strongest read the protocol offers |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Levels {
+    /// `weak` write.
+    pub weak_write: AckLevel,
+    /// `strong` write.
+    pub strong_write: AckLevel,
+    /// `authority` read.
+    pub authority_read: ReadLevel,
+}
+
+/// One row of the explorer's verdict table for a protocol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplorerRow {
+    /// The level every write of a schedule asks for.
+    pub ack: AckLevel,
+    /// The level every read of a schedule asks for.
+    pub read: ReadLevel,
+    /// The row's setting name, snake case (`default`, `min_insync_1`, …).
+    pub setting: &'static str,
+    /// The scenario settings that build the row's group (the seed is the
+    /// schedule's).
+    pub settings: Settings,
+    /// Schedules a sweep runs at least for this row (0: no floor).
+    pub min_schedules: u64,
+}
+
+impl ExplorerRow {
+    /// A row of `ack` × `read` with `setting` built from `settings`
+    /// (`key=value` pairs, as a scenario `config` writes them).
+    pub fn new(
+        ack: AckLevel,
+        read: ReadLevel,
+        setting: &'static str,
+        settings: &[(&str, &str)],
+    ) -> ExplorerRow {
+        ExplorerRow {
+            ack,
+            read,
+            setting,
+            settings: Settings::from_pairs(settings),
+            min_schedules: 0,
+        }
+    }
+
+    /// The row, swept with at least `schedules` schedules.
+    #[must_use]
+    pub fn with_min_schedules(mut self, schedules: u64) -> ExplorerRow {
+        self.min_schedules = schedules;
+        self
+    }
+}
+
+/// What the laboratory knows about one protocol. Implement it on a unit
+/// struct in the protocol's crate and register `&YourRegistration`.
+pub trait Registration: Sync {
+    /// The short name: command line, matrix column, JSON, scenario prefix
+    /// (`async`, `wal`, `isr`, `raft`). Letters, digits, `_` and `-`.
+    fn name(&self) -> &'static str;
+
+    /// One line for help texts: the mechanism and the crate.
+    fn summary(&self) -> &'static str;
+
+    /// The `config` settings this protocol accepts (besides `seed`, which
+    /// every protocol takes), in the order its docs list them.
+    fn settings(&self) -> &'static [SettingDoc];
+
+    /// Checks one of its settings' values beyond its [`SettingKind`] (e.g.
+    /// a grammar); the message says what is wrong. The default accepts.
+    fn check_setting(&self, key: &str, value: &str) -> Result<(), String> {
+        let _ = (key, value);
+        Ok(())
+    }
+
+    /// A fresh group with `settings` (its own; others are ignored), or the
+    /// [`GroupError::Config`] naming the setting at fault.
+    fn build(&self, settings: &Settings) -> Result<Box<dyn ScenarioGroup>, GroupError>;
+
+    /// The node ids of a group built with default settings, without
+    /// building one (scenario files name nodes by these).
+    fn default_nodes(&self) -> Vec<NodeId>;
+
+    /// What the level aliases mean here.
+    fn levels(&self) -> Levels;
+
+    /// The explorer's rows for this protocol, in table order.
+    fn explorer_rows(&self) -> Vec<ExplorerRow>;
+}
+
+/// A registered protocol: a cheap, copyable handle on its
+/// [`Registration`], compared and ordered by name.
+#[derive(Clone, Copy)]
+pub struct Protocol(&'static dyn Registration);
+
+impl Protocol {
+    /// The handle of `registration`.
+    pub const fn new(registration: &'static dyn Registration) -> Protocol {
+        Protocol(registration)
+    }
+
+    /// [`Registration::name`].
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// The registration itself.
+    pub fn registration(self) -> &'static dyn Registration {
+        self.0
+    }
+}
+
+impl PartialEq for Protocol {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Protocol {}
+
+impl std::hash::Hash for Protocol {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+
+impl fmt::Debug for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Protocol({})", self.name())
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The protocols a tool knows, in column order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registry {
+    protocols: Vec<Protocol>,
+}
+
+impl Registry {
+    /// A registry of `protocols`, in this order (a later duplicate name is
+    /// dropped).
+    pub fn new(protocols: Vec<Protocol>) -> Registry {
+        let mut registry = Registry {
+            protocols: Vec::new(),
+        };
+        for p in protocols {
+            registry = registry.with(p);
+        }
+        registry
+    }
+
+    /// This registry plus `protocol` as its last column (unchanged when a
+    /// protocol of that name is already registered).
+    #[must_use]
+    pub fn with(mut self, protocol: Protocol) -> Registry {
+        if self.named(protocol.name()).is_none() {
+            self.protocols.push(protocol);
+        }
+        self
+    }
+
+    /// Every protocol, in column order.
+    pub fn protocols(&self) -> &[Protocol] {
+        &self.protocols
+    }
+
+    /// The protocol called `name`.
+    pub fn named(&self, name: &str) -> Option<Protocol> {
+        self.protocols.iter().copied().find(|p| p.name() == name)
+    }
+
+    /// Every name, in column order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.protocols.iter().map(|p| p.name()).collect()
+    }
+
+    /// The protocols that accept the setting `key`.
+    pub fn owners(&self, key: &str) -> Vec<Protocol> {
+        self.protocols
+            .iter()
+            .copied()
+            .filter(|p| p.registration().settings().iter().any(|s| s.name == key))
+            .collect()
+    }
+
+    /// Checks `key=value` as a `config` setting: some protocol must accept
+    /// the key, and each that does must accept the value. `seed` is every
+    /// protocol's.
+    pub fn check_setting(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == "seed" {
+            return SettingKind::Number.check(key, value);
+        }
+        let owners = self.owners(key);
+        if owners.is_empty() {
+            let mut known = vec!["seed".to_owned()];
+            for p in &self.protocols {
+                for s in p.registration().settings() {
+                    if !known.iter().any(|k| k == s.name) {
+                        known.push(s.name.to_owned());
+                    }
+                }
+            }
+            return Err(format!(
+                "unknown config setting `{key}` (known: {})",
+                known.join(", ")
+            ));
+        }
+        for p in owners {
+            let reg = p.registration();
+            if let Some(doc) = reg.settings().iter().find(|s| s.name == key) {
+                doc.kind.check(key, value)?;
+            }
+            reg.check_setting(key, value)
+                .map_err(|e| format!("`{key}={value}`: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// The settings given that `protocol` does not accept, each with the
+    /// protocols that do: `min_insync (isr only)`.
+    pub fn ignored_by(&self, protocol: Protocol, settings: &Settings) -> Vec<String> {
+        let own = protocol.registration().settings();
+        settings
+            .pairs()
+            .iter()
+            .filter(|(k, _)| k != "seed" && !own.iter().any(|s| s.name == k.as_str()))
+            .map(|(k, _)| {
+                let owners: Vec<&str> = self.owners(k).iter().map(|p| p.name()).collect();
+                format!("{k} ({} only)", owners.join(", "))
+            })
+            .collect()
+    }
+}
