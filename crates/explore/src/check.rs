@@ -7,7 +7,12 @@ use replication::{AckLevel, Bytes, OutcomeStatus};
 
 use crate::history::{HistoryOp, OpKind, text};
 use crate::property::Check;
-use crate::run::FinalValues;
+
+/// The final values, and why any could not be read.
+pub(crate) struct FinalValues {
+    pub(crate) values: BTreeMap<Bytes, Option<Bytes>>,
+    pub(crate) unread: Vec<String>,
+}
 
 /// **durable**: every write acknowledged (*done*) at the configuration's
 /// ack level is reflected in the final read of its key, or superseded: the

@@ -7,7 +7,7 @@ use replication::{
     Bytes, ClientOp, GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup,
 };
 
-use crate::check;
+use crate::check::{self, FinalValues};
 use crate::config::Configuration;
 use crate::history::{HistoryOp, OpKind};
 use crate::property::{Check, Property};
@@ -95,12 +95,6 @@ pub fn run_schedule(
         group: run.group,
         log: run.log,
     })
-}
-
-/// The final values, and why any could not be read.
-pub(crate) struct FinalValues {
-    pub(crate) values: BTreeMap<Bytes, Option<Bytes>>,
-    pub(crate) unread: Vec<String>,
 }
 
 /// What one step did, formatted only for replays.

@@ -40,6 +40,7 @@ mod observed;
 mod protocol;
 mod reads;
 mod run;
+mod specs;
 
 pub use explore_configs::{explore_configs, explore_configs_in};
 pub use observed::{
@@ -49,7 +50,8 @@ pub use observed::{
 pub use protocol::{BUILTIN, Protocol, Registry, protocol, registry};
 pub use reads::{ReadOutcome, guard_outcome, show};
 pub use replication::GroupError;
-pub use run::{Run, RunOneError, RunSpec, run_one, run_specs, variants};
+pub use run::Run;
+pub use specs::{RunOneError, RunSpec, run_one, run_specs, variants};
 
 /// Every run of `protocol`, in experiment order then variant order.
 pub fn protocol_runs(protocol: Protocol) -> Result<Vec<Run>, GroupError> {

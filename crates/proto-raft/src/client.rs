@@ -1,22 +1,105 @@
-//! Client operations: [`RaftGroup::submit_op`] starts one, and
-//! [`RaftGroup::settle_inflight`] (after every tick) acts on each pending
-//! op's [`Verdict`] — completing it through [`replication::ClientOps`], or
-//! starting / joining a read-index round.
+//! Client operations in flight: [`Clients`] owns every operation the group
+//! accepted and has not completed. [`Clients::submit`] starts one, and
+//! [`Clients::settle`] (after every tick) acts on each pending op's
+//! [`Verdict`] — completing it through the harness's client table, or
+//! starting / joining a read-index round. It is given the harness and the
+//! nodes it works on; it owns nothing else.
 
 use bytes::Bytes;
-use replication::{AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel};
+use replication::{AckLevel, ClientOp, Cluster, GroupError, NodeId, OpId, Outcome, ReadLevel};
 use sim_core::{Tick, record};
 
-use crate::group::RaftGroup;
+use crate::events::dispatch;
 use crate::inflight::{PendingOp, Stage, Verdict};
-use crate::node::Role;
-use crate::reads::GUARD_NOT_LEADER;
+use crate::message::{Command, Message};
+use crate::node::{RaftNode, Role, highest_term_leader};
+use crate::reads::{GUARD_NOT_LEADER, blocked, serve_local};
 
-impl RaftGroup {
+/// The client operations accepted and not yet completed, in submission
+/// order, and the per-stage bound they wait for.
+#[derive(Debug, Clone)]
+pub(crate) struct Clients {
+    inflight: Vec<PendingOp>,
+    /// [`RaftConfig::client_timeout`](crate::RaftConfig::client_timeout).
+    timeout: u64,
+}
+
+/// Position of `node` if it is alive and believes it is leader, else the
+/// error `write_at` / `propose_at` answer.
+pub(crate) fn leading_index(
+    cluster: &Cluster<Message>,
+    nodes: &[RaftNode],
+    node: &NodeId,
+) -> Result<usize, GroupError> {
+    let i = cluster.alive_index(node)?;
+    if nodes[i].role != Role::Leader {
+        return Err(GroupError::not_permitted(
+            node,
+            format!(
+                "{node} is a {} in term {}, not leader",
+                nodes[i].role, nodes[i].current_term
+            ),
+        ));
+    }
+    Ok(i)
+}
+
+/// Appends at the leader at position `i` and records `raft_write_proposed`.
+pub(crate) fn append_proposal(
+    cluster: &mut Cluster<Message>,
+    nodes: &mut [RaftNode],
+    i: usize,
+    key: Bytes,
+    value: Bytes,
+) -> u64 {
+    let now = cluster.now();
+    let index = nodes[i]
+        .propose(Command::Set {
+            key: key.clone(),
+            value: value.clone(),
+        })
+        .expect("a live leader always accepts a proposal");
+    record!(
+        cluster.trace,
+        now,
+        "raft_write_proposed",
+        node = cluster.id(i),
+        term = nodes[i].current_term,
+        index = index,
+        key = key,
+        value = value
+    );
+    index
+}
+
+impl Clients {
+    /// No operation in flight; each stage waits at most `timeout` ticks.
+    pub(crate) fn new(timeout: u64) -> Clients {
+        Clients {
+            inflight: Vec::new(),
+            timeout,
+        }
+    }
+
+    /// True when no operation is in flight.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.inflight.is_empty()
+    }
+
+    /// Operations in flight.
+    pub(crate) fn len(&self) -> usize {
+        self.inflight.len()
+    }
+
     /// [`submit`](replication::ReplicationGroup::submit): refuses up front
     /// exactly what the blocking calls refused before doing anything, else
     /// records `client_op_submitted`, starts the op and judges it once.
-    pub(crate) fn submit_op(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+    pub(crate) fn submit(
+        &mut self,
+        cluster: &mut Cluster<Message>,
+        nodes: &mut [RaftNode],
+        op: ClientOp,
+    ) -> Result<OpId, GroupError> {
         match &op {
             ClientOp::Write {
                 key,
@@ -31,25 +114,29 @@ impl RaftGroup {
                     });
                 }
                 let i = match node {
-                    Some(node) => self.leading_index(node)?,
-                    None => self.leader_index().ok_or_else(|| {
+                    Some(node) => leading_index(cluster, nodes, node)?,
+                    None => highest_term_leader(nodes).ok_or_else(|| {
                         GroupError::NoLeader("no alive node is leader; cannot append".into())
                     })?,
                 };
                 let (key, value) = (key.clone(), value.clone());
-                let now = self.now_tick();
-                let id = self.cluster.submitted(&op);
-                let index = self.append_proposal(i, key, value);
-                let term = self.nodes[i].current_term;
-                self.track(PendingOp {
-                    id,
-                    op,
-                    submitted: now,
-                    node: i,
-                    term,
-                    stage: Stage::Commit { index },
-                    deadline: now.saturating_add(self.config.client_timeout()),
-                });
+                let now = cluster.now();
+                let id = cluster.submitted(&op);
+                let index = append_proposal(cluster, nodes, i, key, value);
+                let term = nodes[i].current_term;
+                self.track(
+                    cluster,
+                    nodes,
+                    PendingOp {
+                        id,
+                        op,
+                        submitted: now,
+                        node: i,
+                        term,
+                        stage: Stage::Commit { index },
+                        deadline: now.saturating_add(self.timeout),
+                    },
+                );
                 Ok(id)
             }
             ClientOp::Read { key, level, node } => {
@@ -57,45 +144,50 @@ impl RaftGroup {
                     || GroupError::NoLeader(format!("no alive leader to serve a {level} read"));
                 let i = match level {
                     ReadLevel::Local => match node {
-                        Some(n) => self.alive_index(n)?,
-                        None => self.leader_index().ok_or_else(no_leader)?,
+                        Some(n) => cluster.alive_index(n)?,
+                        None => highest_term_leader(nodes).ok_or_else(no_leader)?,
                     },
                     ReadLevel::Leader => {
                         if let Some(n) = node {
-                            self.index_of(n)?;
+                            cluster.index(n)?;
                         }
-                        self.leader_index().ok_or_else(no_leader)?
+                        highest_term_leader(nodes).ok_or_else(no_leader)?
                     }
                     ReadLevel::Linearizable => match node {
-                        Some(n) => self.alive_index(n)?,
-                        None => self.leader_index().ok_or_else(no_leader)?,
+                        Some(n) => cluster.alive_index(n)?,
+                        None => highest_term_leader(nodes).ok_or_else(no_leader)?,
                     },
                 };
                 let (key, level) = (key.clone(), *level);
-                let now = self.now_tick();
-                let id = self.cluster.submitted(&op);
-                let (role, term) = (self.nodes[i].role, self.nodes[i].current_term);
+                let now = cluster.now();
+                let id = cluster.submitted(&op);
+                let (role, term) = (nodes[i].role, nodes[i].current_term);
                 if level != ReadLevel::Linearizable {
-                    let read = self.serve_local(i, &key, level);
-                    self.complete(id, op, now, i, Outcome::Read(read));
+                    let read = serve_local(cluster, &nodes[i], i, &key, level);
+                    Self::complete(cluster, id, op, now, i, Outcome::Read(read));
                 } else if role != Role::Leader {
-                    let name = self.cluster.ids()[i].clone();
-                    let err = self.blocked(
+                    let name = cluster.ids()[i].clone();
+                    let err = blocked(
+                        cluster,
                         i,
                         GUARD_NOT_LEADER,
                         format!("{name} is a {role} in term {term}"),
                     );
-                    self.complete(id, op, now, i, Outcome::failed_with(err));
+                    Self::complete(cluster, id, op, now, i, Outcome::failed_with(err));
                 } else {
-                    self.track(PendingOp {
-                        id,
-                        op,
-                        submitted: now,
-                        node: i,
-                        term,
-                        stage: Stage::ReadAwaitingCommit,
-                        deadline: now.saturating_add(self.config.client_timeout()),
-                    });
+                    self.track(
+                        cluster,
+                        nodes,
+                        PendingOp {
+                            id,
+                            op,
+                            submitted: now,
+                            node: i,
+                            term,
+                            stage: Stage::ReadAwaitingCommit,
+                            deadline: now.saturating_add(self.timeout),
+                        },
+                    );
                 }
                 Ok(id)
             }
@@ -107,44 +199,50 @@ impl RaftGroup {
     }
 
     /// Adds `op` to the pending list and judges it at once.
-    fn track(&mut self, op: PendingOp) {
+    fn track(&mut self, cluster: &mut Cluster<Message>, nodes: &mut [RaftNode], op: PendingOp) {
         self.inflight.push(op);
-        let now = self.now_tick();
-        self.settle_at(self.inflight.len() - 1, now);
+        let now = cluster.now();
+        self.settle_at(cluster, nodes, self.inflight.len() - 1, now);
     }
 
     /// Judges every pending op in submission order (after a tick), then
     /// starts one read-index round per leader for the reads queued behind
     /// a round that has just finished.
-    pub(crate) fn settle_inflight(&mut self, now: Tick) {
+    pub(crate) fn settle(
+        &mut self,
+        cluster: &mut Cluster<Message>,
+        nodes: &mut [RaftNode],
+        now: Tick,
+    ) {
         let mut k = 0;
         while k < self.inflight.len() {
-            if self.settle_at(k, now) {
+            if self.settle_at(cluster, nodes, k, now) {
                 k += 1;
             }
         }
-        self.start_rounds_for_queued(now);
+        self.start_rounds_for_queued(cluster, nodes, now);
     }
 
     /// Judges the op at position `k`; returns true when it stays pending.
-    fn settle_at(&mut self, k: usize, now: Tick) -> bool {
+    fn settle_at(
+        &mut self,
+        cluster: &mut Cluster<Message>,
+        nodes: &mut [RaftNode],
+        k: usize,
+        now: Tick,
+    ) -> bool {
         let pending = &self.inflight[k];
         let i = pending.node;
-        let verdict = pending.judge(
-            &self.nodes[i],
-            &self.cluster.ids()[i],
-            now,
-            self.config.client_timeout(),
-        );
+        let verdict = pending.judge(&nodes[i], cluster.id(i), now, self.timeout);
         match verdict {
             Verdict::Wait => true,
             Verdict::ReadyForRound => {
-                self.place_in_round(k, now);
+                self.place_in_round(cluster, nodes, k, now);
                 true
             }
             Verdict::Committed | Verdict::Unknown(_) | Verdict::Serve | Verdict::Blocked(..) => {
                 let pending = self.inflight.remove(k);
-                self.finish(pending, verdict, now);
+                Self::finish(cluster, nodes, pending, verdict, now);
                 false
             }
         }
@@ -155,7 +253,13 @@ impl RaftGroup {
     /// not delivered yet, so every echo comes after this read arrived);
     /// behind a round started earlier it queues for the next one (as
     /// etcd's read loop does); otherwise it starts a round.
-    fn place_in_round(&mut self, k: usize, now: Tick) {
+    fn place_in_round(
+        &mut self,
+        cluster: &mut Cluster<Message>,
+        nodes: &mut [RaftNode],
+        k: usize,
+        now: Tick,
+    ) {
         let (node, term) = (self.inflight[k].node, self.inflight[k].term);
         let mut in_flight = None;
         for op in &self.inflight {
@@ -166,7 +270,7 @@ impl RaftGroup {
                 }
             }
         }
-        let timeout = self.config.client_timeout();
+        let timeout = self.timeout;
         let op = &mut self.inflight[k];
         match in_flight {
             Some((round, started)) if started == now => {
@@ -175,7 +279,7 @@ impl RaftGroup {
             }
             Some(_) => op.stage = Stage::ReadQueued,
             None => {
-                let round = self.start_read_round(node, now);
+                let round = Self::start_read_round(cluster, nodes, node, now);
                 let op = &mut self.inflight[k];
                 op.stage = Stage::ReadInRound {
                     round,
@@ -188,8 +292,13 @@ impl RaftGroup {
 
     /// One new round for every leader with queued reads and no round in
     /// flight; all its queued reads join it.
-    fn start_rounds_for_queued(&mut self, now: Tick) {
-        let timeout = self.config.client_timeout();
+    fn start_rounds_for_queued(
+        &mut self,
+        cluster: &mut Cluster<Message>,
+        nodes: &mut [RaftNode],
+        now: Tick,
+    ) {
+        let timeout = self.timeout;
         let mut k = 0;
         while k < self.inflight.len() {
             let (node, term) = (self.inflight[k].node, self.inflight[k].term);
@@ -198,7 +307,7 @@ impl RaftGroup {
                 .iter()
                 .any(|op| op.round_at(node, term).is_some());
             if self.inflight[k].stage == Stage::ReadQueued && !busy {
-                let round = self.start_read_round(node, now);
+                let round = Self::start_read_round(cluster, nodes, node, now);
                 for op in &mut self.inflight {
                     if op.node == node && op.term == term && op.stage == Stage::ReadQueued {
                         op.stage = Stage::ReadInRound {
@@ -214,33 +323,44 @@ impl RaftGroup {
     }
 
     /// Starts a read-index round at node `i` and sends it.
-    fn start_read_round(&mut self, i: usize, now: Tick) -> u64 {
+    fn start_read_round(
+        cluster: &mut Cluster<Message>,
+        nodes: &mut [RaftNode],
+        i: usize,
+        now: Tick,
+    ) -> u64 {
         let mut outputs = Vec::new();
-        let round = self.nodes[i].start_read_round(now, &mut outputs);
+        let round = nodes[i].start_read_round(now, &mut outputs);
         record!(
-            self.cluster.trace,
+            cluster.trace,
             now,
             "raft_read_index_started",
-            node = &self.cluster.ids()[i],
-            term = self.nodes[i].current_term,
+            node = cluster.id(i),
+            term = nodes[i].current_term,
             round = round,
-            read_index = self.nodes[i].commit_index
+            read_index = nodes[i].commit_index
         );
-        self.dispatch(i, now, outputs);
+        dispatch(cluster, i, now, outputs);
         round
     }
 
     /// Records the protocol's event for `verdict` and completes the op.
-    fn finish(&mut self, pending: PendingOp, verdict: Verdict, now: Tick) {
+    fn finish(
+        cluster: &mut Cluster<Message>,
+        nodes: &[RaftNode],
+        pending: PendingOp,
+        verdict: Verdict,
+        now: Tick,
+    ) {
         let i = pending.node;
         let term = pending.term;
         let outcome = match (verdict, pending.stage) {
             (Verdict::Committed, Stage::Commit { index }) => {
                 record!(
-                    self.cluster.trace,
+                    cluster.trace,
                     now,
                     "raft_write_committed",
-                    node = &self.cluster.ids()[i],
+                    node = cluster.id(i),
                     term = term,
                     index = index
                 );
@@ -251,10 +371,10 @@ impl RaftGroup {
             }
             (Verdict::Unknown(reason), Stage::Commit { index }) => {
                 record!(
-                    self.cluster.trace,
+                    cluster.trace,
                     now,
                     "raft_write_refused",
-                    node = &self.cluster.ids()[i],
+                    node = cluster.id(i),
                     term = term,
                     index = index,
                     reason = reason.clone()
@@ -263,18 +383,38 @@ impl RaftGroup {
             }
             (Verdict::Serve, _) => {
                 let key: Bytes = pending.op.key().clone();
-                Outcome::Read(self.serve_local(i, &key, ReadLevel::Linearizable))
+                Outcome::Read(serve_local(
+                    cluster,
+                    &nodes[i],
+                    i,
+                    &key,
+                    ReadLevel::Linearizable,
+                ))
             }
             (Verdict::Blocked(guard, reason), _) => {
-                Outcome::failed_with(self.blocked(i, guard, reason))
+                Outcome::failed_with(blocked(cluster, i, guard, reason))
             }
             (verdict, stage) => unreachable!("verdict {verdict:?} does not finish {stage:?}"),
         };
-        self.complete(pending.id, pending.op, pending.submitted, i, outcome);
+        Self::complete(
+            cluster,
+            pending.id,
+            pending.op,
+            pending.submitted,
+            i,
+            outcome,
+        );
     }
 
-    fn complete(&mut self, id: OpId, op: ClientOp, submitted: Tick, i: usize, outcome: Outcome) {
-        let node = Some(self.cluster.ids()[i].clone());
-        self.cluster.complete(id, op, submitted, node, outcome);
+    fn complete(
+        cluster: &mut Cluster<Message>,
+        id: OpId,
+        op: ClientOp,
+        submitted: Tick,
+        i: usize,
+        outcome: Outcome,
+    ) {
+        let node = Some(cluster.ids()[i].clone());
+        cluster.complete(id, op, submitted, node, outcome);
     }
 }

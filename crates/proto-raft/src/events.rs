@@ -12,19 +12,39 @@
 //! `read_blocked`, `fsync`. Faults are the harness's neutral events
 //! (`node_crashed`, …, see [`replication::Cluster`]).
 
+use replication::Cluster;
 use sim_core::{Tick, record};
 
-use crate::group::RaftGroup;
-use crate::node::NodeEvent;
+use crate::message::Message;
+use crate::node::{NodeEvent, Output};
 
-impl RaftGroup {
-    pub(crate) fn record_event(&mut self, at: usize, now: Tick, event: NodeEvent) {
-        if !self.cluster.trace.is_enabled() {
+/// Carries out what node `from` asked for: sends its messages through the
+/// harness and records its events.
+pub(crate) fn dispatch(
+    cluster: &mut Cluster<Message>,
+    from: usize,
+    now: Tick,
+    outputs: Vec<Output>,
+) {
+    for output in outputs {
+        match output {
+            Output::Send { to, msg } => {
+                cluster.send(from, to, msg);
+            }
+            Output::Event(event) => record_event(cluster, from, now, event),
+        }
+    }
+}
+
+/// Records node `at`'s `event` (nothing when the trace is off).
+fn record_event(cluster: &mut Cluster<Message>, at: usize, now: Tick, event: NodeEvent) {
+    {
+        if !cluster.trace.is_enabled() {
             return;
         }
-        let ids = std::sync::Arc::clone(self.cluster.ids());
+        let ids = std::sync::Arc::clone(cluster.ids());
         let node = &ids[at];
-        let t = &mut self.cluster.trace;
+        let t = &mut cluster.trace;
         match event {
             NodeEvent::ElectionStarted { term } => {
                 record!(t, now, "raft_election_started", node = node, term = term);

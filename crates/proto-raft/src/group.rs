@@ -7,10 +7,13 @@ use bytes::Bytes;
 use replication::{AckLevel, ClientOp, Cluster, GroupError, ReplicationGroup, WriteResult};
 use sim_core::{NetConfig, NodeId, Tick, record};
 
+use crate::client::{Clients, append_proposal, leading_index};
 use crate::config::RaftConfig;
-use crate::inflight::PendingOp;
-use crate::message::{Command, Message};
-use crate::node::{Output, RaftNode, Role, Timing};
+use crate::events::dispatch;
+use crate::invariants::InvariantChecker;
+use crate::message::Message;
+use crate::node::{RaftNode, Role, Timing, highest_term_leader};
+use crate::probe::{self, RaftProbe};
 
 /// A Raft group of [`RaftConfig::nodes`] on one deterministic simulator.
 ///
@@ -22,8 +25,8 @@ pub struct RaftGroup {
     /// Ids, network, rng, trace, client operations and faults.
     pub(crate) cluster: Cluster<Message>,
     pub(crate) nodes: Vec<RaftNode>,
-    /// Client operations accepted and not yet completed, in submission order.
-    pub(crate) inflight: Vec<PendingOp>,
+    /// Client operations accepted and not yet completed.
+    pub(crate) clients: Clients,
 }
 
 impl fmt::Debug for RaftGroup {
@@ -32,7 +35,7 @@ impl fmt::Debug for RaftGroup {
             .field("tick", &self.now_tick())
             .field("leader", &self.leader_index().map(|i| self.cluster.id(i)))
             .field("nodes", &self.nodes.len())
-            .field("in_flight", &self.inflight.len())
+            .field("in_flight", &self.clients.len())
             .finish_non_exhaustive()
     }
 }
@@ -81,10 +84,10 @@ impl RaftGroup {
             );
         }
         Ok(RaftGroup {
+            clients: Clients::new(config.client_timeout()),
             config,
             cluster,
             nodes,
-            inflight: Vec::new(),
         })
     }
 
@@ -104,11 +107,7 @@ impl RaftGroup {
 
     /// Position of the alive leader with the highest term.
     pub(crate) fn leader_index(&self) -> Option<usize> {
-        self.nodes
-            .iter()
-            .filter(|n| n.alive && n.role == Role::Leader)
-            .max_by_key(|n| (n.current_term, std::cmp::Reverse(n.me)))
-            .map(|n| n.me)
+        highest_term_leader(&self.nodes)
     }
 
     /// One tick: send what leaders were proposed since the last tick (at
@@ -128,7 +127,7 @@ impl RaftGroup {
                 self.dispatch(i, now, outputs);
             }
         }
-        self.settle_inflight(now);
+        self.clients.settle(&mut self.cluster, &mut self.nodes, now);
     }
 
     /// Every leader sends the entries proposed since the last flush, one
@@ -144,15 +143,8 @@ impl RaftGroup {
         }
     }
 
-    pub(crate) fn dispatch(&mut self, from: usize, now: Tick, outputs: Vec<Output>) {
-        for output in outputs {
-            match output {
-                Output::Send { to, msg } => {
-                    self.cluster.send(from, to, msg);
-                }
-                Output::Event(event) => self.record_event(from, now, event),
-            }
-        }
+    pub(crate) fn dispatch(&mut self, from: usize, now: Tick, outputs: Vec<crate::node::Output>) {
+        dispatch(&mut self.cluster, from, now, outputs);
     }
 
     /// Appends `key = value` at the current leader without waiting and
@@ -177,53 +169,21 @@ impl RaftGroup {
         key: Bytes,
         value: Bytes,
     ) -> Result<u64, GroupError> {
-        let i = self.leading_index(node)?;
-        Ok(self.append_proposal(i, key, value))
+        let i = leading_index(&self.cluster, &self.nodes, node)?;
+        Ok(append_proposal(
+            &mut self.cluster,
+            &mut self.nodes,
+            i,
+            key,
+            value,
+        ))
     }
 
-    /// Position of `node` if it is alive and believes it is leader, else
-    /// the error `write_at` / `propose_at` answer.
-    pub(crate) fn leading_index(&self, node: &NodeId) -> Result<usize, GroupError> {
-        let i = self.alive_index(node)?;
-        if self.nodes[i].role != Role::Leader {
-            return Err(GroupError::not_permitted(
-                node,
-                format!(
-                    "{node} is a {} in term {}, not leader",
-                    self.nodes[i].role, self.nodes[i].current_term
-                ),
-            ));
-        }
-        Ok(i)
-    }
-
-    /// Appends at the leader at position `i` and records
-    /// `raft_write_proposed`.
-    pub(crate) fn append_proposal(&mut self, i: usize, key: Bytes, value: Bytes) -> u64 {
-        let now = self.now_tick();
-        let index = self.nodes[i]
-            .propose(Command::Set {
-                key: key.clone(),
-                value: value.clone(),
-            })
-            .expect("a live leader always accepts a proposal");
-        record!(
-            self.cluster.trace,
-            now,
-            "raft_write_proposed",
-            node = self.cluster.id(i),
-            term = self.nodes[i].current_term,
-            index = index,
-            key = key,
-            value = value
-        );
-        index
-    }
-
-    /// QUORUM write at the named `node` (alive and believing it leads; a
-    /// deposed leader in a minority still does): `submit` of
-    /// `ClientOp::write(key, value, AckLevel::Quorum).at(node)`, then
-    /// `await_completion`. Accepted once the entry is committed in the
+    /// A write at the named `node` (alive and believing it leads; a deposed
+    /// leader in a minority still does): `submit` of
+    /// `ClientOp::write(key, value, level).at(node)`, then
+    /// `await_completion`. Only `Quorum` is supported
+    /// ([`GroupError::UnsupportedAck`] otherwise). Accepted once the entry is committed in the
     /// proposer's term; refused (with its index) when the proposer crashes,
     /// loses leadership or sees the entry overwritten first, or after
     /// [`RaftConfig::client_timeout`] ticks.
@@ -232,8 +192,9 @@ impl RaftGroup {
         node: &NodeId,
         key: Bytes,
         value: Bytes,
+        level: AckLevel,
     ) -> Result<WriteResult, GroupError> {
-        let id = self.submit(ClientOp::write(key, value, AckLevel::Quorum).at(node))?;
+        let id = self.submit(ClientOp::write(key, value, level).at(node))?;
         self.await_completion(id)?.outcome.into_write_result()
     }
 
@@ -315,7 +276,7 @@ impl RaftGroup {
     /// flight.
     #[must_use]
     pub fn is_idle(&self) -> bool {
-        if !self.inflight.is_empty() {
+        if !self.clients.is_empty() {
             return false;
         }
         let settled = self
@@ -427,5 +388,27 @@ impl RaftGroup {
     /// Restores every link.
     pub fn heal_all(&mut self) {
         self.cluster.heal_all();
+    }
+
+    /// A typed snapshot of every node (clones logs and maps: not for hot
+    /// paths).
+    #[must_use]
+    pub fn probe(&self) -> RaftProbe {
+        probe::build(&self.cluster, &self.nodes)
+    }
+
+    /// The stateless part of [`InvariantChecker`] on the current state (one
+    /// leader per term among current leaders, log matching, commit
+    /// consistency); keep an [`InvariantChecker`] across steps for the
+    /// history-dependent properties.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        InvariantChecker::new().check(self)
+    }
+}
+
+impl InvariantChecker {
+    /// Checks `group` now; the error describes the first violation found.
+    pub fn check(&mut self, group: &RaftGroup) -> Result<(), String> {
+        self.check_nodes(group.cluster.ids(), &group.nodes)
     }
 }

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::group::RaftGroup;
+use sim_core::NodeId;
+
 use crate::message::LogEntry;
-use crate::node::Role;
+use crate::node::{RaftNode, Role};
 
 /// Remembers what it has seen across calls (leaders per term, every entry
 /// ever committed) and checks, on each [`InvariantChecker::check`]:
@@ -41,10 +42,10 @@ impl InvariantChecker {
         Self::default()
     }
 
-    /// Checks `group` now; the error describes the first violation found.
-    pub fn check(&mut self, group: &RaftGroup) -> Result<(), String> {
-        let nodes = &group.nodes;
-        let name = |i: usize| group.cluster.id(i).to_string();
+    /// Checks `nodes` (named `ids`) now; the error describes the first
+    /// violation found.
+    pub(crate) fn check_nodes(&mut self, ids: &[NodeId], nodes: &[RaftNode]) -> Result<(), String> {
+        let name = |i: usize| ids[i].to_string();
         self.verified.resize(nodes.len(), 0);
         for n in nodes.iter().filter(|n| n.alive && n.role == Role::Leader) {
             match self.leaders.get(&n.current_term) {
@@ -181,16 +182,6 @@ impl InvariantChecker {
             }
         }
         Ok(())
-    }
-}
-
-impl RaftGroup {
-    /// The stateless part of [`InvariantChecker`] on the current state (one
-    /// leader per term among current leaders, log matching, commit
-    /// consistency); keep an [`InvariantChecker`] across steps for the
-    /// history-dependent properties.
-    pub fn check_invariants(&self) -> Result<(), String> {
-        InvariantChecker::new().check(self)
     }
 }
 

@@ -179,3 +179,12 @@ impl Payload for Message {
         }
     }
 }
+
+/// A node's last snapshot: the state machine after applying every entry
+/// through `index`, whose term was `term`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    pub(crate) index: u64,
+    pub(crate) term: u64,
+    pub(crate) data: BTreeMap<Bytes, Bytes>,
+}

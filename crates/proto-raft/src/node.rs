@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use sim_core::{Rng, Tick};
 
+use crate::message::Snapshot;
 use crate::message::{LogEntry, Message};
 pub(crate) use crate::output::{NodeEvent, Output};
 pub use crate::role::Role;
-use crate::snapshot::Snapshot;
 
 /// Timing settings a node needs, and the optional mechanisms it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +88,16 @@ pub(crate) struct RaftNode {
     /// Leadership transfer in progress: the target, when it is abandoned,
     /// and whether TimeoutNow has gone out.
     pub(crate) transfer: Option<crate::transfer::Transfer>,
+}
+
+/// Position of the alive leader with the highest term (a deposed leader in
+/// a minority may still believe it leads a lower term).
+pub(crate) fn highest_term_leader(nodes: &[RaftNode]) -> Option<usize> {
+    nodes
+        .iter()
+        .filter(|n| n.alive && n.role == Role::Leader)
+        .max_by_key(|n| (n.current_term, std::cmp::Reverse(n.me)))
+        .map(|n| n.me)
 }
 
 impl RaftNode {

@@ -5,9 +5,12 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use sim_core::{NodeId, Tick};
 
-use crate::group::RaftGroup;
+use replication::Cluster;
+
 use crate::message::LogEntry;
+use crate::message::Message;
 use crate::node::Role;
+use crate::node::{RaftNode, highest_term_leader};
 
 /// One node as the probe sees it (Figure 2's state, by name).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,18 +111,16 @@ impl RaftProbe {
     }
 }
 
-impl RaftGroup {
-    /// A typed snapshot of every node (clones logs and maps: not for hot
-    /// paths).
-    #[must_use]
-    pub fn probe(&self) -> RaftProbe {
-        let id = |i: usize| self.cluster.ids()[i].clone();
+/// A typed snapshot of every node (clones logs and maps: not for hot
+/// paths).
+pub(crate) fn build(cluster: &Cluster<Message>, nodes: &[RaftNode]) -> RaftProbe {
+    {
+        let id = |i: usize| cluster.id(i).clone();
         RaftProbe {
-            tick: self.now_tick(),
-            leader: self.leader_index().map(id),
-            voters: self.cluster.ids().to_vec(),
-            nodes: self
-                .nodes
+            tick: cluster.now(),
+            leader: highest_term_leader(nodes).map(id),
+            voters: cluster.ids().to_vec(),
+            nodes: nodes
                 .iter()
                 .map(|n| RaftNodeProbe {
                     id: id(n.me),

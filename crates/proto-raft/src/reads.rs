@@ -2,10 +2,11 @@
 //! guards a LINEARIZABLE read can be blocked by (the read-index round
 //! itself is driven by `client.rs`).
 
-use replication::{GroupError, ReadLevel, ReadResult};
+use replication::{Cluster, GroupError, ReadLevel, ReadResult};
 use sim_core::record;
 
-use crate::group::RaftGroup;
+use crate::message::Message;
+use crate::node::RaftNode;
 
 /// Guard name: the read-index round got no majority in time.
 pub const GUARD_NO_QUORUM: &str = "read-index fenced (no quorum)";
@@ -16,16 +17,23 @@ pub const GUARD_NOT_LEADER: &str = "not leader";
 /// Guard name: the node lost leadership while the round ran.
 pub const GUARD_DEPOSED: &str = "read-index fenced (deposed)";
 
-impl RaftGroup {
-    pub(crate) fn serve_local(&mut self, i: usize, key: &[u8], level: ReadLevel) -> ReadResult {
-        let n = &self.nodes[i];
+/// Serves `key` from node `i`'s applied state machine and records
+/// `raft_read_served`.
+pub(crate) fn serve_local(
+    cluster: &mut Cluster<Message>,
+    n: &RaftNode,
+    i: usize,
+    key: &[u8],
+    level: ReadLevel,
+) -> ReadResult {
+    {
         let value = n.data.get(key).cloned();
-        let now = self.now_tick();
+        let now = cluster.now();
         record!(
-            self.cluster.trace,
+            cluster.trace,
             now,
             "raft_read_served",
-            node = &self.cluster.ids()[i],
+            node = cluster.id(i),
             level = level.name(),
             key = bytes::Bytes::copy_from_slice(key),
             value = value.clone(),
@@ -33,26 +41,33 @@ impl RaftGroup {
         );
         ReadResult {
             value,
-            node: self.cluster.ids()[i].clone(),
+            node: cluster.id(i).clone(),
             offset: n.last_applied,
         }
     }
+}
 
-    /// Records `raft_read_blocked` and returns the error the blocking
-    /// read answers with.
-    pub(crate) fn blocked(&mut self, i: usize, guard: &'static str, reason: String) -> GroupError {
-        let now = self.now_tick();
+/// Records `raft_read_blocked` and returns the error the blocking read
+/// answers with.
+pub(crate) fn blocked(
+    cluster: &mut Cluster<Message>,
+    i: usize,
+    guard: &'static str,
+    reason: String,
+) -> GroupError {
+    {
+        let now = cluster.now();
         record!(
-            self.cluster.trace,
+            cluster.trace,
             now,
             "raft_read_blocked",
-            node = &self.cluster.ids()[i],
+            node = cluster.id(i),
             guard = guard,
             reason = reason.clone()
         );
         GroupError::ReadBlocked {
             level: ReadLevel::Linearizable,
-            node: self.cluster.ids()[i].clone(),
+            node: cluster.id(i).clone(),
             guard,
             reason,
         }

@@ -53,7 +53,7 @@ impl ReplicationGroup for RaftGroup {
     /// `Err` (nothing recorded, no id): unknown node, unsupported level, a
     /// named node that is down, no leader.
     fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
-        self.submit_op(op)
+        self.clients.submit(&mut self.cluster, &mut self.nodes, op)
     }
 
     fn take_completions(&mut self) -> Vec<Completion> {

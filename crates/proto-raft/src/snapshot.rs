@@ -9,23 +9,11 @@
 //! reply (`MsgAppResp`). Simplifies: one chunk per snapshot, taken
 //! synchronously when the threshold is crossed.
 
-use std::collections::BTreeMap;
-
-use bytes::Bytes;
 use sim_core::{Rng, Tick};
 
-use crate::message::{LogEntry, Message};
+use crate::message::{LogEntry, Message, Snapshot};
 use crate::node::RaftNode;
 use crate::output::{NodeEvent, Output};
-
-/// A node's last snapshot: the state machine after applying every entry
-/// through `index`, whose term was `term`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Snapshot {
-    pub(crate) index: u64,
-    pub(crate) term: u64,
-    pub(crate) data: BTreeMap<Bytes, Bytes>,
-}
 
 impl RaftNode {
     /// After applying: compacts the log through `last_applied` once it is

@@ -13,7 +13,7 @@ fn script(seed: u64, trace_on: bool) -> RaftGroup {
     g.isolate(&old).expect("isolate");
     g.failover(None).expect("failover");
     let _ = g
-        .write_at(&old, "a".into(), "lost".into())
+        .write_at(&old, "a".into(), "lost".into(), AckLevel::Quorum)
         .expect("attempt");
     g.client_write("a".into(), "2".into(), AckLevel::Quorum)
         .expect("write");

@@ -36,7 +36,7 @@ fn unknown_node_is_refused_by_every_operation_without_changing_state() {
         );
     }
     assert_eq!(
-        g.write_at(&ghost, "k".into(), "v".into()),
+        g.write_at(&ghost, "k".into(), "v".into(), AckLevel::Quorum),
         Err(unknown.clone())
     );
     assert_eq!(g.propose_at(&ghost, "k".into(), "v".into()), Err(unknown));
@@ -69,7 +69,10 @@ fn crashed_node_refuses_operations_that_need_it_alive() {
         g.client_read(b"k", ReadLevel::Linearizable, Some(&f)),
         Err(down.clone())
     );
-    assert_eq!(g.write_at(&f, "k".into(), "v".into()), Err(down));
+    assert_eq!(
+        g.write_at(&f, "k".into(), "v".into(), AckLevel::Quorum),
+        Err(down)
+    );
     assert_eq!(g.probe(), before);
 }
 
@@ -111,7 +114,7 @@ fn writing_or_reading_linearizably_at_a_follower_is_refused() {
         .expect("follower");
     let before = g.probe();
     assert!(
-        matches!(g.write_at(&f, "k".into(), "v".into()), Err(GroupError::NotPermitted { node, .. }) if node == f)
+        matches!(g.write_at(&f, "k".into(), "v".into(), AckLevel::Quorum), Err(GroupError::NotPermitted { node, .. }) if node == f)
     );
     match g.client_read(b"k", ReadLevel::Linearizable, Some(&f)) {
         Err(GroupError::ReadBlocked { guard, node, .. }) => {

@@ -4,7 +4,7 @@
 //! reads share a read-index round).
 
 use proto_raft::prelude::*;
-use proto_raft::{GUARD_DEPOSED, GUARD_NO_QUORUM, ReadResult, Value};
+use proto_raft::{AckLevel, GUARD_DEPOSED, GUARD_NO_QUORUM, ReadResult, Value};
 
 fn elected(seed: u64) -> (RaftGroup, NodeId, Vec<NodeId>) {
     let mut g = RaftGroup::new(RaftConfig::default().with_seed(seed)).expect("group");
@@ -588,7 +588,7 @@ fn write_at_is_a_submit_at_the_named_node() {
     g.failover(None).expect("failover");
     let mark = g.trace().len();
     let w = g
-        .write_at(&old, "k".into(), "minority".into())
+        .write_at(&old, "k".into(), "minority".into(), AckLevel::Quorum)
         .expect("attempt");
     assert_eq!((w.accepted, w.offset), (false, Some(2)));
     let submitted = g

@@ -171,7 +171,12 @@ fn partitioned_old_leader_cannot_commit_and_its_suffix_is_overwritten_after_heal
     g.isolate(&old).expect("isolate");
     let new = g.failover(None).expect("failover");
     let minority = g
-        .write_at(&old, "k".into(), Bytes::from_static(b"minority"))
+        .write_at(
+            &old,
+            "k".into(),
+            Bytes::from_static(b"minority"),
+            AckLevel::Quorum,
+        )
         .expect("attempt");
     assert!(!minority.accepted, "{}", minority.message);
     let stale_index = minority.offset.expect("appended locally");
