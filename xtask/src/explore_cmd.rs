@@ -13,6 +13,8 @@ use explore::{
     SweepOptions, Verdict,
 };
 
+use explore::table::{cell, rows};
+
 use crate::args::ProtocolArg;
 use crate::output::{self, Failure};
 
@@ -300,39 +302,6 @@ pub fn sweep_all(
     Ok(verdicts)
 }
 
-/// A verdict as a table cell, as `docs/guarantees.md` shows it.
-pub fn cell(v: &Verdict) -> String {
-    match (&v.status, &v.counterexample) {
-        (Status::Violated, Some(cx)) => format!(
-            "violated: {} steps — `cargo xtask explore --replay {}`",
-            cx.steps, cx.replay
-        ),
-        (Status::Holds, _) if v.undecided > 0 => {
-            format!(
-                "holds ({}; {} offline at the end)",
-                v.schedules, v.undecided
-            )
-        }
-        (Status::Holds, _) => format!("holds ({})", v.schedules),
-        (status, _) => status.name().to_string(),
-    }
-}
-
-/// One row per configuration, one column per property.
-pub fn rows(verdicts: &[Verdict]) -> Vec<(String, [&Verdict; 3])> {
-    verdicts
-        .chunks(3)
-        .filter(|c| c.len() == 3)
-        .map(|c| {
-            let name = format!(
-                "{} | {} | {} | {}",
-                c[0].protocol, c[0].ack, c[0].read, c[0].config
-            );
-            (name, [&c[0], &c[1], &c[2]])
-        })
-        .collect()
-}
-
 /// The committed `docs/guarantees.md`.
 fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
     let mut out = String::new();
@@ -350,14 +319,7 @@ fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
          some schedules could not decide.\n",
         sweep.schedules, sweep.first_seed, sweep.shape.clients
     );
-    let _ = writeln!(
-        out,
-        "| protocol | ack | read | setting | durable | linearizable | invariants |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-    for (name, [d, l, i]) in rows(verdicts) {
-        let _ = writeln!(out, "| {name} | {} | {} | {} |", cell(d), cell(l), cell(i));
-    }
+    out.push_str(&explore::table::markdown(verdicts));
     out.push_str(DEFINITIONS);
     let mut notes = String::new();
     for v in verdicts {

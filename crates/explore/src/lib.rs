@@ -45,6 +45,7 @@ mod run;
 mod schedule;
 pub mod shrink;
 mod sweep;
+pub mod table;
 
 pub use config::{Configuration, Factory, read_snake};
 pub use history::{HistoryOp, OpKind};

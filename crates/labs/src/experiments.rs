@@ -108,12 +108,28 @@ fn parsed_for(protocol: Protocol) -> std::borrow::Cow<'static, [Result<Scenario,
 /// Every matrix run of every file on `protocol`, in experiment order then
 /// file order. The parts are read from the built-in parse (the files name
 /// only built-in protocols, so any registry parses them into the same
-/// parts); a protocol runs the parts whose `protocols=` lists it, or that
-/// list none.
+/// parts). A protocol runs the parts whose `protocols=` lists it, and those
+/// that list none; a protocol no list of the file names (one registered
+/// beyond the built-in four) runs the parts that list none and, when the
+/// file has none, its first `variant=default` part — so it gets a cell in
+/// every row.
 pub(crate) fn parts(protocol: Protocol) -> Vec<Part> {
     let mut parts = Vec::new();
     for (file, parsed) in FILES.iter().zip(parsed()) {
         let Ok(s) = parsed else { continue };
+        let configs = || {
+            s.cases.iter().filter_map(|c| match &c.directive {
+                Directive::Config(config) => Some(config),
+                _ => None,
+            })
+        };
+        let named = configs().any(|c| {
+            c.protocols
+                .as_ref()
+                .is_some_and(|list| list.iter().any(|p| p == protocol.name()))
+        });
+        let unlisted = configs().any(|c| c.variant.is_some() && c.protocols.is_none());
+        let mut stand_in_taken = named || unlisted;
         let starts: Vec<usize> = s
             .cases
             .iter()
@@ -129,7 +145,11 @@ pub(crate) fn parts(protocol: Protocol) -> Vec<Part> {
             let Some(variant) = config.variant.as_deref() else {
                 continue;
             };
-            if config.runs_on(protocol.name()) {
+            let stand_in = !stand_in_taken && variant == "default";
+            if stand_in {
+                stand_in_taken = true;
+            }
+            if config.runs_on(protocol.name()) || stand_in {
                 parts.push(Part {
                     experiment: file.number,
                     protocol,
@@ -203,9 +223,14 @@ impl Part {
         let whole = all[index]
             .as_ref()
             .map_err(|e| GroupError::config("scenario", e.clone()))?;
+        let mut cases = whole.cases[self.start..self.end].to_vec();
+        // A stand-in part (see `parts`) runs on this protocol too.
+        if let Some(Directive::Config(config)) = cases.first_mut().map(|c| &mut c.directive) {
+            config.protocols = None;
+        }
         let part = Scenario {
             file: whole.file.clone(),
-            cases: whole.cases[self.start..self.end].to_vec(),
+            cases,
             trailer: Vec::new(),
         };
         let (_, runs) = scenario::run_parts(&part, self.protocol, &registry_with(self.protocol));

@@ -9,7 +9,8 @@ use labs::matrix::{EXPERIMENTS, Matrix};
 
 use super::html::{block_markdown, escape, inline_markdown, page as frame};
 use super::{Inputs, counterexample_path, legend, run_path};
-use crate::explore_cmd::{DEFINITIONS, cell, rows};
+use crate::explore_cmd::DEFINITIONS;
+use explore::table::{cell, rows};
 
 /// The run a matrix cell part stands for.
 fn find_run<'a>(runs: &'a [Run], experiment: u8, protocol: &str, variant: &str) -> Option<&'a Run> {

@@ -1,0 +1,128 @@
+//! Chain replication registered with the laboratory by one line: it gets a
+//! matrix column, scenario outputs and explorer verdicts, all computed from
+//! runs, exactly as the built-in four do.
+
+use explore::SweepOptions;
+use labs::Protocol;
+use proto_chain::ChainRegistration;
+
+/// The one registration line.
+fn registry() -> labs::Registry {
+    labs::registry().with(Protocol::new(&ChainRegistration))
+}
+
+fn chain() -> Protocol {
+    registry().named("chain").expect("registered")
+}
+
+#[test]
+fn the_matrix_has_a_chain_column_computed_from_its_runs() {
+    let runs = labs::all_runs_in(&registry()).expect("every experiment runs");
+    let chain_runs: Vec<&labs::Run> = runs.iter().filter(|r| r.protocol == chain()).collect();
+    assert!(
+        chain_runs.len() == 7,
+        "chain runs one part of every experiment (the unlisted or first default part): {}",
+        chain_runs.len()
+    );
+    let markdown = labs::matrix::to_markdown(&runs);
+    println!("{markdown}");
+    let header = markdown
+        .lines()
+        .find(|l| l.contains("| async |"))
+        .expect("a header row");
+    assert!(header.trim_end().ends_with("| chain |"), "{header}");
+    // Experiment 6 writes at the weak level (acknowledged by the head) and
+    // reads before the write travels: the head is fresh, and the tail —
+    // which alone answers LINEARIZABLE — does not hold it yet.
+    let reads = labs::matrix::read_matrix(&runs);
+    let (_, levels) = reads
+        .iter()
+        .find(|(p, _)| *p == chain())
+        .expect("chain ran experiment 6");
+    assert_eq!(
+        levels,
+        &[
+            ("LOCAL", "stale"),
+            ("LEADER", "fresh"),
+            ("LINEARIZABLE", "stale")
+        ]
+    );
+    // Experiment 2: a write the tail acknowledged survives the head's crash.
+    let crash = runs
+        .iter()
+        .find(|r| r.protocol == chain() && r.experiment == 2)
+        .expect("chain ran experiment 2");
+    assert!(crash.cell().starts_with("survived"), "{}", crash.cell());
+    // The built-in columns did not change.
+    let builtin = labs::matrix::to_markdown(&labs::all_runs().expect("runs"));
+    let committed = include_str!("../../../docs/matrix.md");
+    assert_eq!(builtin, committed, "docs/matrix.md is the built-in matrix");
+}
+
+#[test]
+fn a_scenario_file_runs_on_chain_beside_the_builtin_protocols() {
+    let registry = registry();
+    let text = "write key=k value=v level=strong\n\nread key=k level=authority\n\nfenced\n";
+    let parsed = scenario::parse("t.txt", text, &registry).expect("parses");
+    let outputs = scenario::run_protocols(&parsed, registry.protocols(), &registry);
+    let rendered = scenario::render(&parsed, &outputs, false, &registry);
+    println!("{rendered}");
+    assert!(
+        rendered.contains("chain: acked offset=1 (ALL_ISR)"),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("chain: value=v node=chain-3 offset=1 (LINEARIZABLE)"),
+        "{rendered}"
+    );
+}
+
+#[test]
+fn the_explorer_judges_every_chain_row() {
+    let configs: Vec<explore::Configuration> = labs::explore_configs_in(&registry())
+        .into_iter()
+        .filter(|c| c.protocol == "chain")
+        .collect();
+    assert_eq!(configs.len(), 3);
+    let options = SweepOptions {
+        schedules: 200,
+        jobs: 2,
+        ..SweepOptions::default()
+    };
+    let mut verdicts = Vec::new();
+    for config in &configs {
+        verdicts.extend(explore::sweep(config, &options).expect("sweeps"));
+    }
+    let table = explore::table::markdown(&verdicts);
+    println!("{table}");
+    assert_eq!(
+        table.lines().filter(|l| l.starts_with("| chain |")).count(),
+        3
+    );
+    let row = |read: &str, ack: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("| chain | {ack} | {read} |")))
+            .unwrap_or_else(|| panic!("a {ack}/{read} row"))
+            .to_owned()
+    };
+    let cells = |line: String| -> Vec<String> {
+        line.split(" | ")
+            .map(|c| c.trim_matches(['|', ' ']).to_owned())
+            .collect()
+    };
+    // Columns: protocol, ack, read, setting, durable, linearizable, invariants.
+    // A LOCAL read of a node behind the tail can miss a write the tail
+    // already acknowledged: not linearizable, found by the sweep.
+    let local = cells(row("local", "all_isr"));
+    assert!(local[5].starts_with("violated"), "{table}");
+    // Reads at the tail of writes the tail acknowledged: durable and
+    // linearizable over every schedule.
+    let tail = cells(row("linearizable", "all_isr"));
+    assert!(tail[4].starts_with("holds"), "{table}");
+    assert_eq!(tail[5], "holds (200)", "{table}");
+    // Invariants (the prefix property) are checked on every row and hold.
+    for line in table.lines().filter(|l| l.starts_with("| chain |")) {
+        assert_eq!(cells(line.to_owned())[6], "holds (200)", "{line}");
+    }
+}
