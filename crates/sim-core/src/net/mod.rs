@@ -2,6 +2,10 @@
 
 use std::collections::BTreeSet;
 
+mod config;
+
+pub use config::{NetConfig, Transport};
+
 use crate::clock::Tick;
 use crate::error::SimError;
 use crate::node::NodeId;
@@ -35,97 +39,6 @@ pub struct Envelope<M> {
     pub msg: M,
 }
 
-/// Network settings. Build with [`NetConfig::default`] and the `with_*`
-/// methods; [`SimNet::new`] validates.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NetConfig {
-    /// Smallest delivery delay in ticks.
-    pub min_delay: u64,
-    /// Largest delivery delay in ticks (≥ `min_delay`).
-    pub max_delay: u64,
-    /// Probability in [0, 1] that a message is dropped on send.
-    pub drop_rate: f64,
-    /// Probability in [0, 1] that a message gets extra delay so a later one
-    /// may overtake it.
-    pub reorder_rate: f64,
-    /// Largest extra delay added to a reordered message (≥ 1 when
-    /// `reorder_rate` > 0).
-    pub reorder_jitter: u64,
-}
-
-impl Default for NetConfig {
-    /// Delay exactly 1 tick, no drops, no reordering.
-    fn default() -> Self {
-        NetConfig {
-            min_delay: 1,
-            max_delay: 1,
-            drop_rate: 0.0,
-            reorder_rate: 0.0,
-            reorder_jitter: 2,
-        }
-    }
-}
-
-impl NetConfig {
-    /// A fixed delay of `ticks` for every message.
-    pub fn with_delay(mut self, ticks: u64) -> Self {
-        self.min_delay = ticks;
-        self.max_delay = ticks;
-        self
-    }
-
-    /// A seeded delay drawn uniformly from `min..=max`.
-    pub fn with_delay_range(mut self, min: u64, max: u64) -> Self {
-        self.min_delay = min;
-        self.max_delay = max;
-        self
-    }
-
-    /// Seeded drops with probability `rate`.
-    pub fn with_drop_rate(mut self, rate: f64) -> Self {
-        self.drop_rate = rate;
-        self
-    }
-
-    /// Seeded reordering: with probability `rate`, up to `jitter` extra ticks.
-    pub fn with_reorder(mut self, rate: f64, jitter: u64) -> Self {
-        self.reorder_rate = rate;
-        self.reorder_jitter = jitter;
-        self
-    }
-
-    /// Checks every setting; the error names the one at fault.
-    pub fn validate(&self) -> Result<(), SimError> {
-        if self.max_delay < self.min_delay {
-            return Err(SimError::Config {
-                setting: "max_delay",
-                reason: format!(
-                    "max_delay {} is below min_delay {}",
-                    self.max_delay, self.min_delay
-                ),
-            });
-        }
-        for (setting, rate) in [
-            ("drop_rate", self.drop_rate),
-            ("reorder_rate", self.reorder_rate),
-        ] {
-            if !(0.0..=1.0).contains(&rate) {
-                return Err(SimError::Config {
-                    setting,
-                    reason: format!("{rate} is outside [0, 1]"),
-                });
-            }
-        }
-        if self.reorder_rate > 0.0 && self.reorder_jitter == 0 {
-            return Err(SimError::Config {
-                setting: "reorder_jitter",
-                reason: "must be at least 1 when reorder_rate > 0".into(),
-            });
-        }
-        Ok(())
-    }
-}
-
 /// The network: a queue of [`Envelope`]s on a [`Scheduler`] (which also owns
 /// the clock) plus the set of cut directional links.
 ///
@@ -139,9 +52,12 @@ pub struct SimNet<M> {
     queue: Scheduler<Envelope<M>>,
     cut: BTreeSet<(NodeId, NodeId)>,
     next_id: MessageId,
+    /// Stream only: the tick the last message on each directed link is due
+    /// (a later one is never due earlier).
+    link_due: std::collections::BTreeMap<(NodeId, NodeId), Tick>,
 }
 
-impl<M: Payload> SimNet<M> {
+impl<M: Payload + Clone> SimNet<M> {
     /// A network at tick 0 with `config`, or a [`SimError::Config`].
     pub fn new(config: NetConfig) -> Result<Self, SimError> {
         config.validate()?;
@@ -150,12 +66,32 @@ impl<M: Payload> SimNet<M> {
             queue: Scheduler::new(),
             cut: BTreeSet::new(),
             next_id: 0,
+            link_due: std::collections::BTreeMap::new(),
         })
     }
 
     /// The settings in force.
     pub fn config(&self) -> &NetConfig {
         &self.config
+    }
+
+    /// Replaces the settings (e.g. an explorer's network profile), or a
+    /// [`SimError::Config`]; only while nothing is in flight, so no message
+    /// is judged by two settings.
+    pub fn set_config(&mut self, config: NetConfig) -> Result<(), SimError> {
+        config.validate()?;
+        if !self.queue.is_empty() {
+            return Err(SimError::Config {
+                setting: "transport",
+                reason: format!(
+                    "{} messages are in flight; change the network before anything is sent",
+                    self.queue.len()
+                ),
+            });
+        }
+        self.config = config;
+        self.link_due.clear();
+        Ok(())
     }
 
     /// The current tick.
@@ -211,25 +147,65 @@ impl<M: Payload> SimNet<M> {
             );
             return id;
         }
-        let mut delay = if self.config.min_delay == self.config.max_delay {
+        let envelope = Envelope {
+            id,
+            src: src.clone(),
+            dst: dst.clone(),
+            sent_at: now,
+            msg,
+        };
+        match self.config.transport {
+            Transport::Datagram => {
+                let due = now + self.datagram_delay(rng);
+                if rng.chance(self.config.duplicate_rate) {
+                    let copy_due = now + self.datagram_delay(rng);
+                    record!(
+                        trace,
+                        now,
+                        "message_duplicated",
+                        id = id,
+                        src = src,
+                        dst = dst,
+                        msg = label
+                    );
+                    self.queue.schedule_at(copy_due, envelope.clone());
+                }
+                self.queue.schedule_at(due, envelope);
+            }
+            Transport::Stream => {
+                let mut delay = self.base_delay(rng);
+                if rng.chance(self.config.stall_rate) {
+                    delay += rng.range_inclusive(1, self.config.stall_ticks);
+                }
+                let link = (src.clone(), dst.clone());
+                let due = self
+                    .link_due
+                    .get(&link)
+                    .map_or(now + delay, |&last| last.max(now + delay));
+                self.link_due.insert(link, due);
+                self.queue.schedule_at(due, envelope);
+            }
+        }
+        id
+    }
+
+    /// A seeded delay in `[min_delay, max_delay]` (no draw when fixed).
+    fn base_delay(&self, rng: &mut Rng) -> u64 {
+        if self.config.min_delay == self.config.max_delay {
             self.config.min_delay
         } else {
             rng.range_inclusive(self.config.min_delay, self.config.max_delay)
-        };
+        }
+    }
+
+    /// A datagram's delay: the base delay plus, when reordered, a seeded
+    /// extra that lets later messages overtake it.
+    fn datagram_delay(&self, rng: &mut Rng) -> u64 {
+        let mut delay = self.base_delay(rng);
         if rng.chance(self.config.reorder_rate) {
             delay += rng.range_inclusive(1, self.config.reorder_jitter);
         }
-        self.queue.schedule(
-            delay,
-            Envelope {
-                id,
-                src: src.clone(),
-                dst: dst.clone(),
-                sent_at: now,
-                msg,
-            },
-        );
-        id
+        delay
     }
 
     /// The next message due now whose link is still open. Messages whose
@@ -286,7 +262,37 @@ impl<M: Payload> SimNet<M> {
         !self.cut.is_empty() && self.cut.contains(&(src.clone(), dst.clone()))
     }
 
-    /// Cuts the link from `src` to `dst` (one direction only).
+    /// Replaces the set of cut directional links with `cuts` and returns the
+    /// links cut now that were open before, in order. On a
+    /// [`Transport::Stream`] network each such link's connection resets:
+    /// everything in flight on it is dropped now (`connection_reset`, and a
+    /// `message_dropped` with that reason per message, in id order) — it is
+    /// never delivered, even if the link is restored before it was due.
+    pub fn set_cuts(
+        &mut self,
+        cuts: BTreeSet<(NodeId, NodeId)>,
+        trace: &mut Trace,
+    ) -> Vec<(NodeId, NodeId)> {
+        let newly: Vec<(NodeId, NodeId)> = cuts.difference(&self.cut).cloned().collect();
+        self.cut = cuts;
+        if self.config.transport == Transport::Stream {
+            let now = self.queue.now();
+            for (src, dst) in &newly {
+                record!(trace, now, "connection_reset", src = src, dst = dst);
+                self.link_due.remove(&(src.clone(), dst.clone()));
+                self.discard_where(
+                    |env| env.src == *src && env.dst == *dst,
+                    "connection_reset",
+                    trace,
+                );
+            }
+        }
+        newly
+    }
+
+    /// Cuts the link from `src` to `dst` (one direction only). Messages in
+    /// flight on it are dropped at delivery if it is still cut then (use
+    /// [`SimNet::set_cuts`] for a stream's connection reset).
     pub fn partition(&mut self, src: &NodeId, dst: &NodeId) {
         self.cut.insert((src.clone(), dst.clone()));
     }
