@@ -1,12 +1,13 @@
-//! Space-time diagrams (`labs::diagram`) of the experiment runs: one pinned
-//! per protocol, and every run's diagram checked as an XML document.
+//! Space-time diagrams of the experiment runs (`labs::diagram_of`, drawn
+//! by the `diagram` crate): one pinned per protocol, and every run's
+//! diagram checked as an XML document.
 
 mod common;
 
 use std::collections::BTreeSet;
 
 use labs::Protocol;
-use labs::diagram::render_run;
+use labs::diagram_of;
 use roxmltree::{Document, Node};
 use sim_core::{Trace, Value};
 
@@ -55,7 +56,7 @@ fn trace_nodes(trace: &Trace) -> BTreeSet<String> {
 fn the_experiment_3_diagram_of_each_protocol_is_pinned() {
     for protocol in Protocol::ALL {
         let run = common::run(3, protocol, "default");
-        insta::assert_snapshot!(format!("diagram_exp3_{protocol}"), render_run(run));
+        insta::assert_snapshot!(format!("diagram_exp3_{protocol}"), diagram_of(run));
     }
 }
 
@@ -63,7 +64,7 @@ fn the_experiment_3_diagram_of_each_protocol_is_pinned() {
 fn every_run_draws_a_well_formed_svg_with_a_lane_per_node_and_an_arrow_per_message() {
     for run in common::runs() {
         let name = format!("exp{} {} {}", run.experiment, run.protocol, run.variant);
-        let svg = render_run(run);
+        let svg = diagram_of(run);
         let doc = Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: not XML: {e}"));
         let root = doc.root_element();
         assert_eq!(root.tag_name().name(), "svg", "{name}");
@@ -112,7 +113,7 @@ fn every_run_draws_a_well_formed_svg_with_a_lane_per_node_and_an_arrow_per_messa
 #[test]
 fn the_isr_minority_leader_diagram_marks_the_fenced_old_epoch_appends() {
     let run = common::run(3, Protocol::Isr, "default");
-    let svg = render_run(run);
+    let svg = diagram_of(run);
     let doc = Document::parse(&svg).expect("XML");
     let fenced: Vec<_> = with_class(&doc, "reject")
         .into_iter()
@@ -134,8 +135,8 @@ fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
     let again = labs::protocol_runs(Protocol::Raft).expect("runs");
     for run in again.iter().filter(|r| r.experiment == 3) {
         assert_eq!(
-            render_run(run),
-            render_run(common::run(3, Protocol::Raft, run.variant))
+            diagram_of(run),
+            diagram_of(common::run(3, Protocol::Raft, run.variant))
         );
     }
 }
@@ -144,7 +145,7 @@ fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
 fn the_committed_isr_diagram_matches_a_fresh_run() {
     let committed = include_str!("../../docs/diagram-exp3-isr.svg");
     assert!(
-        committed == render_run(common::run(3, Protocol::Isr, "default")),
+        committed == diagram_of(common::run(3, Protocol::Isr, "default")),
         "docs/diagram-exp3-isr.svg is stale; regenerate with: \
          cargo xtask diagram --experiment 3 --protocol isr -o docs/diagram-exp3-isr.svg"
     );

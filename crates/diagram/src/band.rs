@@ -3,7 +3,9 @@
 //! needs, and client-facing events that name no node as one-row markers.
 
 use super::classify::Tone;
-use super::draw::{BAND_COL, Geometry, INK, MUTED, backed_text, tone_colour};
+use super::geometry::{BAND_COL, Geometry};
+use super::label::backed_text;
+use super::palette::{INK, MUTED, tone_colour};
 use super::place::Rect;
 use super::scene::{BandItem, Scene};
 use super::svg::{El, Svg};

@@ -3,9 +3,9 @@
 //! and the notes and dots of the lane's own events.
 
 use super::classify::Tone;
-use super::draw::{
-    CRASHED, Geometry, HEADER_Y, INK, ISOLATED, LANE_GAP, REJECT, ROLE, backed_text, tone_colour,
-};
+use super::geometry::{Geometry, HEADER_Y, LANE_GAP};
+use super::label::backed_text;
+use super::palette::{CRASHED, INK, ISOLATED, REJECT, ROLE, tone_colour};
 use super::place::{Occupancy, Rect};
 use super::scene::{NoteStyle, Scene, SegmentKind};
 use super::svg::{El, Svg};

@@ -1,7 +1,7 @@
 //! The legend under the picture: one sample of every mark with its meaning.
 
 use super::classify::Tone;
-use super::draw::{CRASHED, DROP, INK, ISOLATED, MUTED, REJECT, ROLE, tone_colour};
+use super::palette::{CRASHED, DROP, INK, ISOLATED, MUTED, REJECT, ROLE, tone_colour};
 use super::svg::{El, Svg};
 use super::text::{num, text_width};
 
