@@ -150,3 +150,79 @@ fn the_committed_isr_diagram_matches_a_fresh_run() {
          cargo xtask diagram --experiment 3 --protocol isr -o docs/diagram-exp3-isr.svg"
     );
 }
+
+/// How the diagram shows a value of the trace: printable bytes as text,
+/// an absent value as `none`.
+fn shown(value: Option<Value>) -> String {
+    match value {
+        Some(Value::Bytes(b)) if b.iter().all(|c| (0x20..0x7f).contains(c)) => {
+            String::from_utf8_lossy(&b).into_owned()
+        }
+        Some(Value::Absent) | None => "none".to_owned(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Field `key` of `event` when it is text.
+fn text_field(event: &sim_core::EventRef<'_>, key: &str) -> Option<String> {
+    match event.field(key)? {
+        Value::Str(s) => Some(s.into_owned()),
+        _ => None,
+    }
+}
+
+#[test]
+fn every_served_read_is_drawn_with_the_value_the_trace_says_it_returned() {
+    let mut checked = 0;
+    for run in common::runs() {
+        let name = format!("exp{} {} {}", run.experiment, run.protocol, run.variant);
+        let svg = diagram_of(run);
+        let doc = Document::parse(&svg).expect("XML");
+        let labels: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| text_of(&n))
+            .collect();
+        assert!(
+            !labels.iter().any(|l| l.contains("→ found")),
+            "{name}: a read is drawn as `found`: {labels:?}"
+        );
+        let reads: BTreeSet<String> = run
+            .trace
+            .of_kind("client_op_submitted")
+            .filter(|e| text_field(e, "kind").as_deref() == Some("read"))
+            .filter_map(|e| e.field("op").map(|op| op.to_string()))
+            .collect();
+        for done in run.trace.of_kind("client_op_completed") {
+            let op = done
+                .field("op")
+                .map(|op| op.to_string())
+                .unwrap_or_default();
+            let outcome = text_field(&done, "outcome");
+            if !reads.contains(&op) || outcome.as_deref() != Some("done") {
+                continue;
+            }
+            let expected = format!("→ {}", shown(done.field("value")));
+            let bar = with_class(&doc, "client-op")
+                .into_iter()
+                .find(|g| {
+                    g.children()
+                        .find(|c| c.has_tag_name("title"))
+                        .and_then(|t| t.text())
+                        .is_some_and(|t| t.starts_with(&format!("op {op} ")))
+                })
+                .unwrap_or_else(|| panic!("{name}: no bar for read op {op}"));
+            let label = bar
+                .descendants()
+                .find(|n| n.has_tag_name("text"))
+                .map(|n| text_of(&n))
+                .unwrap_or_default();
+            assert!(
+                label.ends_with(&expected) || label.ends_with(&format!("{expected} (stale)")),
+                "{name}: read op {op} is drawn {label:?}, the trace says {expected:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} served reads checked");
+}

@@ -1,6 +1,7 @@
 //! A space-time diagram of a tiny hand-made trace: a leader replicates one
 //! write to two followers (one append is dropped by a partition), a client
-//! writes and then reads the key back.
+//! writes, reads the key back from the leader, then reads it from the
+//! follower that missed the write (a stale read, drawn in the bad tone).
 //!
 //! Run: `cargo run -p diagram --example hand_made_trace > trace.svg`, then
 //! open `trace.svg` in a browser.
@@ -106,6 +107,38 @@ fn main() {
         outcome = "done",
         node = &n1,
         value = value
+    );
+    // n3 missed the append: a LOCAL read there returns nothing, although
+    // the write was acknowledged before the read began — drawn stale.
+    let nothing: Option<Bytes> = None;
+    record!(
+        trace,
+        4,
+        "client_op_submitted",
+        op = 3u64,
+        kind = "read",
+        key = key.clone(),
+        value = nothing.clone(),
+        level = "LOCAL",
+        node = &n3
+    );
+    record!(
+        trace,
+        4,
+        "demo_read_served",
+        node = &n3,
+        level = "LOCAL",
+        key = key.clone(),
+        value = nothing.clone()
+    );
+    record!(
+        trace,
+        4,
+        "client_op_completed",
+        op = 3u64,
+        outcome = "done",
+        node = &n3,
+        value = nothing
     );
     let options = diagram::DiagramOptions::titled("a hand-made trace");
     print!("{}", diagram::render_svg(&trace, &options));

@@ -154,7 +154,8 @@ pub(super) fn render(scene: &Scene, options: &DiagramOptions, trace: &Trace) -> 
     };
 
     let width = geo.width.max(taken.right_edge() + 16.0).ceil();
-    let legend = legend::layout(width, names_bottom + 22.0);
+    let marked = scene.band.iter().any(|item| item.violating);
+    let legend = legend::layout(width, names_bottom + 22.0, marked);
     let height = (legend.bottom + 14.0).ceil();
     let title = options
         .title

@@ -50,15 +50,32 @@
 //!   concurrently open operation; until a trace records client operations,
 //!   the protocols' client-facing events that name no node
 //!   (`isr_write_acknowledged`, …) are markers there instead. Those that
-//!   name a node (`raft_write_committed`, `raft_read_served`, a leader's
-//!   append of a client write, …) are markers on its lane;
+//!   name a node (`raft_write_committed`, a leader's append of a client
+//!   write, …) are markers on its lane;
+//! - **reads** say what they returned, from the trace: the completion's
+//!   `value`, and on the serving node's lane its own `*_read_served` event
+//!   (`value`, or `found = false`; `found = true` alone takes the value of
+//!   the client's completion that follows it) — `R k → none` when nothing
+//!   was returned. A read is **stale** when it returned a value older than
+//!   a write acknowledged (`done`) before it was submitted, as far as the
+//!   trace can tell (the rule is in `stale.rs`: the read's value was
+//!   written only by writes that ended before that acknowledged write
+//!   began; a write still in flight or overlapping it never makes a read
+//!   stale): drawn
+//!   in the bad tone as a pale bar, `R k → none (stale)`, and so is its
+//!   lane note; the tooltip names the write it missed;
+//! - **violating operations**, given by the caller in
+//!   [`DiagramOptions::violating`] (e.g. the operation a linearizability
+//!   checker could not place): the bad tone, a halo around the bar, `◆` on
+//!   its label and on the serving lane, and a legend entry;
 //! - any other event naming a `node`: a small dot on its lane, with the
 //!   trace line as its tooltip (every drawn element carries the trace
 //!   lines it comes from as an SVG `<title>`).
 //!
 //! The output is SVG 1.1 with no script, no external resource and generic
 //! font families; elements carry stable classes (`lane`, `msg`,
-//! `msg dropped`, `msg rejected`, `reject`, `client-op done`, …) for tests
+//! `msg dropped`, `msg rejected`, `reject`, `client-op done`,
+//! `client-op done stale`, `violating`, `marker stale`, …) for tests
 //! and styling. The same trace always gives byte-identical output.
 //!
 //! ```
@@ -79,12 +96,14 @@ mod geometry;
 mod label;
 mod lanes;
 mod legend;
+mod mark;
 mod options;
 mod palette;
 mod place;
 mod read;
 mod roles;
 mod scene;
+mod stale;
 mod svg;
 mod text;
 mod timeline;
@@ -99,6 +118,7 @@ pub use text::escape_xml;
 
 /// The space-time diagram of `trace` as a standalone SVG document.
 pub fn render_svg(trace: &Trace, options: &DiagramOptions) -> String {
-    let scene = read::build(trace);
+    let mut scene = read::build(trace);
+    scene.mark_violating(&options.violating);
     draw::render(&scene, options, trace)
 }
