@@ -1,11 +1,12 @@
-//! Space-time diagrams (`labs::diagram`) of the experiment runs: one pinned
-//! per protocol, and every run's diagram checked as an XML document.
+//! Space-time diagrams of the experiment runs (`labs::diagram_of`, drawn
+//! by the `diagram` crate): one pinned per protocol, and every run's
+//! diagram checked as an XML document.
 
 mod common;
 
 use std::collections::BTreeSet;
 
-use labs::diagram::render_run;
+use labs::diagram_of;
 use roxmltree::{Document, Node};
 use sim_core::{Trace, Value};
 
@@ -54,7 +55,7 @@ fn trace_nodes(trace: &Trace) -> BTreeSet<String> {
 fn the_experiment_3_diagram_of_each_protocol_is_pinned() {
     for protocol in labs::BUILTIN {
         let run = common::run(3, protocol, "default");
-        insta::assert_snapshot!(format!("diagram_exp3_{protocol}"), render_run(run));
+        insta::assert_snapshot!(format!("diagram_exp3_{protocol}"), diagram_of(run));
     }
 }
 
@@ -62,7 +63,7 @@ fn the_experiment_3_diagram_of_each_protocol_is_pinned() {
 fn every_run_draws_a_well_formed_svg_with_a_lane_per_node_and_an_arrow_per_message() {
     for run in common::runs() {
         let name = format!("exp{} {} {}", run.experiment, run.protocol, run.variant);
-        let svg = render_run(run);
+        let svg = diagram_of(run);
         let doc = Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: not XML: {e}"));
         let root = doc.root_element();
         assert_eq!(root.tag_name().name(), "svg", "{name}");
@@ -111,7 +112,7 @@ fn every_run_draws_a_well_formed_svg_with_a_lane_per_node_and_an_arrow_per_messa
 #[test]
 fn the_isr_minority_leader_diagram_marks_the_fenced_old_epoch_appends() {
     let run = common::run(3, common::ISR, "default");
-    let svg = render_run(run);
+    let svg = diagram_of(run);
     let doc = Document::parse(&svg).expect("XML");
     let fenced: Vec<_> = with_class(&doc, "reject")
         .into_iter()
@@ -133,8 +134,8 @@ fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
     let again = labs::protocol_runs(common::RAFT).expect("runs");
     for run in again.iter().filter(|r| r.experiment == 3) {
         assert_eq!(
-            render_run(run),
-            render_run(common::run(3, common::RAFT, run.variant))
+            diagram_of(run),
+            diagram_of(common::run(3, common::RAFT, run.variant))
         );
     }
 }
@@ -143,8 +144,84 @@ fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
 fn the_committed_isr_diagram_matches_a_fresh_run() {
     let committed = include_str!("../../docs/diagram-exp3-isr.svg");
     assert!(
-        committed == render_run(common::run(3, common::ISR, "default")),
+        committed == diagram_of(common::run(3, common::ISR, "default")),
         "docs/diagram-exp3-isr.svg is stale; regenerate with: \
          cargo xtask diagram --experiment 3 --protocol isr -o docs/diagram-exp3-isr.svg"
     );
+}
+
+/// How the diagram shows a value of the trace: printable bytes as text,
+/// an absent value as `none`.
+fn shown(value: Option<Value>) -> String {
+    match value {
+        Some(Value::Bytes(b)) if b.iter().all(|c| (0x20..0x7f).contains(c)) => {
+            String::from_utf8_lossy(&b).into_owned()
+        }
+        Some(Value::Absent) | None => "none".to_owned(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Field `key` of `event` when it is text.
+fn text_field(event: &sim_core::EventRef<'_>, key: &str) -> Option<String> {
+    match event.field(key)? {
+        Value::Str(s) => Some(s.into_owned()),
+        _ => None,
+    }
+}
+
+#[test]
+fn every_served_read_is_drawn_with_the_value_the_trace_says_it_returned() {
+    let mut checked = 0;
+    for run in common::runs() {
+        let name = format!("exp{} {} {}", run.experiment, run.protocol, run.variant);
+        let svg = diagram_of(run);
+        let doc = Document::parse(&svg).expect("XML");
+        let labels: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| text_of(&n))
+            .collect();
+        assert!(
+            !labels.iter().any(|l| l.contains("→ found")),
+            "{name}: a read is drawn as `found`: {labels:?}"
+        );
+        let reads: BTreeSet<String> = run
+            .trace
+            .of_kind("client_op_submitted")
+            .filter(|e| text_field(e, "kind").as_deref() == Some("read"))
+            .filter_map(|e| e.field("op").map(|op| op.to_string()))
+            .collect();
+        for done in run.trace.of_kind("client_op_completed") {
+            let op = done
+                .field("op")
+                .map(|op| op.to_string())
+                .unwrap_or_default();
+            let outcome = text_field(&done, "outcome");
+            if !reads.contains(&op) || outcome.as_deref() != Some("done") {
+                continue;
+            }
+            let expected = format!("→ {}", shown(done.field("value")));
+            let bar = with_class(&doc, "client-op")
+                .into_iter()
+                .find(|g| {
+                    g.children()
+                        .find(|c| c.has_tag_name("title"))
+                        .and_then(|t| t.text())
+                        .is_some_and(|t| t.starts_with(&format!("op {op} ")))
+                })
+                .unwrap_or_else(|| panic!("{name}: no bar for read op {op}"));
+            let label = bar
+                .descendants()
+                .find(|n| n.has_tag_name("text"))
+                .map(|n| text_of(&n))
+                .unwrap_or_default();
+            assert!(
+                label.ends_with(&expected) || label.ends_with(&format!("{expected} (stale)")),
+                "{name}: read op {op} is drawn {label:?}, the trace says {expected:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} served reads checked");
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use labs::Protocol;
-use labs::diagram::render_run;
+use labs::diagram_of;
 
 /// Every diagram the guide embeds: file under `docs/img/`, experiment,
 /// protocol, variant.
@@ -26,7 +26,7 @@ fn every_diagram_embedded_in_the_guide_matches_a_fresh_run() {
     for (file, experiment, protocol, variant) in GUIDE_DIAGRAMS {
         let committed = std::fs::read_to_string(dir.join(file))
             .unwrap_or_else(|e| panic!("docs/img/{file}: {e}"));
-        if committed != render_run(common::run(experiment, protocol, variant)) {
+        if committed != diagram_of(common::run(experiment, protocol, variant)) {
             stale.push(format!(
                 "cargo xtask diagram --experiment {experiment} --protocol {protocol} \
                  --variant {variant} -o docs/img/{file}"

@@ -1,6 +1,6 @@
 //! `cargo xtask diagram`: the space-time diagram of one experiment run, as
-//! SVG, drawn from the run's trace by `labs::diagram` (only that run is
-//! computed).
+//! SVG, drawn from the run's trace by the `diagram` crate (via
+//! [`labs::diagram_of`]; only that run is computed).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             )),
         },
     )?;
-    let svg = labs::diagram::render_run(&run);
+    let svg = labs::diagram_of(&run);
     match &args.output {
         Some(path) => {
             std::fs::write(path, &svg)

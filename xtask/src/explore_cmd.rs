@@ -483,9 +483,9 @@ pub struct Replayed {
 impl Replayed {
     /// The run's space-time diagram (SVG), titled `counterexample ID`.
     pub fn diagram(&self) -> String {
-        labs::diagram::render_svg(
+        diagram::render_svg(
             self.report.group.trace(),
-            &labs::diagram::DiagramOptions::titled(format!("counterexample {}", self.id)),
+            &diagram::DiagramOptions::titled(format!("counterexample {}", self.id)),
         )
     }
 }

@@ -23,15 +23,16 @@
 //! Run them all with [`all_runs`] (or `cargo xtask matrix`); run one
 //! experiment × protocol × variant and nothing else with [`run_one`] (or
 //! `cargo xtask trace`); run a file of your own with
-//! `scenario::run_protocols` (or `cargo xtask run FILE`). A runnable
-//! example: `cargo run -p labs --example one_run`.
+//! `scenario::run_protocols` (or `cargo xtask run FILE`); draw a run's
+//! space-time diagram with [`diagram_of`] (the `diagram` crate, titled
+//! after the run). A runnable example: `cargo run -p labs --example
+//! one_run`.
 //!
 //! What it mirrors and omits: the experiments are the ones a course on
 //! replication runs by hand against Redis, PostgreSQL, Kafka and etcd; the
 //! groups are this workspace's simulations of those mechanisms, not the
 //! systems themselves (see each protocol crate's docs for what it omits).
 
-pub mod diagram;
 pub mod experiments;
 mod explore_configs;
 pub mod matrix;
@@ -40,6 +41,7 @@ mod observed;
 mod protocol;
 mod reads;
 mod run;
+mod run_diagram;
 mod specs;
 
 pub use explore_configs::{explore_configs, explore_configs_in};
@@ -51,6 +53,7 @@ pub use protocol::{BUILTIN, Protocol, Registry, protocol, registry};
 pub use reads::{ReadOutcome, guard_outcome, show};
 pub use replication::GroupError;
 pub use run::Run;
+pub use run_diagram::{diagram_of, diagram_options};
 pub use specs::{RunOneError, RunSpec, run_one, run_specs, variants};
 
 /// Every run of `protocol`, in experiment order then variant order.

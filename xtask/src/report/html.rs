@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 /// `text` with `& < > " '` escaped, for element text and attribute values
 /// (the diagrams' own XML escaping, so the pages and the SVG agree).
 pub fn escape(text: &str) -> String {
-    labs::diagram::escape_xml(text)
+    diagram::escape_xml(text)
 }
 
 /// A tiny subset of Markdown as markup: `**bold**` and `` `code` ``, the

@@ -100,7 +100,7 @@ pub fn page(run: &Run, previous: Option<&Run>, next: Option<&Run>) -> String {
          arrows are messages (a cross: dropped, a red bar: rejected or fenced); hover an element \
          for its trace lines.</p>\n<div class=\"diagram\">\n",
     );
-    body.push_str(&inline_svg(&labs::diagram::render_run(run)));
+    body.push_str(&inline_svg(&labs::diagram_of(run)));
     body.push_str("\n</div>\n");
     body.push_str("<div class=\"facts\">\n<section>\n");
     body.push_str("<h2 id=\"observed-values\">Observed values</h2>\n");

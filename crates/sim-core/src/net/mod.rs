@@ -19,6 +19,17 @@ use crate::trace::Trace;
 pub trait Payload {
     /// Stable snake_case name of the message type, e.g. `append_entries`.
     fn label(&self) -> &'static str;
+
+    /// A copy for a datagram network to deliver twice
+    /// ([`NetConfig::duplicate_rate`]); `None` (the default) means this
+    /// message type is never duplicated. Implement it as
+    /// `Some(self.clone())` to let the network duplicate it.
+    fn duplicate(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// Sequential id of a message, unique within one network.
@@ -57,7 +68,7 @@ pub struct SimNet<M> {
     link_due: std::collections::BTreeMap<(NodeId, NodeId), Tick>,
 }
 
-impl<M: Payload + Clone> SimNet<M> {
+impl<M: Payload> SimNet<M> {
     /// A network at tick 0 with `config`, or a [`SimError::Config`].
     pub fn new(config: NetConfig) -> Result<Self, SimError> {
         config.validate()?;
@@ -157,7 +168,9 @@ impl<M: Payload + Clone> SimNet<M> {
         match self.config.transport {
             Transport::Datagram => {
                 let due = now + self.datagram_delay(rng);
-                if rng.chance(self.config.duplicate_rate) {
+                if rng.chance(self.config.duplicate_rate)
+                    && let Some(copy) = envelope.msg.duplicate()
+                {
                     let copy_due = now + self.datagram_delay(rng);
                     record!(
                         trace,
@@ -168,7 +181,16 @@ impl<M: Payload + Clone> SimNet<M> {
                         dst = dst,
                         msg = label
                     );
-                    self.queue.schedule_at(copy_due, envelope.clone());
+                    self.queue.schedule_at(
+                        copy_due,
+                        Envelope {
+                            id,
+                            src: src.clone(),
+                            dst: dst.clone(),
+                            sent_at: now,
+                            msg: copy,
+                        },
+                    );
                 }
                 self.queue.schedule_at(due, envelope);
             }

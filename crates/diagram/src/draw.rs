@@ -1,103 +1,21 @@
-//! The scene drawn: page geometry, title, time axis, lanes and their
-//! segments, breaks and notes; arrows, the clients band and the legend are
-//! drawn by their own modules.
+//! The whole document: title, subtitle, time axis, breaks and run
+//! sections; lanes, arrows, the clients band and the legend are drawn by
+//! their own modules, placed by [`Geometry`].
 
 use sim_core::Trace;
 
-use super::DiagramOptions;
 use super::arrows;
 use super::band;
-use super::classify::Tone;
+use super::geometry::{AXIS_W, Geometry, HEADER_Y, TOP};
 use super::lanes;
 use super::legend;
+use super::options::DiagramOptions;
+use super::palette::{FAINT, INK, MUTED};
 use super::place::{Occupancy, Rect};
 use super::scene::{MsgEnd, Scene};
 use super::svg::{El, Svg};
 use super::text::num;
 use super::timeline::{BREAK, ROW, Timeline, layout};
-
-/// `y` of the first row.
-pub(super) const TOP: f64 = 108.0;
-/// Width of the tick axis at the left.
-const AXIS_W: f64 = 76.0;
-/// Width of one column of the clients band.
-pub(super) const BAND_COL: f64 = 220.0;
-/// Space between the band (or the axis) and the first lane.
-const LANE_LEFT: f64 = 70.0;
-/// Space between two lanes.
-pub(super) const LANE_GAP: f64 = 300.0;
-/// Space right of the last lane, for its notes.
-const RIGHT: f64 = 300.0;
-const MIN_WIDTH: f64 = 980.0;
-/// `y` of the lane names at the top.
-pub(super) const HEADER_Y: f64 = 80.0;
-
-pub(super) const INK: &str = "#1a202c";
-pub(super) const MUTED: &str = "#718096";
-pub(super) const FAINT: &str = "#e2e8f0";
-pub(super) const ROLE: &str = "#6b46c1";
-pub(super) const DROP: &str = "#dd6b20";
-pub(super) const REJECT: &str = "#c53030";
-pub(super) const CRASHED: &str = "#a0aec0";
-pub(super) const ISOLATED: &str = "#fbd38d";
-
-/// The colour of a tone.
-pub(super) fn tone_colour(tone: Tone) -> &'static str {
-    match tone {
-        Tone::Info => "#2b6cb0",
-        Tone::Ok => "#2f855a",
-        Tone::Bad => "#c53030",
-        Tone::Unknown => "#b7791f",
-    }
-}
-
-/// Where things go horizontally.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Geometry {
-    /// Left edge of the clients band.
-    pub band_x: f64,
-    lanes_x0: f64,
-    pub width: f64,
-}
-
-impl Geometry {
-    fn new(lanes: usize, columns: usize) -> Geometry {
-        let band_x = AXIS_W + 8.0;
-        let lanes_x0 = band_x + columns as f64 * BAND_COL + LANE_LEFT;
-        let last = lanes_x0 + lanes.saturating_sub(1) as f64 * LANE_GAP;
-        Geometry {
-            band_x,
-            lanes_x0,
-            width: (last + RIGHT).max(MIN_WIDTH),
-        }
-    }
-
-    /// `x` of lane `lane`.
-    pub(super) fn lane_x(&self, lane: usize) -> f64 {
-        self.lanes_x0 + lane as f64 * LANE_GAP
-    }
-}
-
-/// Text with a white backing at the top-left of `r`.
-pub(super) fn backed_text(svg: &mut Svg, r: Rect, text: &str, fill: &str, extra: &[(&str, &str)]) {
-    svg.leaf(
-        El::new("rect")
-            .num("x", r.x)
-            .num("y", r.y)
-            .num("width", r.w)
-            .num("height", r.h)
-            .attr("fill", "#ffffff")
-            .attr("fill-opacity", "0.85"),
-    );
-    let mut el = El::new("text")
-        .num("x", r.x + 3.0)
-        .num("y", r.y + r.h - 3.5)
-        .attr("fill", fill);
-    for (k, v) in extra {
-        el = el.attr(k, v);
-    }
-    svg.text(el, text);
-}
 
 fn subtitle(scene: &Scene, trace: &Trace) -> String {
     let dropped = scene
@@ -236,7 +154,8 @@ pub(super) fn render(scene: &Scene, options: &DiagramOptions, trace: &Trace) -> 
     };
 
     let width = geo.width.max(taken.right_edge() + 16.0).ceil();
-    let legend = legend::layout(width, names_bottom + 22.0);
+    let marked = scene.band.iter().any(|item| item.violating);
+    let legend = legend::layout(width, names_bottom + 22.0, marked);
     let height = (legend.bottom + 14.0).ceil();
     let title = options
         .title

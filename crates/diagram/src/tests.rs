@@ -373,3 +373,212 @@ fn node_less_ack_markers_give_way_to_client_operations() {
     let svg = render_svg(&t, &DiagramOptions::default());
     assert!(!svg.contains("client-marker"));
 }
+
+/// What a reader sees: the content of every `<text>` element (tooltips,
+/// which hold whole trace lines, left out).
+fn visible_text(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| Some(&t[t.find('>')? + 1..t.find("</text>")?]))
+        .collect()
+}
+
+/// The `<g>` element whose class attribute is exactly `class`, with its
+/// content up to its closing tag (the band's groups do not nest).
+fn group<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    let open = format!(r#"<g class="{class}">"#);
+    svg.match_indices(&open)
+        .map(|(at, _)| {
+            let end = svg[at..].find("</g>").expect("a group closes") + at;
+            &svg[at..end]
+        })
+        .collect()
+}
+
+/// A write of `k=v1` acknowledged, then reads of `k`: op 2 (LOCAL, at
+/// `n2`) returns nothing, op 3 (LEADER, at `n1`) returns `v1`. The lane
+/// events are shaped as the protocols record them: Raft's
+/// `raft_read_served` carries `value` (absent when nothing was found),
+/// Redis-shaped `async_read_served` only `found`.
+fn reads_trace() -> Trace {
+    let (n1, n2, _) = nodes();
+    let nothing: Option<Bytes> = None;
+    let mut t = Trace::new();
+    record!(
+        t,
+        0,
+        "demo_group_started",
+        nodes = vec![n1.clone(), n2.clone()],
+        leader = &n1
+    );
+    record!(
+        t,
+        0,
+        "client_op_submitted",
+        op = 1u64,
+        kind = "write",
+        key = b("k"),
+        value = b("v1"),
+        level = "QUORUM",
+        node = &n1
+    );
+    record!(
+        t,
+        1,
+        "client_op_completed",
+        op = 1u64,
+        outcome = "done",
+        node = &n1,
+        offset = 1u64
+    );
+    record!(
+        t,
+        2,
+        "client_op_submitted",
+        op = 2u64,
+        kind = "read",
+        key = b("k"),
+        value = nothing.clone(),
+        level = "LOCAL",
+        node = &n2
+    );
+    record!(
+        t,
+        2,
+        "raft_read_served",
+        node = &n2,
+        level = "LOCAL",
+        key = b("k"),
+        value = nothing.clone(),
+        applied = 0u64
+    );
+    record!(
+        t,
+        2,
+        "client_op_completed",
+        op = 2u64,
+        outcome = "done",
+        node = &n2,
+        offset = 0u64,
+        value = nothing.clone()
+    );
+    record!(
+        t,
+        3,
+        "client_op_submitted",
+        op = 3u64,
+        kind = "read",
+        key = b("k"),
+        value = nothing.clone(),
+        level = "LEADER",
+        node = &n1
+    );
+    record!(
+        t,
+        3,
+        "async_read_served",
+        node = &n1,
+        level = "LEADER",
+        key = b("k"),
+        offset = 1u64,
+        found = true
+    );
+    record!(
+        t,
+        3,
+        "client_op_completed",
+        op = 3u64,
+        outcome = "done",
+        node = &n1,
+        offset = 1u64,
+        value = b("v1")
+    );
+    t
+}
+
+#[test]
+fn a_read_that_returned_nothing_says_none_and_never_found() {
+    let svg = render_svg(&reads_trace(), &DiagramOptions::default());
+    let said = visible_text(&svg);
+    assert!(!said.iter().any(|t| t.contains("found")), "{said:?}");
+    assert!(svg.contains(">R k → none (LOCAL"), "{svg}");
+    // `found = true` alone does not say what was found: the client's
+    // completion does.
+    assert!(svg.contains(">R k → v1 (LEADER)<"), "{svg}");
+
+    let mut t = Trace::new();
+    let n1 = NodeId::new("n1");
+    record!(
+        t,
+        0,
+        "async_read_served",
+        node = &n1,
+        level = "LOCAL",
+        key = b("k"),
+        offset = 0u64,
+        found = false
+    );
+    let svg = render_svg(&t, &DiagramOptions::default());
+    assert!(svg.contains(">R k → none (LOCAL)<"), "{svg}");
+    let said = visible_text(&svg);
+    assert!(!said.iter().any(|t| t.contains("found")), "{said:?}");
+}
+
+#[test]
+fn a_read_older_than_a_write_acked_before_it_is_not_drawn_green() {
+    let svg = render_svg(&reads_trace(), &DiagramOptions::default());
+    let ok_green = super::palette::tone_colour(super::classify::Tone::Ok);
+    let stale = group(&svg, "client-op done stale");
+    assert_eq!(stale.len(), 1, "{svg}");
+    assert!(stale[0].contains(">R k → none (stale)<"), "{}", stale[0]);
+    assert!(!stale[0].contains(ok_green), "{}", stale[0]);
+    assert!(
+        stale[0].contains("op 1"),
+        "the tooltip names the acked write"
+    );
+    // The fresh read stays green.
+    let fresh = group(&svg, "client-op done");
+    assert_eq!(fresh.len(), 2, "the write and the fresh read");
+    assert!(fresh.iter().any(|g| g.contains(">R k → v1<")));
+    // On the lane too.
+    let stale_note = group(&svg, "marker stale");
+    assert_eq!(stale_note.len(), 1, "{svg}");
+    assert!(stale_note[0].contains("R k → none (LOCAL, stale)"));
+    assert!(!stale_note[0].contains(ok_green));
+}
+
+#[test]
+fn an_operation_marked_violating_is_drawn_bad_with_a_diamond_and_a_legend_entry() {
+    let plain = render_svg(&reads_trace(), &DiagramOptions::default());
+    assert!(!plain.contains("violating"), "nothing is marked by default");
+
+    let options = DiagramOptions::titled("marked").with_violating([3]);
+    let svg = render_svg(&reads_trace(), &options);
+    let bad = super::palette::tone_colour(super::classify::Tone::Bad);
+    let ok_green = super::palette::tone_colour(super::classify::Tone::Ok);
+    // The fresh-looking read op 3 is the marked one: bad, not green, with
+    // its halo and the mark in its label.
+    let marked = group(&svg, "client-op done violating");
+    assert_eq!(marked.len(), 1, "{svg}");
+    assert!(
+        marked[0].contains(">R k → v1 ◆ violating<"),
+        "{}",
+        marked[0]
+    );
+    assert!(marked[0].contains(r#"class="violating-mark""#));
+    assert!(marked[0].contains(bad) && !marked[0].contains(ok_green));
+    // The serving node's note has the diamond instead of a dot.
+    let note = group(&svg, "marker violating");
+    assert_eq!(note.len(), 1, "{svg}");
+    assert!(note[0].contains("R k → v1 (LEADER) ◆ violating"));
+    assert!(note[0].contains("<polygon"), "{}", note[0]);
+    // The stale read stays stale, the legend explains the mark.
+    assert_eq!(group(&svg, "client-op done stale").len(), 1);
+    assert!(svg.contains("◆ op marked violating"));
+    // An id no operation has marks nothing.
+    let svg = render_svg(
+        &reads_trace(),
+        &DiagramOptions::default().with_violating([99]),
+    );
+    assert!(!svg.contains("violating"));
+}

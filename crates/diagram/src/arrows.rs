@@ -2,7 +2,9 @@
 //! receiver's lane at the delivery row; a dropped one ends in a cross, a
 //! rejected one in a red bar, one still in flight fades out dashed.
 
-use super::draw::{DROP, Geometry, REJECT, backed_text};
+use super::geometry::Geometry;
+use super::label::backed_text;
+use super::palette::{DROP, REJECT};
 use super::place::{Occupancy, Rect};
 use super::scene::{Message, MsgEnd, Scene};
 use super::svg::{El, Svg};

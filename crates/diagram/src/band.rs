@@ -3,7 +3,10 @@
 //! needs, and client-facing events that name no node as one-row markers.
 
 use super::classify::Tone;
-use super::draw::{BAND_COL, Geometry, INK, MUTED, backed_text, tone_colour};
+use super::geometry::{BAND_COL, Geometry};
+use super::label::backed_text;
+use super::mark::{diamond, halo};
+use super::palette::{INK, MUTED, tone_colour};
 use super::place::Rect;
 use super::scene::{BandItem, Scene};
 use super::svg::{El, Svg};
@@ -51,13 +54,16 @@ fn column_x(geo: &Geometry, column: usize) -> f64 {
     geo.band_x + column as f64 * BAND_COL + 6.0
 }
 
-fn op_class(tone: Tone) -> &'static str {
-    match tone {
+fn op_class(item: &BandItem) -> String {
+    let outcome = match item.tone {
         Tone::Ok => "client-op done",
         Tone::Bad => "client-op failed",
         Tone::Unknown => "client-op unknown",
         Tone::Info => "client-op open",
-    }
+    };
+    let stale = if item.stale { " stale" } else { "" };
+    let violating = if item.violating { " violating" } else { "" };
+    format!("{outcome}{stale}{violating}")
 }
 
 fn marker_class(tone: Tone) -> &'static str {
@@ -89,7 +95,7 @@ pub(super) fn draw_connectors(
                     .num("y1", tl.y(row))
                     .num("x2", geo.lane_x(lane))
                     .num("y2", tl.y(row))
-                    .attr("stroke", tone_colour(item.tone))
+                    .attr("stroke", tone_colour(item.drawn_tone()))
                     .attr("stroke-opacity", "0.45")
                     .attr("stroke-width", "1")
                     .attr("stroke-dasharray", "1 3"),
@@ -135,24 +141,37 @@ pub(super) fn draw(
     for (item, &column) in scene.band.iter().zip(&packing.column_of) {
         let x = column_x(geo, column);
         let (y1, y2) = (tl.y(item.from_row), tl.y(item.to_row));
-        let fill = tone_colour(item.tone);
+        let fill = tone_colour(item.drawn_tone());
         let class = if item.is_op {
-            op_class(item.tone)
+            op_class(item)
         } else {
-            marker_class(item.tone)
+            marker_class(item.tone).to_owned()
         };
-        svg.open(El::new("g").class(class));
+        svg.open(El::new("g").class(&class));
         svg.title(&item.title);
         if item.is_op {
-            svg.leaf(
-                El::new("rect")
-                    .num("x", x)
-                    .num("y", y1 - 6.0)
-                    .num("width", 7.0)
-                    .num("height", (y2 - y1).max(0.0) + 12.0)
-                    .attr("rx", "2")
-                    .attr("fill", fill),
-            );
+            let (y, h) = (y1 - 6.0, (y2 - y1).max(0.0) + 12.0);
+            let bar = El::new("rect")
+                .num("x", x)
+                .num("y", y)
+                .num("width", 7.0)
+                .num("height", h)
+                .attr("rx", "2")
+                .attr("fill", fill);
+            // A stale read is a pale bar with a bad outline: served, but
+            // with an old value.
+            svg.leaf(match item.stale && !item.violating {
+                true => bar
+                    .attr("fill-opacity", "0.35")
+                    .attr("stroke", fill)
+                    .attr("stroke-width", "1.2"),
+                false => bar,
+            });
+            if item.violating {
+                svg.leaf(halo(x, y, 7.0, h));
+            }
+        } else if item.violating {
+            svg.leaf(diamond(x + 3.5, y1, 5.0));
         } else {
             svg.leaf(
                 El::new("circle")

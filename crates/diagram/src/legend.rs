@@ -1,7 +1,8 @@
 //! The legend under the picture: one sample of every mark with its meaning.
 
 use super::classify::Tone;
-use super::draw::{CRASHED, DROP, INK, ISOLATED, MUTED, REJECT, ROLE, tone_colour};
+use super::mark::halo;
+use super::palette::{CRASHED, DROP, INK, ISOLATED, MUTED, REJECT, ROLE, tone_colour};
 use super::svg::{El, Svg};
 use super::text::{num, text_width};
 
@@ -15,11 +16,15 @@ enum Sample {
     Isolated,
     Role,
     Op(Tone),
+    Stale,
+    Violating,
     Dot,
     Break,
 }
 
-const ENTRIES: [(Sample, &str); 12] = [
+/// Every entry but the violating mark's, which shows only when an
+/// operation is marked.
+const ENTRIES: [(Sample, &str); 13] = [
     (
         Sample::Arrow,
         "message send → delivery, labelled with its kind",
@@ -33,6 +38,10 @@ const ENTRIES: [(Sample, &str); 12] = [
     (Sample::Op(Tone::Bad), "client op failed ✗ / refused"),
     (Sample::Op(Tone::Unknown), "client op outcome unknown ?"),
     (Sample::Op(Tone::Info), "client write sent / op open"),
+    (
+        Sample::Stale,
+        "stale read: older than a write acked before it",
+    ),
     (Sample::Dot, "other event (hover: trace line)"),
     (Sample::Break, "≈ N idle ticks compressed"),
 ];
@@ -44,17 +53,29 @@ const FONT: f64 = 11.0;
 /// Where each entry goes.
 #[derive(Debug, Clone)]
 pub(super) struct Legend {
+    entries: Vec<(Sample, &'static str)>,
     top: f64,
     places: Vec<(f64, f64)>,
     /// First `y` below the legend.
     pub bottom: f64,
 }
 
-/// Flows the entries into lines no wider than `width`, from `top` down.
-pub(super) fn layout(width: f64, top: f64) -> Legend {
+/// The violating mark's entry.
+const VIOLATING: (Sample, &str) = (
+    Sample::Violating,
+    "◆ op marked violating (e.g. not linearizable)",
+);
+
+/// Flows the entries into lines no wider than `width`, from `top` down;
+/// with `violating`, the violating mark's entry too.
+pub(super) fn layout(width: f64, top: f64, violating: bool) -> Legend {
+    let mut entries = ENTRIES.to_vec();
+    if violating {
+        entries.insert(entries.len() - 2, VIOLATING);
+    }
     let (mut x, mut y) = (16.0, top + 30.0);
-    let mut places = Vec::with_capacity(ENTRIES.len());
-    for (_, text) in ENTRIES {
+    let mut places = Vec::with_capacity(entries.len());
+    for &(_, text) in &entries {
         let w = SAMPLE_W + 8.0 + text_width(text, FONT) + 22.0;
         if x + w > width - 12.0 && x > 16.0 {
             x = 16.0;
@@ -64,6 +85,7 @@ pub(super) fn layout(width: f64, top: f64) -> Legend {
         x += w;
     }
     Legend {
+        entries,
         top,
         places,
         bottom: y + LINE_H / 2.0,
@@ -142,6 +164,34 @@ fn sample(svg: &mut Svg, kind: Sample, x: f64, y: f64) {
                     .attr("fill", tone_colour(tone)),
             );
         }
+        Sample::Stale => {
+            let colour = tone_colour(Tone::Bad);
+            svg.leaf(
+                El::new("rect")
+                    .num("x", x + SAMPLE_W / 2.0 - 3.5)
+                    .num("y", y - 9.0)
+                    .num("width", 7.0)
+                    .num("height", 18.0)
+                    .attr("rx", "2")
+                    .attr("fill", colour)
+                    .attr("fill-opacity", "0.35")
+                    .attr("stroke", colour)
+                    .attr("stroke-width", "1.2"),
+            );
+        }
+        Sample::Violating => {
+            let bar_x = x + SAMPLE_W / 2.0 - 3.5;
+            svg.leaf(
+                El::new("rect")
+                    .num("x", bar_x)
+                    .num("y", y - 8.0)
+                    .num("width", 7.0)
+                    .num("height", 16.0)
+                    .attr("rx", "2")
+                    .attr("fill", tone_colour(Tone::Bad)),
+            );
+            svg.leaf(halo(bar_x, y - 8.0, 7.0, 16.0));
+        }
         Sample::Dot => {
             svg.leaf(
                 El::new("circle")
@@ -180,7 +230,7 @@ pub(super) fn draw(svg: &mut Svg, legend: &Legend) {
             .attr("fill", MUTED),
         "legend",
     );
-    for ((kind, text), &(x, y)) in ENTRIES.iter().zip(&legend.places) {
+    for ((kind, text), &(x, y)) in legend.entries.iter().zip(&legend.places) {
         sample(svg, *kind, x, y);
         svg.text(
             El::new("text")

@@ -3,9 +3,10 @@
 //! and the notes and dots of the lane's own events.
 
 use super::classify::Tone;
-use super::draw::{
-    CRASHED, Geometry, HEADER_Y, INK, ISOLATED, LANE_GAP, REJECT, ROLE, backed_text, tone_colour,
-};
+use super::geometry::{Geometry, HEADER_Y, LANE_GAP};
+use super::label::backed_text;
+use super::mark::diamond;
+use super::palette::{CRASHED, INK, ISOLATED, REJECT, ROLE, tone_colour};
 use super::place::{Occupancy, Rect};
 use super::scene::{NoteStyle, Scene, SegmentKind};
 use super::svg::{El, Svg};
@@ -147,6 +148,8 @@ fn note_look(style: NoteStyle) -> (&'static str, &'static str, &'static str) {
         NoteStyle::Marker(Tone::Ok) => ("marker ok", tone_colour(Tone::Ok), "normal"),
         NoteStyle::Marker(Tone::Bad) => ("marker bad", tone_colour(Tone::Bad), "bold"),
         NoteStyle::Marker(tone) => ("marker info", tone_colour(tone), "normal"),
+        NoteStyle::Stale => ("marker stale", tone_colour(Tone::Bad), "bold"),
+        NoteStyle::Violating => ("marker violating", tone_colour(Tone::Bad), "bold"),
     }
 }
 
@@ -188,13 +191,18 @@ pub(super) fn draw_notes(
         } else {
             "normal"
         };
-        svg.leaf(
-            El::new("circle")
-                .num("cx", geo.lane_x(note.lane))
-                .num("cy", tl.y(note.row))
-                .num("r", 3.0)
-                .attr("fill", fill),
-        );
+        let (cx, cy) = (geo.lane_x(note.lane), tl.y(note.row));
+        if note.style == NoteStyle::Violating {
+            svg.leaf(diamond(cx, cy, 5.0));
+        } else {
+            svg.leaf(
+                El::new("circle")
+                    .num("cx", cx)
+                    .num("cy", cy)
+                    .num("r", 3.0)
+                    .attr("fill", fill),
+            );
+        }
         backed_text(
             svg,
             r,

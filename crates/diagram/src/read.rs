@@ -7,14 +7,55 @@ use std::collections::HashMap;
 
 use sim_core::{Trace, Value};
 
-use super::classify::{Class, Completed, LaneChange, Submitted, Tone, Wire, classify};
+use super::classify::{Class, Completed, LaneChange, Served, Submitted, Tone, Wire, classify};
 use super::scene::{
     BandItem, Dot, Message, MsgEnd, Note, NoteStyle, Row, Scene, Segment, SegmentKind,
 };
+use super::stale::{History, Stale};
 use super::text::{field, truncate};
 
 /// Longest value shown in a client label.
 const VALUE_CHARS: usize = 12;
+
+/// A node's note of a read it served, until the client's completion of
+/// that read (same node, tick and key) is seen.
+#[derive(Debug, Clone)]
+struct ServedNote {
+    tick: u64,
+    note: usize,
+    served: Served,
+}
+
+/// The text of a served read's lane note: `R k → v (LEVEL)`, `R k → none
+/// (LOCAL, stale)`; `value` is `None` when neither the node's event nor the
+/// client's completion says what was returned.
+fn served_text(served: &Served, value: Option<Option<&str>>, stale: bool) -> String {
+    let shown = match value {
+        Some(Some(v)) => v,
+        Some(None) => "none",
+        None => "value not traced",
+    };
+    let notes: Vec<&str> = served
+        .level
+        .as_deref()
+        .into_iter()
+        .chain(stale.then_some("stale"))
+        .collect();
+    let notes = match notes.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", notes.join(", ")),
+    };
+    format!("R {} → {shown}{notes}", served.key)
+}
+
+/// The tooltip line of a stale read.
+fn stale_title(stale: &Stale) -> String {
+    let value = stale.latest_value.as_deref().unwrap_or("none");
+    format!(
+        "stale: op {} (W {}={value}) was acknowledged before this read was submitted",
+        stale.latest_op, stale.key
+    )
+}
 
 /// Lane names: the group-start event's `nodes` first, then every node named
 /// anywhere, in order of first appearance.
@@ -56,6 +97,11 @@ struct Builder {
     isolated: Vec<Option<usize>>,
     /// Band item index by (section, op id).
     ops: HashMap<(usize, u64), usize>,
+    /// This section's client operations, to find stale reads.
+    history: History,
+    /// Per lane: its latest served-read note not yet matched to a client
+    /// operation.
+    served: Vec<Option<ServedNote>>,
 }
 
 impl Builder {
@@ -255,11 +301,40 @@ impl Builder {
             target: None,
             server: None,
             title: title.to_owned(),
+            op: None,
+            stale: false,
+            violating: false,
+            note: None,
         });
     }
 
-    fn submitted(&mut self, tick: u64, op: Submitted, title: &str) {
+    /// A node's record of a read it served: a note on its lane, completed
+    /// by the client's completion of the read when one follows.
+    fn served(&mut self, tick: u64, served: Served, title: &str) {
+        let Some(lane) = served.node.as_deref().and_then(|n| self.lane(n)) else {
+            return;
+        };
         let row = self.row(tick, false);
+        let note = self.scene.notes.len();
+        let text = served_text(&served, served.value.as_ref().map(Option::as_deref), false);
+        self.scene.notes.push(Note {
+            row,
+            lane,
+            text,
+            style: NoteStyle::Marker(Tone::Ok),
+            title: title.to_owned(),
+        });
+        self.served[lane] = Some(ServedNote { tick, note, served });
+    }
+
+    fn submitted(&mut self, at: usize, tick: u64, op: Submitted, title: &str) {
+        let row = self.row(tick, false);
+        match op.read {
+            true => self.history.read_submitted(op.op, &op.key, at),
+            false => self
+                .history
+                .write_submitted(op.op, &op.key, op.value.clone(), at),
+        }
         let label = match (op.read, &op.value) {
             (true, _) => format!("R {}", truncate(&op.key, VALUE_CHARS)),
             (false, Some(v)) => format!(
@@ -282,26 +357,45 @@ impl Builder {
             target,
             server: None,
             title: format!("op {}{level}\n{title}", op.op),
+            op: Some(op.op),
+            stale: false,
+            violating: false,
+            note: None,
         });
     }
 
-    fn completed(&mut self, tick: u64, done: Completed, title: &str) {
+    fn completed(&mut self, at: usize, tick: u64, done: Completed, title: &str) {
         let row = self.row(tick, false);
         let Some(&index) = self.ops.get(&(self.section, done.op)) else {
             self.band_marker(row, format!("op {} ended", done.op), done.tone, title);
+            if let Some(item) = self.scene.band.last_mut() {
+                item.op = Some(done.op);
+            }
             return;
         };
         let server = done.node.as_deref().and_then(|n| self.lane(n));
+        let read = self.scene.band[index].label.starts_with('R');
+        let stale = match (done.tone, read) {
+            (Tone::Ok, true) => self.history.judge_read(done.op, done.value.as_deref()),
+            (tone, false) => {
+                self.history.write_ended(done.op, at, tone == Tone::Ok);
+                None
+            }
+            _ => None,
+        };
+        if done.tone == Tone::Ok && read {
+            self.link_served(index, tick, server, &done, stale.is_some());
+        }
         let item = &mut self.scene.band[index];
-        let read = item.label.starts_with('R');
         let reason = done
             .reason
             .map(|r| format!(" {}", truncate(&r, 14)))
             .unwrap_or_default();
         let suffix = match (done.tone, read) {
             (Tone::Ok, true) => format!(
-                " → {}",
-                truncate(done.value.as_deref().unwrap_or("none"), VALUE_CHARS)
+                " → {}{}",
+                truncate(done.value.as_deref().unwrap_or("none"), VALUE_CHARS),
+                if stale.is_some() { " (stale)" } else { "" }
             ),
             (Tone::Ok, false) => " ✓".to_owned(),
             (Tone::Bad, _) => format!(" ✗{reason}"),
@@ -309,10 +403,49 @@ impl Builder {
         };
         item.label.push_str(&suffix);
         item.tone = done.tone;
+        item.stale = stale.is_some();
         item.to_row = row;
         item.server = server;
         item.title.push('\n');
         item.title.push_str(title);
+        if let Some(stale) = &stale {
+            item.title.push('\n');
+            item.title.push_str(&stale_title(stale));
+        }
+    }
+
+    /// Attaches the serving node's note of a read (same lane, tick and key)
+    /// to its band item, saying what the read returned and whether it is
+    /// stale.
+    fn link_served(
+        &mut self,
+        index: usize,
+        tick: u64,
+        server: Option<usize>,
+        done: &Completed,
+        stale: bool,
+    ) {
+        let Some(lane) = server else { return };
+        let key = self.history.read_key(done.op);
+        let matches = self.served[lane]
+            .as_ref()
+            .is_some_and(|s| s.tick == tick && Some(s.served.key.as_str()) == key);
+        if !matches {
+            return;
+        }
+        let Some(ServedNote { note, served, .. }) = self.served[lane].take() else {
+            return;
+        };
+        let value = match &served.value {
+            Some(own) => own.as_deref(),
+            None => done.value.as_deref(),
+        };
+        let n = &mut self.scene.notes[note];
+        n.text = served_text(&served, Some(value), stale);
+        if stale {
+            n.style = NoteStyle::Stale;
+        }
+        self.scene.band[index].note = Some(note);
     }
 
     /// Closes what is still open at the end of a section.
@@ -338,6 +471,8 @@ impl Builder {
             }
         }
         self.last_delivery.iter_mut().for_each(|d| *d = None);
+        self.served.iter_mut().for_each(|s| *s = None);
+        self.history = History::default();
     }
 }
 
@@ -362,9 +497,11 @@ pub(super) fn build(trace: &Trace) -> Scene {
         crashed: vec![None; n],
         isolated: vec![None; n],
         ops: HashMap::new(),
+        history: History::default(),
+        served: vec![None; n],
     };
     let has_client_ops = trace.count("client_op_submitted") > 0;
-    for event in trace.events() {
+    for (at, event) in trace.events().enumerate() {
         let title = event.to_string();
         let tick = event.tick;
         match classify(&event) {
@@ -418,8 +555,16 @@ pub(super) fn build(trace: &Trace) -> Scene {
                 let row = b.row(tick, false);
                 b.band_marker(row, text, tone, &title);
             }
-            Class::Submitted(op) => b.submitted(tick, op, &title),
-            Class::Completed(done) => b.completed(tick, done, &title),
+            Class::Served(served) if served.node.is_some() => b.served(tick, served, &title),
+            // A served read that names no node: as the node-less markers.
+            Class::Served(_) if has_client_ops => {}
+            Class::Served(served) => {
+                let row = b.row(tick, false);
+                let text = served_text(&served, served.value.as_ref().map(Option::as_deref), false);
+                b.band_marker(row, text, Tone::Ok, &title);
+            }
+            Class::Submitted(op) => b.submitted(at, tick, op, &title),
+            Class::Completed(done) => b.completed(at, tick, done, &title),
             Class::Other(Some(node)) => b.dot(tick, &node, &title),
             Class::Other(None) => {}
         }

@@ -1,4 +1,26 @@
-//! Space-time diagrams: any run drawn from its trace alone, as a static SVG.
+//! # diagram — space-time diagrams of a trace, as static SVG
+//!
+//! Any run of the simulator drawn from its [`Trace`] alone: this crate
+//! depends on `sim-core` and nothing else of MiniDist, reads only event
+//! kinds and fields, and so draws a protocol it has never heard of as long
+//! as its events follow the trace's naming habits. Call [`render_svg`] with
+//! a trace and [`DiagramOptions`] (the title, …); a runnable example that
+//! draws a small hand-made trace: `cargo run -p diagram --example
+//! hand_made_trace > trace.svg`.
+//!
+//! ## What it mirrors, simplifies, omits
+//!
+//! - **Mirrors** Lamport's space-time diagrams and the timelines of
+//!   Jepsen's checkers and ShiViz: processes as lanes, messages as arrows
+//!   between a send and a receive, client operations as intervals from
+//!   invocation to completion with their outcome.
+//! - **Simplifies** time: a row per drawn event in trace order, not a
+//!   scale of ticks, so simultaneous events never overlap.
+//! - **Omits** interaction (no script: hover titles are the only extra),
+//!   happens-before inferred from anything but message ids, and message
+//!   payloads beyond the `msg` label.
+//!
+//! ## The picture
 //!
 //! One vertical lane per node, time flowing down (as in Lamport's and
 //! Jepsen's diagrams, so labels read horizontally and a long run scrolls
@@ -28,15 +50,32 @@
 //!   concurrently open operation; until a trace records client operations,
 //!   the protocols' client-facing events that name no node
 //!   (`isr_write_acknowledged`, …) are markers there instead. Those that
-//!   name a node (`raft_write_committed`, `raft_read_served`, a leader's
-//!   append of a client write, …) are markers on its lane;
+//!   name a node (`raft_write_committed`, a leader's append of a client
+//!   write, …) are markers on its lane;
+//! - **reads** say what they returned, from the trace: the completion's
+//!   `value`, and on the serving node's lane its own `*_read_served` event
+//!   (`value`, or `found = false`; `found = true` alone takes the value of
+//!   the client's completion that follows it) — `R k → none` when nothing
+//!   was returned. A read is **stale** when it returned a value older than
+//!   a write acknowledged (`done`) before it was submitted, as far as the
+//!   trace can tell (the rule is in `stale.rs`: the read's value was
+//!   written only by writes that ended before that acknowledged write
+//!   began; a write still in flight or overlapping it never makes a read
+//!   stale): drawn
+//!   in the bad tone as a pale bar, `R k → none (stale)`, and so is its
+//!   lane note; the tooltip names the write it missed;
+//! - **violating operations**, given by the caller in
+//!   [`DiagramOptions::violating`] (e.g. the operation a linearizability
+//!   checker could not place): the bad tone, a halo around the bar, `◆` on
+//!   its label and on the serving lane, and a legend entry;
 //! - any other event naming a `node`: a small dot on its lane, with the
 //!   trace line as its tooltip (every drawn element carries the trace
 //!   lines it comes from as an SVG `<title>`).
 //!
 //! The output is SVG 1.1 with no script, no external resource and generic
 //! font families; elements carry stable classes (`lane`, `msg`,
-//! `msg dropped`, `msg rejected`, `reject`, `client-op done`, …) for tests
+//! `msg dropped`, `msg rejected`, `reject`, `client-op done`,
+//! `client-op done stale`, `violating`, `marker stale`, …) for tests
 //! and styling. The same trace always gives byte-identical output.
 //!
 //! ```
@@ -45,7 +84,7 @@
 //! let mut trace = Trace::new();
 //! record!(trace, 0, "message_sent", id = 0u64, src = &a, dst = &b, msg = "ping");
 //! record!(trace, 1, "message_delivered", id = 0u64, src = &a, dst = &b, msg = "ping");
-//! let svg = labs::diagram::render_svg(&trace, &labs::diagram::DiagramOptions::default());
+//! let svg = diagram::render_svg(&trace, &diagram::DiagramOptions::default());
 //! assert!(svg.contains(r#"class="msg""#) && svg.contains(">ping<"));
 //! ```
 
@@ -53,16 +92,20 @@ mod arrows;
 mod band;
 mod classify;
 mod draw;
+mod geometry;
+mod label;
 mod lanes;
 mod legend;
+mod mark;
+mod options;
+mod palette;
 mod place;
 mod read;
 mod roles;
 mod scene;
+mod stale;
 mod svg;
 mod text;
-
-pub use text::escape_xml;
 mod timeline;
 
 #[cfg(test)]
@@ -70,49 +113,12 @@ mod tests;
 
 use sim_core::Trace;
 
-use crate::matrix::EXPERIMENTS;
-use crate::run::Run;
-
-/// What to say around the picture.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DiagramOptions {
-    /// The title line (e.g. experiment, protocol and variant); a generic
-    /// one when `None`.
-    pub title: Option<String>,
-}
-
-impl DiagramOptions {
-    /// Options with `title`.
-    pub fn titled(title: impl Into<String>) -> DiagramOptions {
-        DiagramOptions {
-            title: Some(title.into()),
-        }
-    }
-
-    /// The title of an experiment run: `experiment 3 — old leader in a
-    /// minority · isr · default`.
-    pub fn for_run(run: &Run) -> DiagramOptions {
-        let name = EXPERIMENTS
-            .iter()
-            .find(|(n, _)| *n == run.experiment)
-            .map(|(_, name)| format!(" — {name}"))
-            .unwrap_or_default();
-        DiagramOptions::titled(format!(
-            "experiment {}{name} · {} · {}",
-            run.experiment, run.protocol, run.variant
-        ))
-    }
-}
+pub use options::DiagramOptions;
+pub use text::escape_xml;
 
 /// The space-time diagram of `trace` as a standalone SVG document.
 pub fn render_svg(trace: &Trace, options: &DiagramOptions) -> String {
-    let scene = read::build(trace);
+    let mut scene = read::build(trace);
+    scene.mark_violating(&options.violating);
     draw::render(&scene, options, trace)
-}
-
-/// The diagram of an experiment run, titled with
-/// [`DiagramOptions::for_run`].
-pub fn render_run(run: &Run) -> String {
-    render_svg(&run.trace, &DiagramOptions::for_run(run))
 }

@@ -16,8 +16,9 @@
 //! - `client_op_submitted` / `client_op_completed`: client operations.
 //! - the protocols' own client-facing events (`*_write_acknowledged`,
 //!   `*_write_acked`, `*_write_committed`, `*_write_refused`,
-//!   `*_read_served`, `*_read_blocked`, and the leader's append of a client
-//!   write): markers.
+//!   `*_read_blocked`, and the leader's append of a client write): markers;
+//!   `*_read_served` (`key`, `level`, and `value` — absent when nothing was
+//!   found — or only `found`): a served read, drawn with what it returned.
 
 use sim_core::{EventRef, Value};
 
@@ -76,6 +77,17 @@ pub(super) struct Completed {
     pub reason: Option<String>,
 }
 
+/// A node's own record of a read it served (`*_read_served`).
+#[derive(Debug, Clone)]
+pub(super) struct Served {
+    pub node: Option<String>,
+    pub key: String,
+    /// `Some(None)`: it returned nothing; `None`: the event does not say
+    /// what it returned (only `found = true`).
+    pub value: Option<Option<String>>,
+    pub level: Option<String>,
+}
+
 /// The meaning of one event.
 #[derive(Debug, Clone)]
 pub(super) enum Class {
@@ -100,6 +112,8 @@ pub(super) enum Class {
         text: String,
         tone: Tone,
     },
+    /// A read served by a node, as the node recorded it.
+    Served(Served),
     Submitted(Submitted),
     Completed(Completed),
     /// Anything else, on `node`'s lane when it names one.
@@ -270,6 +284,19 @@ fn lane_change(event: &EventRef<'_>, node: Option<String>) -> Option<Class> {
     Some(Class::Lane(node?, change))
 }
 
+/// What a `*_read_served` event says was returned: its `value` field
+/// (absent: nothing), else `found = false` (nothing); `found = true` alone
+/// does not say what.
+fn served_value(event: &EventRef<'_>) -> Option<Option<String>> {
+    if event.field("value").is_some() {
+        return Some(field_text(event, "value"));
+    }
+    match field(event, "found") {
+        Some(Value::Bool(false)) => Some(None),
+        _ => None,
+    }
+}
+
 /// The protocols' own client-facing events.
 fn marker(event: &EventRef<'_>, node: Option<String>) -> Option<Class> {
     let kind = event.kind;
@@ -288,16 +315,12 @@ fn marker(event: &EventRef<'_>, node: Option<String>) -> Option<Class> {
     } else if kind.ends_with("_write_refused") {
         (format!("✗ write refused{reason}"), Tone::Bad)
     } else if kind.ends_with("_read_served") {
-        let key = key.unwrap_or_default();
-        let result = match (field_text(event, "value"), field(event, "found")) {
-            (Some(v), _) => v,
-            (None, Some(Value::Bool(false))) => "none".to_owned(),
-            (None, _) => "found".to_owned(),
-        };
-        let level = field_text(event, "level")
-            .map(|l| format!(" ({l})"))
-            .unwrap_or_default();
-        (format!("R {key} → {result}{level}"), Tone::Ok)
+        return Some(Class::Served(Served {
+            node,
+            key: key.unwrap_or_default(),
+            value: served_value(event),
+            level: field_text(event, "level"),
+        }));
     } else if kind.ends_with("_read_blocked") {
         let why = field_text(event, "guard")
             .map(|g| format!(": {g}"))

@@ -2,6 +2,8 @@
 //! event, in trace order), messages, notes, lane segments and the clients
 //! band. Nothing here knows coordinates.
 
+use std::collections::BTreeSet;
+
 use super::classify::Tone;
 
 /// One row of the picture: a drawn event's place in time.
@@ -53,6 +55,11 @@ pub(super) enum NoteStyle {
     Reject,
     /// A client-facing event.
     Marker(Tone),
+    /// A read served with a value older than a write acknowledged before
+    /// it was submitted.
+    Stale,
+    /// The node's record of an operation the caller marked violating.
+    Violating,
 }
 
 /// Text beside a lane at a row.
@@ -106,6 +113,27 @@ pub(super) struct BandItem {
     /// Lane that answered.
     pub server: Option<usize>,
     pub title: String,
+    /// The client operation's id.
+    pub op: Option<u64>,
+    /// A read that returned a value older than a write acknowledged before
+    /// it was submitted (see `stale.rs`).
+    pub stale: bool,
+    /// Marked violating by the caller (`DiagramOptions::violating`).
+    pub violating: bool,
+    /// The serving node's own note of this read, on its lane.
+    pub note: Option<usize>,
+}
+
+impl BandItem {
+    /// The tone it is drawn in: its outcome's, or bad when it is stale or
+    /// marked violating.
+    pub(super) fn drawn_tone(&self) -> Tone {
+        if self.stale || self.violating {
+            Tone::Bad
+        } else {
+            self.tone
+        }
+    }
 }
 
 /// Everything to draw.
@@ -120,4 +148,28 @@ pub(super) struct Scene {
     pub dots: Vec<Dot>,
     pub segments: Vec<Segment>,
     pub band: Vec<BandItem>,
+}
+
+/// Appended to the label of an operation marked violating.
+pub(super) const VIOLATING_MARK: &str = " ◆ violating";
+
+impl Scene {
+    /// Marks the client operations with an id in `ops` violating, with
+    /// their serving node's note.
+    pub(super) fn mark_violating(&mut self, ops: &BTreeSet<u64>) {
+        for item in &mut self.band {
+            if !item.op.is_some_and(|op| ops.contains(&op)) {
+                continue;
+            }
+            item.violating = true;
+            item.label.push_str(VIOLATING_MARK);
+            item.title.push_str(
+                "\nmarked violating (e.g. the operation a linearizability check could not place)",
+            );
+            if let Some(note) = item.note.and_then(|n| self.notes.get_mut(n)) {
+                note.style = NoteStyle::Violating;
+                note.text.push_str(VIOLATING_MARK);
+            }
+        }
+    }
 }

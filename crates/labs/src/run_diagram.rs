@@ -1,0 +1,27 @@
+//! An experiment run's space-time diagram: the `diagram` crate draws a
+//! trace; this module only names the run in the picture's title.
+
+use diagram::{DiagramOptions, render_svg};
+
+use crate::matrix::EXPERIMENTS;
+use crate::run::Run;
+
+/// The diagram options of an experiment run, titled `experiment 3 — old
+/// leader in a minority · isr · default`.
+pub fn diagram_options(run: &Run) -> DiagramOptions {
+    let name = EXPERIMENTS
+        .iter()
+        .find(|(n, _)| *n == run.experiment)
+        .map(|(_, name)| format!(" — {name}"))
+        .unwrap_or_default();
+    DiagramOptions::titled(format!(
+        "experiment {}{name} · {} · {}",
+        run.experiment, run.protocol, run.variant
+    ))
+}
+
+/// The space-time diagram (SVG) of an experiment run, drawn from its trace
+/// by [`diagram::render_svg`] and titled with [`diagram_options`].
+pub fn diagram_of(run: &Run) -> String {
+    render_svg(&run.trace, &diagram_options(run))
+}
