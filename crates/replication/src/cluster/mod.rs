@@ -37,22 +37,22 @@ pub struct Delivery<M> {
 /// means for its protocol (a hook it runs after the harness call: a Raft
 /// node loses its volatile state, a WAL standby rolls back to its fsynced
 /// LSN, an ISR replica leaves the ISR).
-/// !
+///
 /// The shape follows tokio-rs/turmoil's `Sim`: hosts by name, `partition` /
 /// `repair` as plain calls, the owner pops and dispatches deliveries.
-/// !
+///
 /// # The delivery loop
-/// !
+///
 /// ```
 /// use replication::Cluster;
 /// use sim_core::{NetConfig, NodeId, Payload};
-/// !
+///
 /// #[derive(Debug)]
 /// struct Ping;
 /// impl Payload for Ping {
 ///     fn label(&self) -> &'static str { "ping" }
 /// }
-/// !
+///
 /// let ids = vec![NodeId::new("a"), NodeId::new("b")];
 /// let mut cluster = Cluster::<Ping>::new(ids, NetConfig::default(), 7).unwrap();
 /// cluster.send(0, 1, Ping);
@@ -60,9 +60,9 @@ pub struct Delivery<M> {
 /// let delivery = cluster.next_delivery().expect("due after one tick");
 /// assert_eq!((delivery.from, delivery.to), (0, 1));
 /// ```
-/// !
+///
 /// # Faults
-/// !
+///
 /// | call | state | event |
 /// |---|---|---|
 /// | [`Cluster::crash`] | the node is down: it neither sends nor receives; everything in flight to or from it is lost (`message_dropped reason=node_crashed`), and a message that reaches it while down is dropped (`reason=receiver_down`) | `node_crashed node lose_unfsynced` |
@@ -73,7 +73,7 @@ pub struct Delivery<M> {
 /// | [`Cluster::partition`] | both directions between two nodes | two `link_cut` |
 /// | [`Cluster::heal_all`] | nothing isolated, no cut | `all_healed` |
 /// | [`Cluster::set_slow`] | the slow mark (what it means is the protocol's) | `node_slow node slow` |
-/// !
+///
 /// A link `a → b` carries messages when neither end is isolated and
 /// `a → b` is not cut; isolating `a` then `b` and healing `a` leaves `b`
 /// isolated. A message in flight on a link that is cut before it arrives is
