@@ -9,7 +9,7 @@
 //! |---|---|
 //! | [`SimClock`] | integer logical time; moves only by a positive step |
 //! | [`Scheduler`] | data events keyed by (due tick, insertion order) |
-//! | [`SimNet`] | addressed delivery with seeded delay, drops, reordering, directional partitions, drop at delivery |
+//! | [`SimNet`] | addressed delivery on a [`Transport`]: datagrams (seeded delay, drops, duplicates, reordering, drop at delivery) or streams (FIFO per link, order-keeping stalls, a cut resets the connection); directional partitions |
 //! | [`Rng`] | the one seeded generator (SplitMix64, written out so it never changes) |
 //! | [`Trace`] | ordered `{seq, tick, kind, fields}` events; text and JSON lines; switchable; mirrored to `tracing` |
 //! | [`DurableImages`] | per-node last-fsynced image, for lose-unfsynced crashes |
@@ -23,8 +23,12 @@
 //!   crash and a power loss that discards unfsynced writes.
 //! - **Simplifies** time to integer ticks and a disk to an explicit image
 //!   copied by `fsync`.
-//! - **Omits** bandwidth, message sizes, clock drift between nodes,
-//!   duplication, and corruption.
+//! - **Mirrors** the two networks replication runs on: UDP-like datagrams
+//!   (what the Raft paper assumes) and TCP-like streams, whose connection
+//!   reset on a partition is what PostgreSQL's walreceiver, a Redis replica
+//!   or a Kafka fetcher recovers from.
+//! - **Omits** bandwidth, message sizes, clock drift between nodes, and
+//!   corruption.
 //!
 //! ## Example
 //!

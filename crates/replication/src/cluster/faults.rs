@@ -47,16 +47,31 @@ impl Faults {
 }
 
 impl<M: Payload> Cluster<M> {
-    /// Re-derives the network's cut links from the fault state.
+    /// Re-derives the network's cut links from the fault state. On a
+    /// stream network every link cut now resets its connection (the
+    /// network drops what was in flight on it); both ends are told through
+    /// [`Cluster::take_resets`].
     fn relink(&mut self) {
-        self.net.heal_all();
-        for i in 0..self.ids.len() {
-            if self.faults.isolated[i] {
-                self.net.isolate(&self.ids[i], self.ids.iter());
+        let n = self.ids.len();
+        let mut cuts = std::collections::BTreeSet::new();
+        for a in 0..n {
+            for b in 0..n {
+                let cut = a != b
+                    && (self.faults.isolated[a]
+                        || self.faults.isolated[b]
+                        || self.faults.cuts.contains(&(a, b)));
+                if cut {
+                    cuts.insert((self.ids[a].clone(), self.ids[b].clone()));
+                }
             }
         }
-        for &(from, to) in &self.faults.cuts {
-            self.net.partition(&self.ids[from], &self.ids[to]);
+        let newly = self.net.set_cuts(cuts, &mut self.trace);
+        if self.net.config().transport == sim_core::Transport::Stream {
+            for (src, dst) in newly {
+                if let (Some(a), Some(b)) = (self.position(&src), self.position(&dst)) {
+                    self.resets.push((a, b));
+                }
+            }
         }
     }
 
@@ -76,6 +91,14 @@ impl<M: Payload> Cluster<M> {
             lose_unfsynced = lose_unfsynced
         );
         self.discard_in_flight(i, "node_crashed", |_| true);
+        if self.net.config().transport == sim_core::Transport::Stream {
+            // The crashed process's connections are gone: its peers see them
+            // reset.
+            for peer in (0..self.ids.len()).filter(|&p| p != i) {
+                self.resets.push((i, peer));
+                self.resets.push((peer, i));
+            }
+        }
         Ok(i)
     }
 

@@ -92,6 +92,8 @@ pub struct Cluster<M> {
     ids: Arc<[NodeId]>,
     net: SimNet<M>,
     faults: Faults,
+    /// Stream connections reset since the group last asked, `(from, to)`.
+    resets: Vec<(usize, usize)>,
 }
 
 impl<M> std::fmt::Debug for Cluster<M> {
@@ -116,6 +118,7 @@ impl<M: Payload> Cluster<M> {
             ids: ids.into(),
             net,
             faults: Faults::new(n),
+            resets: Vec::new(),
         })
     }
 
@@ -153,6 +156,23 @@ impl<M: Payload> Cluster<M> {
     /// The network settings in force.
     pub fn net_config(&self) -> &NetConfig {
         self.net.config()
+    }
+
+    /// Puts the cluster on another network (transport, delays, faults):
+    /// only before anything is in flight; [`GroupError::Config`] naming the
+    /// setting otherwise or for an invalid one.
+    pub fn set_network(&mut self, net: NetConfig) -> Result<(), GroupError> {
+        self.net.set_config(net)?;
+        Ok(())
+    }
+
+    /// The stream connections reset (a cut link, a crashed end) since the
+    /// last call, `(from, to)` in the order they reset; empty on a datagram
+    /// network. A protocol whose nodes resynchronise when a connection is
+    /// re-established (as PostgreSQL's walreceiver or a Kafka fetcher does)
+    /// reads this after every fault.
+    pub fn take_resets(&mut self) -> Vec<(usize, usize)> {
+        std::mem::take(&mut self.resets)
     }
 
     /// The position of `node`, or [`GroupError::UnknownNode`].

@@ -171,14 +171,10 @@ impl NetConfig {
             if rate > 0.0 && stream == datagram_only {
                 return Err(SimError::Config {
                     setting,
-                    reason: format!(
-                        "not a setting of the {} transport",
-                        self.transport.name()
-                    ),
+                    reason: format!("not a setting of the {} transport", self.transport.name()),
                 });
             }
         }
         Ok(())
     }
 }
-
