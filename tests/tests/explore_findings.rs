@@ -73,11 +73,11 @@ fn wal_quorum_on_a_promoted_synchronous_standby_is_not_acknowledged_then_lost() 
         .into_iter()
         .find(|c| c.key() == "wal.quorum.leader.sync_standby_1")
         .expect("configuration");
-    let id: explore::ReplayId = "wal.quorum.leader.sync_standby_1-c3-s10-72.73.83"
+    let id: explore::ReplayId = "wal.quorum.leader.sync_standby_1-s10-72.73.83"
         .parse()
         .expect("replay id");
     let (schedule, report) =
-        explore::replay(&config, &id, explore::ScheduleShape::DEFAULT_STEPS).expect("replays");
+        explore::replay(&config, &id).expect("replays");
     assert_eq!(schedule.steps.len(), 3);
     assert_eq!(report.check(Property::Durable), &explore::Check::Holds);
 }
@@ -96,11 +96,11 @@ fn async_wait_1_writes_are_not_durable_a_failover_to_a_replica_that_had_not_ackn
         .into_iter()
         .find(|c| c.key() == "async.leader.leader.wait_1")
         .expect("configuration");
-    let id: explore::ReplayId = "async.leader.leader.wait_1-c3-s180-3.57.58.84.89"
+    let id: explore::ReplayId = "async.leader.leader.wait_1-s180-3.57.58.84.89"
         .parse()
         .expect("replay id");
     let (schedule, report) =
-        explore::replay(&config, &id, explore::ScheduleShape::DEFAULT_STEPS).expect("replays");
+        explore::replay(&config, &id).expect("replays");
     assert!(
         schedule
             .steps
@@ -155,17 +155,17 @@ fn wal_remote_write_loses_a_commit_on_standby_power_loss_then_failover() {
             .expect("configuration");
         let id: explore::ReplayId = id.parse().expect("replay id");
         let (_, report) =
-            explore::replay(&config, &id, explore::ScheduleShape::DEFAULT_STEPS).expect("replays");
+            explore::replay(&config, &id).expect("replays");
         report.check(Property::Durable).clone()
     };
     let lost = replay(
         "wal.quorum.leader.remote_write",
-        "wal.quorum.leader.remote_write-c3-s4859-13.14.26.82.87",
+        "wal.quorum.leader.remote_write-s4859-13.14.26.82.87",
     );
     assert!(lost.is_violated(), "{lost:?}");
     let kept = replay(
         "wal.quorum.leader.sync_standby_all",
-        "wal.quorum.leader.sync_standby_all-c3-s4859-13.14.26.82.87",
+        "wal.quorum.leader.sync_standby_all-s4859-13.14.26.82.87",
     );
     assert_eq!(kept, explore::Check::Holds);
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use explore::{ScheduleShape, SweepOptions};
+use explore::SweepOptions;
 
 use crate::explore_cmd::{self, Stop};
 use crate::output::{self, Failure};
@@ -37,7 +37,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         schedules: args.schedules,
         first_seed: 0,
         jobs,
-        shape: ScheduleShape::default(),
         shard: None,
     };
     let pages = build(&sweep, std::io::stderr().is_terminal()).map_err(|stop| match stop {

@@ -13,11 +13,12 @@ fn main() -> Result<(), proto_async::GroupError> {
         AckLevel::Leader,
         ReadLevel::Leader,
         "default",
-        |seed| {
-            AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(seed))
+        |build: &explore::Build| {
+            AsyncPrimaryGroup::new(AsyncConfig::default().with_seed(build.seed))
                 .map(|g| Box::new(g) as Box<dyn ReplicationGroup>)
         },
-    );
+    )
+    .with_transport(replication::Transport::Stream);
     let verdicts = explore::sweep(&config, &SweepOptions::default())?;
     for v in &verdicts {
         println!(
@@ -35,12 +36,12 @@ fn main() -> Result<(), proto_async::GroupError> {
             "\nsmallest schedule that loses an acknowledged write: {}",
             cx.replay
         );
-        let (schedule, report) =
-            explore::replay(&config, &cx.replay, explore::ScheduleShape::DEFAULT_STEPS)?;
+        let (schedule, report) = explore::replay(&config, &cx.replay)?;
+        println!("  profile: {}", schedule.profile);
         for step in &schedule.steps {
             println!("  {step}");
         }
-        println!("{:?}", report.check(Property::Durable));
+        println!("{}", report.check(Property::Durable));
     }
     Ok(())
 }

@@ -1,12 +1,37 @@
 //! A configuration to explore: protocol × ack level × read level × setting,
-//! and a factory that builds a fresh group for a seed.
+//! and a factory that builds a fresh group for a schedule.
 
 use std::fmt;
 
-use replication::{AckLevel, GroupError, ReadLevel, ReplicationGroup};
+use replication::{AckLevel, GroupError, Knob, ReadLevel, ReplicationGroup};
+use replication::Transport;
 
-/// Builds a fresh group for a seed.
-pub type Factory = dyn Fn(u64) -> Result<Box<dyn ReplicationGroup>, GroupError> + Send + Sync;
+/// What a schedule asks its group to be built with: the seed, and the
+/// node count and knob values its profile drew.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Build {
+    /// The group's seed (the schedule's).
+    pub seed: u64,
+    /// The node count drawn, when the protocol offers several.
+    pub nodes: Option<u8>,
+    /// The knob values drawn, `(setting, value)`.
+    pub knobs: Vec<(&'static str, String)>,
+}
+
+impl Build {
+    /// A group of the protocol's defaults with `seed`.
+    pub fn seed(seed: u64) -> Build {
+        Build {
+            seed,
+            nodes: None,
+            knobs: Vec::new(),
+        }
+    }
+}
+
+/// Builds a fresh group for a schedule.
+pub type Factory =
+    dyn Fn(&Build) -> Result<Box<dyn ReplicationGroup>, GroupError> + Send + Sync;
 
 /// One row of the verdict table.
 pub struct Configuration {
@@ -19,22 +44,31 @@ pub struct Configuration {
     /// The protocol setting, snake case (`default`, `min_insync_3`,
     /// `sync_standby_1`, …), as the matrix names variants.
     pub setting: &'static str,
-    /// The group of a seed.
+    /// The group of a schedule.
     pub factory: Box<Factory>,
     /// Schedules a sweep runs at least, whatever it is asked for (0: no
     /// floor). For a configuration whose failure needs several faults to
     /// line up, which the default budget does not reach.
     pub min_schedules: u64,
+    /// The network the protocol runs on; schedules draw its faults.
+    pub transport: Transport,
+    /// Node counts a schedule may draw (empty: the group's default).
+    pub node_counts: Vec<u8>,
+    /// Settings a schedule may vary.
+    pub knobs: Vec<Knob>,
 }
 
 impl Configuration {
-    /// A configuration.
+    /// A configuration on datagrams, of the group's default size, no knobs.
     pub fn new(
         protocol: &'static str,
         ack: AckLevel,
         read: ReadLevel,
         setting: &'static str,
-        factory: impl Fn(u64) -> Result<Box<dyn ReplicationGroup>, GroupError> + Send + Sync + 'static,
+        factory: impl Fn(&Build) -> Result<Box<dyn ReplicationGroup>, GroupError>
+        + Send
+        + Sync
+        + 'static,
     ) -> Configuration {
         Configuration {
             protocol,
@@ -43,6 +77,9 @@ impl Configuration {
             setting,
             factory: Box::new(factory),
             min_schedules: 0,
+            transport: Transport::Datagram,
+            node_counts: Vec::new(),
+            knobs: Vec::new(),
         }
     }
 
@@ -50,6 +87,27 @@ impl Configuration {
     #[must_use]
     pub fn with_min_schedules(mut self, schedules: u64) -> Configuration {
         self.min_schedules = schedules;
+        self
+    }
+
+    /// The configuration on `transport`.
+    #[must_use]
+    pub fn with_transport(mut self, transport: Transport) -> Configuration {
+        self.transport = transport;
+        self
+    }
+
+    /// The node counts schedules may draw.
+    #[must_use]
+    pub fn with_node_counts(mut self, counts: Vec<u8>) -> Configuration {
+        self.node_counts = counts;
+        self
+    }
+
+    /// The settings schedules may vary.
+    #[must_use]
+    pub fn with_knobs(mut self, knobs: Vec<Knob>) -> Configuration {
+        self.knobs = knobs;
         self
     }
 

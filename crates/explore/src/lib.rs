@@ -39,6 +39,7 @@
 mod check;
 mod config;
 mod history;
+mod profile;
 mod property;
 mod replay;
 mod run;
@@ -47,10 +48,11 @@ pub mod shrink;
 mod sweep;
 pub mod table;
 
-pub use config::{Configuration, Factory, read_snake};
+pub use config::{Build, Configuration, Factory, read_snake};
 pub use history::{HistoryOp, OpKind};
 pub use property::{Check, Property};
 pub use replay::ReplayId;
-pub use run::{RunReport, run_schedule};
-pub use schedule::{NodeRef, Schedule, ScheduleShape, Step};
-pub use sweep::{Counterexample, Status, SweepOptions, Verdict, replay, sweep};
+pub use profile::{FaultKind, Profile};
+pub use run::{RunOptions, RunReport, run_schedule};
+pub use schedule::{NodeRef, Schedule, Step};
+pub use sweep::{Counterexample, Status, SweepOptions, Verdict, replay, schedule_of, sweep};

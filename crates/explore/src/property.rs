@@ -1,4 +1,4 @@
-//! The three properties checked on every run, and a run's answer for each.
+//! The five properties checked on every run, and a run's answer for each.
 
 use std::fmt;
 
@@ -13,15 +13,33 @@ pub enum Property {
     Linearizable,
     /// The protocol's own invariant checker holds after every step and tick.
     Invariants,
+    /// Progress: once every fault is healed and every node restarted, and
+    /// the protocol's recovery bound has passed, a write and a read at the
+    /// strongest levels complete *done* — unless the protocol states, from
+    /// its own state, why it legitimately cannot serve (an ISR partition
+    /// with no in-sync replica left and unclean election off).
+    Recovers,
+    /// Availability under tolerated faults: an operation submitted to the
+    /// current leader while the faults in force have been ones the protocol
+    /// tolerates for longer than its recovery bound completes *done* while
+    /// they stay tolerated.
+    Available,
 }
 
 impl Property {
-    /// All three, in table order.
-    pub const ALL: [Property; 3] = [
+    /// All five, in table order.
+    pub const ALL: [Property; 5] = [
         Property::Durable,
         Property::Linearizable,
         Property::Invariants,
+        Property::Recovers,
+        Property::Available,
     ];
+
+    /// Its position in [`Property::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
 
     /// `durable`, `linearizable`, `invariants`.
     pub fn name(self) -> &'static str {
@@ -29,6 +47,8 @@ impl Property {
             Property::Durable => "durable",
             Property::Linearizable => "linearizable",
             Property::Invariants => "invariants",
+            Property::Recovers => "recovers",
+            Property::Available => "available",
         }
     }
 
@@ -64,5 +84,17 @@ impl Check {
     /// True for [`Check::Violated`].
     pub fn is_violated(&self) -> bool {
         matches!(self, Check::Violated(_))
+    }
+}
+
+impl fmt::Display for Check {
+    /// `holds`, `violated: why`, `unknown: why`, `undecided: why`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Check::Holds => f.write_str("holds"),
+            Check::Violated(why) => write!(f, "violated: {why}"),
+            Check::Unknown(why) => write!(f, "unknown: {why}"),
+            Check::Undecided(why) => write!(f, "undecided: {why}"),
+        }
     }
 }

@@ -1,10 +1,12 @@
 //! Running one schedule on a fresh group: steps, then heal everything,
-//! restart, quiesce, and read every key at the strongest level.
+//! restart, quiesce, read every key at the strongest level, and check that
+//! the protocol serves again.
 
 use std::collections::BTreeMap;
 
 use replication::{
-    Bytes, ClientOp, GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup,
+    AckLevel, Bytes, ClientOp, GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel,
+    ReplicationGroup, Tick,
 };
 
 use crate::check::{self, FinalValues};
@@ -25,73 +27,103 @@ pub struct RunReport {
     /// The final value of every key written or read, when it was served.
     pub final_values: BTreeMap<Bytes, Option<Bytes>>,
     /// One answer per property, in [`Property::ALL`] order.
-    pub checks: [Check; 3],
+    pub checks: [Check; 5],
     /// The group after the run (its trace, if it was recorded).
     pub group: Box<dyn ReplicationGroup>,
-    /// One line per step: what it did or why it was skipped.
+    /// One line per step: what it did or why it was skipped (replays only).
     pub log: Vec<String>,
 }
 
 impl RunReport {
     /// The answer for `property`.
     pub fn check(&self, property: Property) -> &Check {
-        match property {
-            Property::Durable => &self.checks[0],
-            Property::Linearizable => &self.checks[1],
-            Property::Invariants => &self.checks[2],
-        }
+        &self.checks[property.index()]
     }
 }
 
-/// Runs `schedule` on a fresh group of `config` (seeded with the
-/// schedule's seed). `clients` is the number of clients the schedule was
-/// generated for; `trace` keeps the group's trace recording on (replays)
-/// or turns it off (sweeps). `check_linearizable` may be turned off when
-/// only the other properties matter (shrinking them).
+/// Whether a run keeps its trace and checks linearizability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Keep the group's trace recording on (replays) or off (sweeps).
+    pub trace: bool,
+    /// Check linearizability (off when shrinking another property).
+    pub linearizable: bool,
+}
+
+impl RunOptions {
+    /// A sweep's run: no trace, every property.
+    pub const SWEEP: RunOptions = RunOptions {
+        trace: false,
+        linearizable: true,
+    };
+    /// A replay: the trace kept, every property.
+    pub const REPLAY: RunOptions = RunOptions {
+        trace: true,
+        linearizable: true,
+    };
+}
+
+/// Runs `schedule` on a fresh group of `config`, built with the schedule's
+/// seed and profile and put on the profile's network.
 pub fn run_schedule(
     config: &Configuration,
     schedule: &Schedule,
-    clients: u8,
-    trace: bool,
-    check_linearizable: bool,
+    options: RunOptions,
 ) -> Result<RunReport, GroupError> {
-    let mut group = (config.factory)(schedule.seed)?;
-    group.trace_mut().set_enabled(trace);
+    let profile = &schedule.profile;
+    let mut group = (config.factory)(&profile.build(schedule.seed))?;
+    group.trace_mut().set_enabled(options.trace);
+    let network = group.set_network(profile.net.clone());
     let nodes = group.node_ids();
+    let clients = profile.clients;
     let mut run = Runner {
         config,
+        bound: group.recovery_bound(),
         group,
         nodes,
         clients,
+        stale: (0..clients).map(|c| profile.is_stale(c)).collect(),
         busy: vec![None; usize::from(clients) + 1],
         pending: BTreeMap::new(),
         history: Vec::new(),
         clock: 0,
         invariants: Check::Holds,
+        available: Check::Holds,
+        tolerance: Tolerance::default(),
+        faults: Faults::default(),
         log: Vec::new(),
         keys: Vec::new(),
+        trace: options.trace,
     };
+    if let Err(e) = network
+        && options.trace
+    {
+        run.log.push(format!("network unchanged: {e}"));
+    }
+    run.observe_tolerance();
     for (index, step) in schedule.steps.iter().enumerate() {
-        let what = run.step(step);
-        if trace {
-            run.log
-                .push(format!("{index:>3} @{:<4} {step}: {what}", run.group.now()));
+        let at = run.group.now();
+        let what = run.step(index, step);
+        if options.trace {
+            run.log.push(format!("{index:>3} @{at:<4} {step}: {what}"));
         }
         run.collect();
+        run.observe_tolerance();
         run.check_invariants(|| format!("after step {index} ({step})"));
     }
     run.settle();
     let final_values = run.final_reads();
     let durable = check::durable(&run.history, &final_values, config.ack);
-    let linearizable = if check_linearizable {
+    let linearizable = if options.linearizable {
         check::linearizable(&run.history)
     } else {
         Check::Unknown("not checked".into())
     };
+    let recovers = run.recovers();
     Ok(RunReport {
         history: run.history,
         final_values: final_values.values,
-        checks: [durable, linearizable, run.invariants],
+        checks: [durable, linearizable, run.invariants, recovers, run.available],
         group: run.group,
         log: run.log,
     })
@@ -101,7 +133,7 @@ pub fn run_schedule(
 enum StepResult {
     Ok,
     Submitted(OpId),
-    Now(replication::Tick),
+    Now(Tick),
     Skipped(&'static str),
     Refused(GroupError),
 }
@@ -118,30 +150,80 @@ impl std::fmt::Display for StepResult {
     }
 }
 
+/// The faults the run made and has not undone, by node position.
+#[derive(Debug, Default)]
+struct Faults {
+    crashed: Vec<usize>,
+    isolated: Vec<usize>,
+    slowed: Vec<usize>,
+    cuts: Vec<(usize, usize)>,
+}
+
+fn add(set: &mut Vec<usize>, i: usize) {
+    if !set.contains(&i) {
+        set.push(i);
+    }
+}
+
+fn remove(set: &mut Vec<usize>, i: usize) {
+    set.retain(|&x| x != i);
+}
+
+/// How long the faults in force have been tolerated.
+#[derive(Debug, Default)]
+struct Tolerance {
+    /// The tick since which they have been, while they are.
+    since: Option<Tick>,
+    /// Bumped every time they stop being tolerated.
+    epoch: u64,
+}
+
+/// An operation in flight: where it is in the history, and whether its
+/// completion is judged for availability (the tolerance epoch it was
+/// submitted in).
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    index: usize,
+    judged_in: Option<u64>,
+}
+
 struct Runner<'a> {
     config: &'a Configuration,
     group: Box<dyn ReplicationGroup>,
     nodes: Vec<NodeId>,
     clients: u8,
+    /// Per client: whether it sends everything to its fixed node.
+    stale: Vec<bool>,
     /// Per client: the op it has in flight.
     busy: Vec<Option<OpId>>,
-    /// In-flight op → its index in `history`.
-    pending: BTreeMap<OpId, usize>,
+    pending: BTreeMap<OpId, InFlight>,
     history: Vec<HistoryOp>,
     clock: u64,
     invariants: Check,
+    available: Check,
+    bound: u64,
+    tolerance: Tolerance,
+    faults: Faults,
     log: Vec<String>,
     keys: Vec<Option<Bytes>>,
+    trace: bool,
 }
 
 impl Runner<'_> {
-    fn node(&self, node: NodeRef) -> Option<NodeId> {
+    fn position(&self, id: &NodeId) -> Option<usize> {
+        self.nodes.iter().position(|n| n == id)
+    }
+
+    /// The node a reference names now; `index` picks among several.
+    fn node(&self, node: NodeRef, index: usize) -> Option<NodeId> {
+        let n = self.nodes.len();
+        let among = |set: &[usize]| (!set.is_empty()).then(|| self.nodes[set[index % set.len()]].clone());
         match node {
             NodeRef::Leader => self.group.leader(),
-            NodeRef::At(i) => {
-                let n = self.nodes.len();
-                (n > 0).then(|| self.nodes[usize::from(i) % n].clone())
-            }
+            NodeRef::At(i) => (n > 0).then(|| self.nodes[usize::from(i) % n].clone()),
+            NodeRef::Crashed => among(&self.faults.crashed),
+            NodeRef::Isolated => among(&self.faults.isolated),
+            NodeRef::Slowed => among(&self.faults.slowed),
         }
     }
 
@@ -159,6 +241,7 @@ impl Runner<'_> {
     fn tick(&mut self) {
         self.group.tick();
         self.collect();
+        self.observe_tolerance();
         let now = self.group.now();
         self.check_invariants(|| format!("after tick {now}"));
     }
@@ -172,13 +255,31 @@ impl Runner<'_> {
         }
     }
 
+    fn observe_tolerance(&mut self) {
+        if self.group.tolerates_current_faults() {
+            if self.tolerance.since.is_none() {
+                self.tolerance.since = Some(self.group.now());
+            }
+        } else if self.tolerance.since.take().is_some() {
+            self.tolerance.epoch += 1;
+        }
+    }
+
+    /// The tolerance epoch an operation submitted now is judged in: the
+    /// faults have been tolerated for longer than the recovery bound.
+    fn judged_epoch(&self) -> Option<u64> {
+        let since = self.tolerance.since?;
+        (self.group.now() >= since.saturating_add(self.bound)).then_some(self.tolerance.epoch)
+    }
+
     /// Submits `op` for `client`; returns what happened.
-    fn submit(&mut self, client: u8, op: ClientOp, kind: OpKind) -> StepResult {
+    fn submit(&mut self, client: u8, op: ClientOp, kind: OpKind, judged: bool) -> StepResult {
         let slot = usize::from(client);
         if self.busy[slot].is_some() {
             return StepResult::Skipped("client busy");
         }
         let now = self.group.now();
+        let judged_in = if judged { self.judged_epoch() } else { None };
         match self.group.submit(op) {
             Ok(id) => {
                 self.clock += 1;
@@ -193,22 +294,38 @@ impl Runner<'_> {
                     read_value: None,
                     reason: String::new(),
                 });
-                self.pending.insert(id, self.history.len() - 1);
+                self.pending.insert(
+                    id,
+                    InFlight {
+                        index: self.history.len() - 1,
+                        judged_in,
+                    },
+                );
                 self.busy[slot] = Some(id);
                 StepResult::Submitted(id)
             }
-            Err(err) => StepResult::Refused(err),
+            Err(err) => {
+                if judged_in.is_some() && self.available == Check::Holds {
+                    self.available = Check::Violated(format!(
+                        "c{client} {} refused at tick {now} while the faults in force had been tolerated since tick {}: {err}",
+                        kind_text(&kind),
+                        self.tolerance.since.unwrap_or(0),
+                    ));
+                }
+                StepResult::Refused(err)
+            }
         }
     }
 
     /// Takes every completion the group has, in completion order.
     fn collect(&mut self) {
+        let tolerated_now = self.tolerance.since.is_some();
         for done in self.group.take_completions() {
-            let Some(index) = self.pending.remove(&done.id) else {
+            let Some(flight) = self.pending.remove(&done.id) else {
                 continue;
             };
             self.clock += 1;
-            let op = &mut self.history[index];
+            let op = &mut self.history[flight.index];
             op.ret = Some(self.clock);
             op.ret_tick = Some(done.completed);
             op.status = Some(done.outcome.status());
@@ -219,28 +336,55 @@ impl Runner<'_> {
                 }
                 _ => {}
             }
+            let still = tolerated_now && flight.judged_in == Some(self.tolerance.epoch);
+            if still && op.status != Some(OutcomeStatus::Done) && self.available == Check::Holds {
+                self.available = Check::Violated(format!(
+                    "{} ended {} at tick {} though the faults in force had been tolerated since tick {} (recovery bound {} ticks): {}",
+                    op.describe(),
+                    op.status.map_or("?", |s| s.name()),
+                    done.completed,
+                    self.tolerance.since.unwrap_or(0),
+                    self.bound,
+                    op.reason
+                ));
+            }
             if let Some(slot) = self.busy.get_mut(usize::from(op.client)) {
                 *slot = None;
             }
         }
     }
 
-    fn step(&mut self, step: &Step) -> StepResult {
+    /// Routes a client's operation: a stale client sends everything to
+    /// its fixed node; LOCAL reads go to the client's own node.
+    fn route(&self, client: u8, op: ClientOp, local: bool) -> (ClientOp, bool) {
+        let n = self.nodes.len();
+        if n == 0 {
+            return (op, true);
+        }
+        let home = self.nodes[usize::from(client) % n].clone();
+        if self.stale.get(usize::from(client)).copied().unwrap_or(false) {
+            (op.at(&home), false)
+        } else if local {
+            (op.at(&home), true)
+        } else {
+            (op, true)
+        }
+    }
+
+    fn step(&mut self, index: usize, step: &Step) -> StepResult {
         let result = match *step {
             Step::Write { client, key, value } => {
                 let (key, value) = (self.key(key), Bytes::from(format!("v{value}")));
                 let op = ClientOp::write(key.clone(), value.clone(), self.config.ack);
-                return self.submit(client, op, OpKind::Write { key, value });
+                let (op, judged) = self.route(client, op, false);
+                return self.submit(client, op, OpKind::Write { key, value }, judged);
             }
             Step::Read { client, key } => {
                 let key = self.key(key);
-                let mut op = ClientOp::read(key.clone(), self.config.read);
-                if self.config.read == ReadLevel::Local && !self.nodes.is_empty() {
-                    // Each client reads LOCAL from its own node.
-                    let home = usize::from(client) % self.nodes.len();
-                    op = op.at(&self.nodes[home].clone());
-                }
-                return self.submit(client, op, OpKind::Read { key });
+                let op = ClientOp::read(key.clone(), self.config.read);
+                let local = self.config.read == ReadLevel::Local;
+                let (op, judged) = self.route(client, op, local);
+                return self.submit(client, op, OpKind::Read { key }, judged);
             }
             Step::Wait(n) => {
                 for _ in 0..n {
@@ -248,21 +392,80 @@ impl Runner<'_> {
                 }
                 return StepResult::Now(self.group.now());
             }
-            Step::Isolate(n) => self.on(n, |g, id| g.isolate(id)),
-            Step::Heal(n) => self.on(n, |g, id| g.heal(id)),
-            Step::Cut(a, b) => match (self.node(a), self.node(b)) {
-                (Some(a), Some(b)) if a != b => self.group.cut_link(&a, &b).map(|_| ()),
+            Step::Isolate(n) => match self.node(n, index) {
+                None => return StepResult::Skipped("no such node"),
+                Some(id) => self.group.isolate(&id).map(|()| {
+                    if let Some(i) = self.position(&id) {
+                        add(&mut self.faults.isolated, i);
+                    }
+                }),
+            },
+            Step::Heal(n) => match self.node(n, index) {
+                None => return StepResult::Skipped("no isolated node"),
+                Some(id) => self.group.heal(&id).map(|()| {
+                    if let Some(i) = self.position(&id) {
+                        remove(&mut self.faults.isolated, i);
+                        self.faults.cuts.retain(|&(a, b)| a != i && b != i);
+                    }
+                }),
+            },
+            Step::Cut(a, b) => match (self.node(a, index), self.node(b, index)) {
+                (Some(a), Some(b)) if a != b => self.group.cut_link(&a, &b).map(|()| {
+                    if let (Some(x), Some(y)) = (self.position(&a), self.position(&b))
+                        && !self.faults.cuts.contains(&(x, y))
+                    {
+                        self.faults.cuts.push((x, y));
+                    }
+                }),
                 _ => return StepResult::Skipped("no such link"),
             },
-            Step::Crash(n, power_loss) => self.on(n, |g, id| g.crash(id, power_loss)),
-            Step::Restart(n) => self.on(n, |g, id| g.restart(id)),
-            Step::Fsync(n) => self.on(n, |g, id| g.fsync(id)),
-            Step::Slow(n, slow) => self.on(n, |g, id| g.set_slow(id, slow)),
+            Step::Restore => {
+                if self.faults.cuts.is_empty() {
+                    return StepResult::Skipped("no cut link");
+                }
+                let (x, y) = self.faults.cuts[index % self.faults.cuts.len()];
+                let (a, b) = (self.nodes[x].clone(), self.nodes[y].clone());
+                self.group.restore_link(&a, &b).map(|()| {
+                    self.faults.cuts.retain(|&l| l != (x, y));
+                })
+            }
+            Step::Crash(n, power_loss) => match self.node(n, index) {
+                None => return StepResult::Skipped("no such node"),
+                Some(id) => self.group.crash(&id, power_loss).map(|()| {
+                    if let Some(i) = self.position(&id) {
+                        add(&mut self.faults.crashed, i);
+                    }
+                }),
+            },
+            Step::Restart(n) => match self.node(n, index) {
+                None => return StepResult::Skipped("no crashed node"),
+                Some(id) => self.group.restart(&id).map(|()| {
+                    if let Some(i) = self.position(&id) {
+                        remove(&mut self.faults.crashed, i);
+                    }
+                }),
+            },
+            Step::Fsync(n) => match self.node(n, index) {
+                None => return StepResult::Skipped("no such node"),
+                Some(id) => self.group.fsync(&id),
+            },
+            Step::Slow(n, slow) => match self.node(n, index) {
+                None => return StepResult::Skipped("no slow node"),
+                Some(id) => self.group.set_slow(&id, slow).map(|()| {
+                    if let Some(i) = self.position(&id) {
+                        if slow {
+                            add(&mut self.faults.slowed, i);
+                        } else {
+                            remove(&mut self.faults.slowed, i);
+                        }
+                    }
+                }),
+            },
             Step::Failover(target) => {
                 let target = match target {
-                    Some(n) => match self.node(n) {
+                    Some(n) => match self.node(n, index) {
                         Some(id) => Some(id),
-                        None => return StepResult::Skipped("no leader"),
+                        None => return StepResult::Skipped("no such node"),
                     },
                     None => None,
                 };
@@ -272,17 +475,6 @@ impl Runner<'_> {
         match result {
             Ok(()) => StepResult::Ok,
             Err(err) => StepResult::Refused(err),
-        }
-    }
-
-    fn on(
-        &mut self,
-        node: NodeRef,
-        op: impl FnOnce(&mut dyn ReplicationGroup, &NodeId) -> Result<(), GroupError>,
-    ) -> Result<(), GroupError> {
-        match self.node(node) {
-            Some(id) => op(self.group.as_mut(), &id),
-            None => Err(GroupError::NoLeader("no leader to name".into())),
         }
     }
 
@@ -304,6 +496,7 @@ impl Runner<'_> {
         for id in down {
             let _ = self.group.restart(&id);
         }
+        self.faults = Faults::default();
         self.collect();
         self.check_invariants(|| "after heal and restart".to_string());
         let mut ticks = 0;
@@ -336,10 +529,10 @@ impl Runner<'_> {
                 let mut level = ReadLevel::Linearizable;
                 let read = |level| ClientOp::read(key.clone(), level);
                 let kind = || OpKind::Read { key: key.clone() };
-                let mut result = self.submit(reader, read(level), kind());
+                let mut result = self.submit(reader, read(level), kind(), false);
                 if let StepResult::Refused(GroupError::UnsupportedRead { .. }) = result {
                     level = ReadLevel::Leader;
-                    result = self.submit(reader, read(level), kind());
+                    result = self.submit(reader, read(level), kind(), false);
                 }
                 match result {
                     StepResult::Submitted(_) => {}
@@ -393,5 +586,99 @@ impl Runner<'_> {
             }
         }
         FinalValues { values, unread }
+    }
+
+    /// **recovers**: with everything healed and quiet, a write at the
+    /// protocol's strongest ack level and a read at its strongest read
+    /// level complete *done* (they are probes, not part of the history) —
+    /// unless the protocol states why it legitimately cannot serve.
+    fn recovers(&mut self) -> Check {
+        if let Some(why) = self.group.unavailable() {
+            return Check::Undecided(why);
+        }
+        let key = Bytes::from_static(b"recovery-probe");
+        let write = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
+            .into_iter()
+            .find_map(|level| {
+                let op = ClientOp::write(key.clone(), Bytes::from_static(b"probe"), level);
+                match self.group.submit(op) {
+                    Err(GroupError::UnsupportedAck { .. }) => None,
+                    other => Some((level.name(), other)),
+                }
+            });
+        let read = |g: &mut Box<dyn ReplicationGroup>| {
+            [ReadLevel::Linearizable, ReadLevel::Leader]
+                .into_iter()
+                .find_map(|level| match g.submit(ClientOp::read(key.clone(), level)) {
+                    Err(GroupError::UnsupportedRead { .. }) => None,
+                    other => Some((level.name(), other)),
+                })
+        };
+        for probe in ["write", "read"] {
+            let attempt = if probe == "write" {
+                write.clone()
+            } else {
+                read(&mut self.group)
+            };
+            let Some((level, submitted)) = attempt else {
+                return Check::Violated(format!("no {probe} level is supported"));
+            };
+            let id = match submitted {
+                Ok(id) => id,
+                Err(e) => {
+                    if let Some(why) = self.group.unavailable() {
+                        return Check::Undecided(why);
+                    }
+                    return Check::Violated(format!(
+                        "after every fault was healed and the group was quiet, a {level} {probe} was refused: {e}"
+                    ));
+                }
+            };
+            let mut done = None;
+            for _ in 0..SETTLE_TICKS {
+                if let Some(c) = self.group.take_completion(id) {
+                    done = Some(c);
+                    break;
+                }
+                self.group.tick();
+            }
+            match done {
+                Some(c) if c.outcome.status() == OutcomeStatus::Done => {}
+                other => {
+                    if let Some(why) = self.group.unavailable() {
+                        return Check::Undecided(why);
+                    }
+                    let how = match other {
+                        None => format!("did not complete within {SETTLE_TICKS} ticks"),
+                        Some(c) => format!("ended {}: {}", c.outcome.status().name(), outcome_text(&c.outcome)),
+                    };
+                    return Check::Violated(format!(
+                        "after every fault was healed and the group was quiet, a {level} {probe} {how}"
+                    ));
+                }
+            }
+        }
+        let _ = self.trace;
+        Check::Holds
+    }
+}
+
+fn kind_text(kind: &OpKind) -> String {
+    match kind {
+        OpKind::Write { key, value } => format!(
+            "write {}={}",
+            crate::history::text(key),
+            crate::history::text(value)
+        ),
+        OpKind::Read { key } => format!("read {}", crate::history::text(key)),
+    }
+}
+
+fn outcome_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Failed { message, .. } | Outcome::Unknown { message, .. } => message.clone(),
+        Outcome::Written { message, .. } => message.clone(),
+        Outcome::Read(_) => "served".into(),
+        _ => String::new(),
     }
 }

@@ -1,14 +1,21 @@
 //! A schedule: client operations, waits and nemesis events, generated from
-//! a seed.
+//! a seed and its [`Profile`].
 //!
-//! Steps name nodes by position in the group's node list (or the current
-//! leader), so one schedule runs on every protocol. Every write value is
-//! unique within a schedule (`v<step>`), so a value read identifies the one
-//! write that wrote it.
+//! Steps name nodes by position in the group's node list, the current
+//! leader, or by what the runner knows of the faults it made (a crashed
+//! node, an isolated one, a slow one, a cut link), so one schedule runs on
+//! every protocol and a restart or heal is aimed at a node that needs it.
+//! Every write value is unique within a schedule (`v<step>`), so a value
+//! read identifies the one write that wrote it.
 
 use std::fmt;
 
 use replication::Rng;
+
+use crate::profile::{FaultKind, Profile};
+
+/// Salt of the steps' generator.
+const STEP_SALT: u64 = 0x6578_706c_6f72_6521;
 
 /// A node as a step names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +25,12 @@ pub enum NodeRef {
     /// The node at this position of the group's node list (modulo its
     /// length).
     At(u8),
+    /// A node the run crashed and has not restarted (skipped when none).
+    Crashed,
+    /// A node the run isolated and has not healed (skipped when none).
+    Isolated,
+    /// A node the run marked slow (skipped when none).
+    Slowed,
 }
 
 /// One step of a schedule.
@@ -48,6 +61,8 @@ pub enum Step {
     Heal(NodeRef),
     /// Cut the one-way link `from → to`.
     Cut(NodeRef, NodeRef),
+    /// Restore one link the run cut (skipped when none).
+    Restore,
     /// Crash a node; `power_loss` also loses what it had not fsynced.
     Crash(NodeRef, bool),
     /// Restart a crashed node.
@@ -60,11 +75,21 @@ pub enum Step {
     Failover(Option<NodeRef>),
 }
 
+impl Step {
+    /// True for a nemesis step (a fault or a repair).
+    pub fn is_nemesis(&self) -> bool {
+        !matches!(self, Step::Write { .. } | Step::Read { .. } | Step::Wait(_))
+    }
+}
+
 impl fmt::Display for NodeRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NodeRef::Leader => f.write_str("leader"),
             NodeRef::At(i) => write!(f, "node#{i}"),
+            NodeRef::Crashed => f.write_str("a crashed node"),
+            NodeRef::Isolated => f.write_str("an isolated node"),
+            NodeRef::Slowed => f.write_str("a slow node"),
         }
     }
 }
@@ -78,6 +103,7 @@ impl fmt::Display for Step {
             Step::Isolate(n) => write!(f, "isolate {n}"),
             Step::Heal(n) => write!(f, "heal {n}"),
             Step::Cut(a, b) => write!(f, "cut {a} -> {b}"),
+            Step::Restore => f.write_str("restore a cut link"),
             Step::Crash(n, false) => write!(f, "crash {n}"),
             Step::Crash(n, true) => write!(f, "crash {n} (power loss)"),
             Step::Restart(n) => write!(f, "restart {n}"),
@@ -90,54 +116,27 @@ impl fmt::Display for Step {
     }
 }
 
-/// How schedules are generated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScheduleShape {
-    /// Concurrent clients (each has at most one operation in flight).
-    pub clients: u8,
-    /// Keys `k0 … k<keys-1>`.
-    pub keys: u8,
-    /// Steps per schedule before the final heal-and-read phase.
-    pub steps: usize,
-    /// Nodes in the group (node references are drawn below this).
-    pub nodes: u8,
-}
-
-impl ScheduleShape {
-    /// Steps of a default schedule.
-    pub const DEFAULT_STEPS: usize = 90;
-}
-
-impl Default for ScheduleShape {
-    /// 3 clients, 2 keys, 90 steps (about 60 client operations), 3 nodes.
-    fn default() -> Self {
-        ScheduleShape {
-            clients: 3,
-            keys: 2,
-            steps: ScheduleShape::DEFAULT_STEPS,
-            nodes: 3,
-        }
-    }
-}
-
 /// A generated schedule.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Schedule {
     /// The seed it was generated from.
     pub seed: u64,
+    /// The profile drawn from the seed.
+    pub profile: Profile,
     /// Its steps, in order.
     pub steps: Vec<Step>,
 }
 
 impl Schedule {
-    /// The schedule of `seed`: the same seed and shape always give the same
-    /// steps. About two thirds client operations, a fifth waits, the rest
-    /// nemesis events.
-    pub fn generate(seed: u64, shape: &ScheduleShape) -> Schedule {
-        let mut rng = Rng::new(seed ^ 0x6578_706c_6f72_6521);
-        let clients = u64::from(shape.clients.max(1));
-        let keys = u64::from(shape.keys.max(1));
-        let nodes = u64::from(shape.nodes.max(1));
+    /// The schedule of `seed` under `profile`: the same seed and profile
+    /// always give the same steps. A `density` percent of the steps are
+    /// nemesis steps of the profile's kinds; of the rest, three in four
+    /// are client operations (55% writes) and one a wait of 1–4 ticks.
+    pub fn generate(seed: u64, profile: Profile) -> Schedule {
+        let mut rng = Rng::new(seed ^ STEP_SALT);
+        let clients = u64::from(profile.clients.max(1));
+        let keys = u64::from(profile.keys.max(1));
+        let nodes = u64::from(profile.nodes.max(1));
         let node = |rng: &mut Rng| -> NodeRef {
             if rng.chance(0.4) {
                 NodeRef::Leader
@@ -145,10 +144,35 @@ impl Schedule {
                 NodeRef::At(pick(rng, nodes))
             }
         };
-        let mut steps = Vec::with_capacity(shape.steps);
-        for index in 0..shape.steps {
-            let roll = rng.range_inclusive(0, 99);
-            let step = if roll < 65 {
+        let kinds = profile.faults.clone();
+        let mut steps = Vec::with_capacity(usize::from(profile.steps));
+        for index in 0..usize::from(profile.steps) {
+            let step = if !kinds.is_empty() && rng.range_inclusive(1, 100) <= u64::from(profile.density) {
+                let kind = kinds[usize::from(pick(&mut rng, kinds.len() as u64))];
+                match kind {
+                    FaultKind::Isolate => Step::Isolate(node(&mut rng)),
+                    FaultKind::Heal => Step::Heal(if rng.chance(0.8) {
+                        NodeRef::Isolated
+                    } else {
+                        node(&mut rng)
+                    }),
+                    FaultKind::Cut => Step::Cut(node(&mut rng), node(&mut rng)),
+                    FaultKind::Restore => Step::Restore,
+                    FaultKind::Crash => Step::Crash(node(&mut rng), false),
+                    FaultKind::PowerLoss => Step::Crash(node(&mut rng), true),
+                    FaultKind::Restart => Step::Restart(NodeRef::Crashed),
+                    FaultKind::Fsync => Step::Fsync(node(&mut rng)),
+                    FaultKind::Slow => {
+                        if rng.chance(0.5) {
+                            Step::Slow(node(&mut rng), true)
+                        } else {
+                            Step::Slow(NodeRef::Slowed, false)
+                        }
+                    }
+                    FaultKind::Failover => Step::Failover(None),
+                    FaultKind::FailoverTo => Step::Failover(Some(node(&mut rng))),
+                }
+            } else if rng.chance(0.75) {
                 let client = pick(&mut rng, clients);
                 let key = pick(&mut rng, keys);
                 if rng.chance(0.55) {
@@ -160,30 +184,23 @@ impl Schedule {
                 } else {
                     Step::Read { client, key }
                 }
-            } else if roll < 85 {
-                Step::Wait(pick(&mut rng, 4) + 1)
             } else {
-                match rng.range_inclusive(0, 10) {
-                    0 | 1 => Step::Isolate(node(&mut rng)),
-                    2 | 3 => Step::Heal(node(&mut rng)),
-                    4 => Step::Cut(node(&mut rng), node(&mut rng)),
-                    5 => Step::Crash(node(&mut rng), rng.chance(0.5)),
-                    6 => Step::Restart(node(&mut rng)),
-                    7 => Step::Fsync(node(&mut rng)),
-                    8 => Step::Slow(node(&mut rng), rng.chance(0.6)),
-                    9 => Step::Failover(None),
-                    _ => Step::Failover(Some(node(&mut rng))),
-                }
+                Step::Wait(pick(&mut rng, 4) + 1)
             };
             steps.push(step);
         }
-        Schedule { seed, steps }
+        Schedule {
+            seed,
+            profile,
+            steps,
+        }
     }
 
     /// The schedule with only the steps at `kept` (indices into `steps`).
     pub fn subset(&self, kept: &[usize]) -> Schedule {
         Schedule {
             seed: self.seed,
+            profile: self.profile.clone(),
             steps: kept
                 .iter()
                 .filter_map(|&i| self.steps.get(i).copied())
@@ -199,13 +216,22 @@ fn pick(rng: &mut Rng, below: u64) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Configuration;
+    use replication::{AckLevel, GroupError, ReadLevel};
+
+    fn config() -> Configuration {
+        Configuration::new("t", AckLevel::Leader, ReadLevel::Local, "default", |_| {
+            Err(GroupError::NoLeader("no group".into()))
+        })
+    }
 
     #[test]
     fn the_same_seed_gives_the_same_schedule_and_values_are_unique() {
-        let shape = ScheduleShape::default();
-        let a = Schedule::generate(7, &shape);
-        assert_eq!(a, Schedule::generate(7, &shape));
-        assert_ne!(a, Schedule::generate(8, &shape));
+        let c = config();
+        let make = |seed| Schedule::generate(seed, Profile::draw(seed, &c, 3));
+        let a = make(7);
+        assert_eq!(a, make(7));
+        assert_ne!(a, make(8));
         let mut values: Vec<u32> = a
             .steps
             .iter()
@@ -217,6 +243,42 @@ mod tests {
         let n = values.len();
         values.dedup();
         assert_eq!(values.len(), n);
-        assert!(n > 10, "a default schedule writes: {n}");
+        assert!(n > 3, "a schedule writes: {n}");
+    }
+
+    #[test]
+    fn profiles_vary_the_mix_length_clients_and_network() {
+        let c = config();
+        let profiles: Vec<Profile> = (0..200).map(|s| Profile::draw(s, &c, 3)).collect();
+        let distinct = |f: &dyn Fn(&Profile) -> String| {
+            let mut v: Vec<String> = profiles.iter().map(f).collect();
+            v.sort();
+            v.dedup();
+            v.len()
+        };
+        assert!(distinct(&|p| format!("{:?}", p.faults)) > 50);
+        assert!(distinct(&|p| p.steps.to_string()) > 50);
+        assert_eq!(distinct(&|p| p.clients.to_string()), 4, "2 to 5 clients");
+        assert_eq!(distinct(&|p| p.keys.to_string()), 3, "1 to 3 keys");
+        assert!(profiles.iter().any(|p| p.net.drop_rate > 0.0));
+        assert!(profiles.iter().any(|p| p.net.reorder_rate > 0.0));
+        assert!(profiles.iter().any(|p| p.stale > 0));
+        assert!(profiles.iter().all(|p| (2..=40).contains(&p.density)));
+        // Densities reach both ends of the range.
+        assert!(profiles.iter().any(|p| p.density <= 5));
+        assert!(profiles.iter().any(|p| p.density >= 35));
+    }
+
+    #[test]
+    fn restarts_and_heals_are_aimed_at_nodes_that_need_them() {
+        let c = config();
+        let steps: Vec<Step> = (0..100)
+            .flat_map(|s| Schedule::generate(s, Profile::draw(s, &c, 3)).steps)
+            .collect();
+        assert!(steps.contains(&Step::Restart(NodeRef::Crashed)));
+        assert!(!steps.iter().any(|s| matches!(s, Step::Restart(NodeRef::At(_) | NodeRef::Leader))));
+        let heals = steps.iter().filter(|s| matches!(s, Step::Heal(_))).count();
+        let aimed = steps.iter().filter(|s| **s == Step::Heal(NodeRef::Isolated)).count();
+        assert!(aimed * 10 >= heals * 7, "{aimed} of {heals} heals aimed");
     }
 }

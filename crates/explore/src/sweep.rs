@@ -6,16 +6,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use replication::GroupError;
 
-use crate::config::{Configuration, read_snake};
+use crate::config::{Build, Configuration, read_snake};
+use crate::profile::Profile;
 use crate::property::{Check, Property};
 use crate::replay::ReplayId;
-use crate::run::{RunReport, run_schedule};
-use crate::schedule::{Schedule, ScheduleShape};
+use crate::run::{RunOptions, RunReport, run_schedule};
+use crate::schedule::Schedule;
 use crate::shrink::minimize;
 
 /// Candidate schedules tried while shrinking one counterexample.
 const SHRINK_BUDGET: usize = 2_000;
-
+/// Violating seeds shrunk per property; the shortest result is kept.
+const SHRINK_CANDIDATES: usize = 3;
 /// How a sweep runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SweepOptions {
@@ -25,8 +27,6 @@ pub struct SweepOptions {
     pub first_seed: u64,
     /// Worker threads (the result does not depend on it).
     pub jobs: usize,
-    /// Clients and steps per schedule (`nodes` is taken from the group).
-    pub shape: ScheduleShape,
     /// `Some((i, n))`: only the seeds whose position modulo `n` is `i`.
     pub shard: Option<(u64, u64)>,
 }
@@ -37,7 +37,6 @@ impl Default for SweepOptions {
             schedules: 200,
             first_seed: 0,
             jobs: 1,
-            shape: ScheduleShape::default(),
             shard: None,
         }
     }
@@ -65,7 +64,8 @@ impl Status {
     }
 }
 
-/// The minimal schedule that breaks a property.
+/// The minimal schedule that breaks a property: the shortest of the first
+/// few violating seeds' shrunk schedules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counterexample {
     /// Steps in the shrunk schedule.
@@ -95,44 +95,58 @@ pub struct Verdict {
     pub schedules: u64,
     /// Schedules that ended unavailable and so could not decide it.
     pub undecided: u64,
+    /// Schedules that broke it.
+    pub violations: u64,
     /// For a violation: the shrunk schedule.
     pub counterexample: Option<Counterexample>,
     /// For unknown: why (the first undecided schedule's reason).
     pub note: Option<String>,
 }
 
-/// Per seed and property: 0 holds, 1 violated, 2 unknown, 3 undecided.
-type Outcome3 = [u8; 3];
+/// How one schedule answered one property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Holds,
+    Violated,
+    Unknown,
+    /// The run ended unavailable (legitimately, by the protocol's word):
+    /// it decides nothing about this property.
+    Undecided,
+}
 
-fn code(check: &Check) -> u8 {
-    match check {
-        Check::Holds => 0,
-        Check::Violated(_) => 1,
-        Check::Unknown(_) => 2,
-        Check::Undecided(_) => 3,
+impl Answer {
+    fn of(check: &Check) -> Answer {
+        match check {
+            Check::Holds => Answer::Holds,
+            Check::Violated(_) => Answer::Violated,
+            Check::Unknown(_) => Answer::Unknown,
+            Check::Undecided(_) => Answer::Undecided,
+        }
     }
 }
 
-/// The shape used for `config`: `options.shape` with the group's node count.
-fn shape_for(config: &Configuration, shape: ScheduleShape) -> Result<ScheduleShape, GroupError> {
-    let nodes = (config.factory)(0)?.node_ids().len();
-    Ok(ScheduleShape {
-        nodes: u8::try_from(nodes).unwrap_or(u8::MAX),
-        ..shape
-    })
+/// The group's node count with default settings (the profile's default).
+fn default_nodes(config: &Configuration) -> Result<u8, GroupError> {
+    let nodes = (config.factory)(&Build::seed(0))?.node_ids().len();
+    Ok(u8::try_from(nodes).unwrap_or(u8::MAX))
+}
+
+/// The schedule of `seed` for `config`.
+pub fn schedule_of(config: &Configuration, seed: u64, nodes: u8) -> Schedule {
+    Schedule::generate(seed, Profile::draw(seed, config, nodes))
 }
 
 /// Runs the sweep and returns one verdict per property, in
 /// [`Property::ALL`] order. The first violating seed (in seed order) of
 /// each property is shrunk.
 pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdict>, GroupError> {
-    let shape = shape_for(config, options.shape)?;
+    let nodes = default_nodes(config)?;
     let seeds: Vec<u64> = (0..options.schedules.max(config.min_schedules))
         .filter(|pos| options.shard.is_none_or(|(i, n)| n > 0 && pos % n == i))
         .map(|pos| options.first_seed + pos)
         .collect();
     let next = AtomicU64::new(0);
-    let results: Mutex<Vec<(usize, Result<Outcome3, GroupError>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, Result<[Answer; 5], GroupError>)>> = Mutex::new(Vec::new());
     let jobs = options.jobs.max(1).min(seeds.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..jobs {
@@ -141,9 +155,9 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
                 loop {
                     let pos = next.fetch_add(1, Ordering::Relaxed) as usize;
                     let Some(&seed) = seeds.get(pos) else { break };
-                    let schedule = Schedule::generate(seed, &shape);
-                    let out = run_schedule(config, &schedule, shape.clients, false, true)
-                        .map(|r| [code(&r.checks[0]), code(&r.checks[1]), code(&r.checks[2])]);
+                    let schedule = schedule_of(config, seed, nodes);
+                    let out = run_schedule(config, &schedule, RunOptions::SWEEP)
+                        .map(|r| r.checks.each_ref().map(Answer::of));
                     local.push((pos, out));
                 }
                 if let Ok(mut all) = results.lock() {
@@ -160,16 +174,27 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
     }
     let mut verdicts = Vec::new();
     for (p, property) in Property::ALL.into_iter().enumerate() {
-        let violating = outcomes.iter().position(|o| o[p] == 1);
-        let undecided = outcomes.iter().position(|o| o[p] == 2);
-        let (status, counterexample, note) = match (violating, undecided) {
-            (Some(pos), _) => {
-                let cx = shrink(config, seeds[pos], shape, property)?;
-                (Status::Violated, Some(cx), None)
+        let violating: Vec<usize> = outcomes
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o[p] == Answer::Violated)
+            .map(|(i, _)| i)
+            .collect();
+        let unknown = outcomes.iter().position(|o| o[p] == Answer::Unknown);
+        let (status, counterexample, note) = match (violating.first(), unknown) {
+            (Some(_), _) => {
+                let mut best: Option<Counterexample> = None;
+                for &pos in violating.iter().take(SHRINK_CANDIDATES) {
+                    let cx = shrink(config, seeds[pos], nodes, property)?;
+                    if best.as_ref().is_none_or(|b| cx.steps < b.steps) {
+                        best = Some(cx);
+                    }
+                }
+                (Status::Violated, best, None)
             }
             (None, Some(pos)) => {
-                let schedule = Schedule::generate(seeds[pos], &shape);
-                let report = run_schedule(config, &schedule, shape.clients, false, true)?;
+                let schedule = schedule_of(config, seeds[pos], nodes);
+                let report = run_schedule(config, &schedule, RunOptions::SWEEP)?;
                 let note = match report.check(property) {
                     Check::Unknown(why) => why.clone(),
                     _ => String::new(),
@@ -182,6 +207,7 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
             }
             (None, None) => (Status::Holds, None, None),
         };
+        let count = |a: Answer| outcomes.iter().filter(|o| o[p] == a).count() as u64;
         verdicts.push(Verdict {
             protocol: config.protocol,
             ack: config.ack.snake(),
@@ -189,8 +215,9 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
             config: config.setting,
             property,
             status,
-            schedules: outcomes.iter().filter(|o| o[p] != 3).count() as u64,
-            undecided: outcomes.iter().filter(|o| o[p] == 3).count() as u64,
+            schedules: outcomes.len() as u64 - count(Answer::Undecided),
+            undecided: count(Answer::Undecided),
+            violations: count(Answer::Violated),
             counterexample,
             note,
         });
@@ -203,27 +230,28 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
 fn shrink(
     config: &Configuration,
     seed: u64,
-    shape: ScheduleShape,
+    nodes: u8,
     property: Property,
 ) -> Result<Counterexample, GroupError> {
-    let schedule = Schedule::generate(seed, &shape);
-    let lin = property == Property::Linearizable;
+    let schedule = schedule_of(config, seed, nodes);
+    let options = RunOptions {
+        trace: false,
+        linearizable: property == Property::Linearizable,
+    };
     let mut failure = None;
-    let kept = minimize(
-        schedule.steps.len(),
-        SHRINK_BUDGET,
-        |subset| match run_schedule(config, &schedule.subset(subset), shape.clients, false, lin) {
+    let kept = minimize(schedule.steps.len(), SHRINK_BUDGET, |subset| {
+        match run_schedule(config, &schedule.subset(subset), options) {
             Ok(report) => report.check(property).is_violated(),
             Err(err) => {
                 failure.get_or_insert(err);
                 false
             }
-        },
-    );
+        }
+    });
     if let Some(err) = failure {
         return Err(err);
     }
-    let report = run_schedule(config, &schedule.subset(&kept), shape.clients, false, true)?;
+    let report = run_schedule(config, &schedule.subset(&kept), RunOptions::SWEEP)?;
     let reason = match report.check(property) {
         Check::Violated(why) => why.clone(),
         other => format!("{other:?}"),
@@ -232,7 +260,6 @@ fn shrink(
         steps: kept.len(),
         replay: ReplayId {
             config: config.key(),
-            clients: shape.clients,
             seed,
             kept: Some(kept),
         },
@@ -240,25 +267,27 @@ fn shrink(
     })
 }
 
-/// Runs the schedule named by `id` on `config` with the trace on.
-pub fn replay(
-    config: &Configuration,
-    id: &ReplayId,
-    steps: usize,
-) -> Result<(Schedule, RunReport), GroupError> {
-    let shape = shape_for(
-        config,
-        ScheduleShape {
-            clients: id.clients,
-            steps,
-            ..ScheduleShape::default()
-        },
-    )?;
-    let full = Schedule::generate(id.seed, &shape);
+/// Runs the schedule named by `id` on `config` with the trace on. An id
+/// naming a step the schedule of its seed does not have is an error.
+pub fn replay(config: &Configuration, id: &ReplayId) -> Result<(Schedule, RunReport), GroupError> {
+    let full = schedule_of(config, id.seed, default_nodes(config)?);
     let schedule = match &id.kept {
         None => full,
-        Some(kept) => full.subset(kept),
+        Some(kept) => {
+            if let Some(&bad) = kept.iter().find(|&&i| i >= full.steps.len()) {
+                return Err(GroupError::config(
+                    "replay",
+                    format!(
+                        "{id} names step {bad}, but the schedule of seed {} has {} steps (0..{})",
+                        id.seed,
+                        full.steps.len(),
+                        full.steps.len().saturating_sub(1)
+                    ),
+                ));
+            }
+            full.subset(kept)
+        }
     };
-    let report = run_schedule(config, &schedule, id.clients, true, true)?;
+    let report = run_schedule(config, &schedule, RunOptions::REPLAY)?;
     Ok((schedule, report))
 }

@@ -4,7 +4,7 @@
 //!
 //! [`Registration::explorer_rows`]: replication::Registration::explorer_rows
 
-use explore::Configuration;
+use explore::{Build, Configuration};
 use replication::{Registry, ReplicationGroup};
 
 use crate::protocol::registry;
@@ -27,13 +27,28 @@ pub fn explore_configs_in(registry: &Registry) -> Vec<Configuration> {
                 row.ack,
                 row.read,
                 row.setting,
-                move |seed| {
-                    let group = registration.build(&settings.clone().with_seed(seed))?;
-                    let group: Box<dyn ReplicationGroup> = group;
+                move |build: &Build| {
+                    let mut settings = settings.clone().with_seed(build.seed);
+                    if let Some(n) = build.nodes {
+                        settings.set("nodes", n.to_string());
+                    }
+                    for (knob, value) in &build.knobs {
+                        // The row's own settings win over a drawn knob.
+                        if settings.get(knob).is_none() {
+                            settings.set(*knob, value.clone());
+                        }
+                    }
+                    let group: Box<dyn ReplicationGroup> = registration.build(&settings)?;
                     Ok(group)
                 },
             );
-            configs.push(config.with_min_schedules(row.min_schedules));
+            configs.push(
+                config
+                    .with_min_schedules(row.min_schedules)
+                    .with_transport(registration.transport())
+                    .with_node_counts(registration.node_counts())
+                    .with_knobs(registration.explorer_knobs()),
+            );
         }
     }
     configs

@@ -1,7 +1,7 @@
 //! The driver surface every protocol implements.
 
 use bytes::Bytes;
-use sim_core::{NodeId, Tick, Trace};
+use sim_core::{NetConfig, NodeId, Tick, Trace};
 
 use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
@@ -165,6 +165,52 @@ pub trait ReplicationGroup {
             node,
             format!("{} does not model slow replicas", self.protocol()),
         ))
+    }
+
+    /// Puts the group on another network (its transport's delays and
+    /// faults, e.g. an explorer's profile) before anything was sent.
+    /// A protocol that cannot answers [`GroupError::Config`] (the default).
+    fn set_network(&mut self, net: NetConfig) -> Result<(), GroupError> {
+        let _ = net;
+        Err(GroupError::config(
+            "network",
+            format!("{} cannot change its network", self.protocol()),
+        ))
+    }
+
+    /// Why the group legitimately cannot serve now, in the protocol's
+    /// terms, read from its own state — e.g. ISR with no in-sync replica
+    /// left alive and unclean election off. `None` (the default) claims it
+    /// can: once every fault is healed and the protocol's bound has passed,
+    /// a write and a read at the strongest levels must complete.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// True when the faults now in force are ones the protocol is designed
+    /// to tolerate without losing availability (Raft: a minority down or
+    /// cut off; ISR: the ISR still at or above min.insync; WAL: every
+    /// synchronous standby reachable). The default claims nothing.
+    fn tolerates_current_faults(&self) -> bool {
+        false
+    }
+
+    /// Ticks the protocol needs, after the faults became tolerated, to
+    /// serve again (an election, a lag timeout): operations submitted later
+    /// than this must complete while the faults stay tolerated.
+    fn recovery_bound(&self) -> u64 {
+        50
+    }
+
+    /// A hash of the group's whole simulated state (nodes, harness, in-flight
+    /// messages, clock excluded), for the explorer's bounded exhaustive mode
+    /// to explore an equivalent state once. The default hashes the summary,
+    /// which is coarser.
+    fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{:?}", self.summary().nodes).hash(&mut h);
+        h.finish()
     }
 
     /// The protocol's own safety invariants over its current state (SPEC

@@ -47,9 +47,9 @@ pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
 pub use output::Output;
 pub use registration::{
-    ExplorerRow, Levels, Protocol, Registration, Registry, ScenarioGroup, SettingDoc, SettingKind,
+    ExplorerRow, Knob, Levels, Protocol, Registration, Registry, ScenarioGroup, SettingDoc, SettingKind,
     Settings,
 };
-pub use sim_core::{NodeId, Rng, Tick, Trace};
+pub use sim_core::{NetConfig, NodeId, Rng, Tick, Trace, Transport};
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;

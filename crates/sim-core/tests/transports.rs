@@ -19,7 +19,7 @@ impl Payload for Msg {
 
 /// A message type that never lets the network copy it.
 #[derive(Debug)]
-struct Unique(u64);
+struct Unique(#[allow(dead_code)] u64);
 
 impl Payload for Unique {
     fn label(&self) -> &'static str {

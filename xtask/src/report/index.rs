@@ -125,7 +125,8 @@ fn verdict_cell(v: &Verdict) -> String {
 fn guarantees_table(verdicts: &[Verdict]) -> String {
     let mut out = String::from(
         "<table class=\"guarantees\" id=\"guarantees-table\">\n<thead><tr><th>protocol</th><th>ack</th>\
-         <th>read</th><th>setting</th><th>durable</th><th>linearizable</th><th>invariants</th></tr></thead>\n<tbody>\n",
+         <th>read</th><th>setting</th><th>durable</th><th>linearizable</th><th>invariants</th>\
+         <th>recovers</th><th>available</th></tr></thead>\n<tbody>\n",
     );
     for (name, three) in rows(verdicts) {
         out.push_str("<tr>");
@@ -204,11 +205,11 @@ pub fn page(inputs: &Inputs<'_>) -> String {
     let _ = writeln!(
         body,
         "<h2 id=\"guarantees\">Guarantees over seeded fault schedules</h2>\n<p>{} schedules per \
-         configuration from seed {}, {} clients (<code>cargo xtask explore --schedules {}</code>). \
-         <code>holds (N)</code>: no schedule of N broke it; <code>violated</code>: the shrunk \
-         counterexample, linked to its replay; <code>unknown</code>: some schedules could not \
-         decide.</p>",
-        sweep.schedules, sweep.first_seed, sweep.shape.clients, sweep.schedules
+         configuration from seed {}, each drawing its own profile (<code>cargo xtask explore --schedules {}</code>). \
+         <code>holds (N)</code>: no schedule of N broke it; <code>violated in K of N</code>: the \
+         shortest shrunk counterexample, linked to its replay; <code>unknown</code>: some \
+         schedules could not decide.</p>",
+        sweep.schedules, sweep.first_seed, sweep.schedules
     );
     body.push_str(&guarantees_table(inputs.verdicts));
     body.push_str(&block_markdown(DEFINITIONS));

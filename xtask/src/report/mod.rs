@@ -37,7 +37,7 @@ pub struct Page {
 pub struct Inputs<'a> {
     /// Every experiment run, in matrix order.
     pub runs: &'a [Run],
-    /// The explorer's verdicts, three per configuration.
+    /// The explorer's verdicts, one per property per configuration.
     pub verdicts: &'a [Verdict],
     /// The sweep that gave them.
     pub sweep: &'a SweepOptions,

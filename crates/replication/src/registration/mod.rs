@@ -94,7 +94,7 @@ impl ExplorerRow {
 /// struct in the protocol's crate and register `&YourRegistration`.
 pub trait Registration: Sync {
     /// The short name: command line, matrix column, JSON, scenario prefix
-    /// (`async`, `wal`, `isr`, `raft`). Letters, digits, `_` and `-`.
+    /// (`async`, `wal`, `isr`, `raft`). Lower-case letters, digits and `_`.
     fn name(&self) -> &'static str;
 
     /// One line for help texts: the mechanism and the crate.
@@ -124,6 +124,46 @@ pub trait Registration: Sync {
 
     /// The explorer's rows for this protocol, in table order.
     fn explorer_rows(&self) -> Vec<ExplorerRow>;
+
+    /// The network the real system runs on: TCP-like streams (the default:
+    /// Kafka, PostgreSQL, Redis) or datagrams (what the Raft paper assumes).
+    /// The explorer draws its network faults for this transport.
+    fn transport(&self) -> sim_core::Transport {
+        sim_core::Transport::Stream
+    }
+
+    /// Settings that change how deep a schedule reaches (entries per
+    /// append, retention windows, timeouts), each with the values the
+    /// explorer may draw for a schedule. Default: none.
+    fn explorer_knobs(&self) -> Vec<Knob> {
+        Vec::new()
+    }
+
+    /// The node counts a group can be built with through the `nodes`
+    /// setting; the explorer draws among them. Default: only the default
+    /// count (no `nodes` setting).
+    fn node_counts(&self) -> Vec<u8> {
+        vec![u8::try_from(self.default_nodes().len()).unwrap_or(u8::MAX)]
+    }
+}
+
+/// A setting the explorer varies per schedule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Knob {
+    /// The setting's key.
+    pub name: &'static str,
+    /// The values it may take.
+    pub values: Vec<String>,
+}
+
+impl Knob {
+    /// A knob over whole numbers.
+    pub fn numbers(name: &'static str, values: impl IntoIterator<Item = u64>) -> Knob {
+        Knob {
+            name,
+            values: values.into_iter().map(|v| v.to_string()).collect(),
+        }
+    }
 }
 
 /// A registered protocol: a cheap, copyable handle on its
