@@ -49,6 +49,10 @@ pub struct RaftConfig {
     /// snapshot; a follower needing dropped entries gets InstallSnapshot.
     /// `None` (the default) never compacts.
     pub snapshot_threshold: Option<u64>,
+    /// The most entries one AppendEntries carries (etcd's
+    /// `MaxSizePerMsg`, in entries). Default 64; a small value makes a
+    /// follower's catch-up take many rounds.
+    pub max_append_entries: u64,
 }
 
 impl Default for RaftConfig {
@@ -63,6 +67,7 @@ impl Default for RaftConfig {
             check_quorum: false,
             leadership_transfer: true,
             snapshot_threshold: None,
+            max_append_entries: 64,
         }
     }
 }
@@ -147,15 +152,29 @@ impl RaftConfig {
             .with_snapshot_threshold(entries)
     }
 
+    /// The same settings with at most `entries` entries per AppendEntries.
+    #[must_use]
+    pub fn with_max_append_entries(mut self, entries: u64) -> Self {
+        self.max_append_entries = entries;
+        self
+    }
+
     /// Checks every setting; the error names the one at fault.
     ///
     /// Rules: at least three nodes, non-empty and distinct names; a nonzero
     /// heartbeat and delay; `lo ≤ hi`; the lowest election timeout exceeds
     /// the heartbeat and exceeds `2 × delay + heartbeat` (so a follower of a
     /// healthy leader never times out between two heartbeats); a snapshot
-    /// threshold of at least one entry.
+    /// threshold of at least one entry; at least one entry per
+    /// AppendEntries.
     pub fn validate(&self) -> Result<(), GroupError> {
         validate_node_ids("nodes", &self.nodes, 3)?;
+        if self.max_append_entries == 0 {
+            return Err(GroupError::config(
+                "max_append_entries",
+                "must be at least 1 entry per AppendEntries",
+            ));
+        }
         if self.snapshot_threshold == Some(0) {
             return Err(GroupError::config(
                 "snapshot_threshold",

@@ -336,9 +336,9 @@ fn transferring_to_an_empty_node(entries: u64) -> (RaftNode, Rng) {
 /// next batch instead.
 #[test]
 fn the_targets_acks_drive_a_transfer_batch_by_batch_then_timeout_now() {
-    let (mut leader, mut rng) = transferring_to_an_empty_node(2 * crate::leader::MAX_BATCH);
+    let (mut leader, mut rng) = transferring_to_an_empty_node(2 * 64);
     let last = leader.last_index();
-    let out = leader.step(12, 1, success(crate::leader::MAX_BATCH), &mut rng);
+    let out = leader.step(12, 1, success(64), &mut rng);
     let sends = sent(&out);
     assert!(
         sends

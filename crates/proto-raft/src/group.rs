@@ -55,6 +55,7 @@ impl RaftGroup {
             pre_vote: config.pre_vote,
             check_quorum: config.check_quorum,
             snapshot_threshold: config.snapshot_threshold,
+            max_append_entries: config.max_append_entries,
         };
         let size = config.nodes.len();
         let nodes = (0..size)

@@ -9,7 +9,6 @@ use crate::node::{NodeEvent, Output, RaftNode, Role};
 use crate::role::CatchUpMode;
 
 /// Most entries one AppendEntries carries while a follower catches up.
-pub(crate) const MAX_BATCH: u64 = 64;
 
 impl RaftNode {
     /// Won the election: reset the leader state, append a no-op of the new
@@ -169,13 +168,13 @@ impl RaftNode {
     }
 
     /// AppendEntries for `peer` carrying the entries from its `next_index`
-    /// (at most [`MAX_BATCH`]; never below the snapshot, see
+    /// (at most `max_append_entries`; never below the snapshot, see
     /// [`RaftNode::send_append`]); `next_index` moves past them
     /// optimistically.
     pub(crate) fn append_for(&mut self, now: Tick, peer: usize) -> Message {
         let next = self.next_index[peer].clamp(self.snapshot.index + 1, self.last_index() + 1);
         let prev = next - 1;
-        let end = self.last_index().min(prev + MAX_BATCH);
+        let end = self.last_index().min(prev + self.timing.max_append_entries);
         let entries = self.entries(next, end);
         self.next_index[peer] = end + 1;
         self.last_sent[peer] = now;

@@ -5,7 +5,7 @@
 
 use sim_core::Rng;
 
-use crate::leader::MAX_BATCH;
+const MAX_BATCH: u64 = 64;
 use crate::message::{Command, LogEntry, Message};
 use crate::node::{Output, RaftNode, Role};
 use crate::test_support::{sent, set_entry, success, timing};

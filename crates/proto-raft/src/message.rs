@@ -178,6 +178,12 @@ impl Payload for Message {
             Message::TimeoutNow { .. } => "timeout_now",
         }
     }
+
+    /// Raft tolerates a message delivered twice (the Raft paper's network
+    /// may duplicate), so a datagram network may copy any of them.
+    fn duplicate(&self) -> Option<Self> {
+        Some(self.clone())
+    }
 }
 
 /// A node's last snapshot: the state machine after applying every entry

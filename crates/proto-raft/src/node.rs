@@ -28,6 +28,8 @@ pub(crate) struct Timing {
     pub(crate) pre_vote: bool,
     pub(crate) check_quorum: bool,
     pub(crate) snapshot_threshold: Option<u64>,
+    /// The most entries one AppendEntries carries.
+    pub(crate) max_append_entries: u64,
 }
 
 impl Timing {
@@ -40,6 +42,7 @@ impl Timing {
             pre_vote: false,
             check_quorum: false,
             snapshot_threshold: None,
+            max_append_entries: 64,
         }
     }
 }

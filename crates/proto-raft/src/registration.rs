@@ -3,8 +3,8 @@
 //! its probe ([`ScenarioGroup`]).
 
 use replication::{
-    AckLevel, ExplorerRow, GroupError, Levels, NodeId, ReadLevel, Registration, ReplicationGroup,
-    ScenarioGroup, SettingDoc, SettingKind, Settings, WriteResult,
+    AckLevel, ExplorerRow, GroupError, Knob, Levels, NodeId, ReadLevel, Registration,
+    ReplicationGroup, ScenarioGroup, SettingDoc, SettingKind, Settings, Transport, WriteResult,
 };
 use sim_core::Value;
 
@@ -35,6 +35,16 @@ const SETTINGS: &[SettingDoc] = &[
         kind: SettingKind::Number,
         doc: "compact the log every N applied entries (default: never)",
     },
+    SettingDoc {
+        name: "max_append_entries",
+        kind: SettingKind::Number,
+        doc: "the most entries one AppendEntries carries (default 64)",
+    },
+    SettingDoc {
+        name: "nodes",
+        kind: SettingKind::Number,
+        doc: "voters `node-1` … `node-N` (default 3, at least 3)",
+    },
 ];
 
 impl RaftRegistration {
@@ -55,6 +65,16 @@ impl RaftRegistration {
         }
         if let Some(n) = settings.number("snapshot_threshold")? {
             config = config.with_snapshot_threshold(n);
+        }
+        if let Some(n) = settings.number("max_append_entries")? {
+            config = config.with_max_append_entries(n);
+        }
+        if let Some(n) = settings.count("nodes")? {
+            let nodes = (1..=n).map(|i| NodeId::new(format!("node-{i}")));
+            config = RaftConfig {
+                nodes: nodes.collect(),
+                ..config
+            };
         }
         Ok(config)
     }
@@ -125,6 +145,28 @@ impl Registration for RaftRegistration {
             rows.push(ExplorerRow::new(q, read, "all_features", all));
         }
         rows
+    }
+
+    /// The Raft paper assumes an asynchronous network that may lose,
+    /// duplicate and reorder messages.
+    fn transport(&self) -> Transport {
+        Transport::Datagram
+    }
+
+    fn explorer_knobs(&self) -> Vec<Knob> {
+        Self::knobs()
+    }
+
+    fn node_counts(&self) -> Vec<u8> {
+        vec![3, 5]
+    }
+}
+
+impl RaftRegistration {
+    /// The registration's explorer knobs, the transport and node counts
+    /// (see [`Registration`]).
+    fn knobs() -> Vec<Knob> {
+        vec![Knob::numbers("max_append_entries", [1, 2, 4, 64])]
     }
 }
 

@@ -126,6 +126,41 @@ impl ReplicationGroup for RaftGroup {
         RaftGroup::check_invariants(self)
     }
 
+    fn set_network(&mut self, net: sim_core::NetConfig) -> Result<(), GroupError> {
+        self.cluster.set_network(net)
+    }
+
+    /// A majority of the nodes is up and every link among them carries
+    /// messages both ways: Raft elects and commits within that majority.
+    fn tolerates_current_faults(&self) -> bool {
+        let n = self.nodes.len();
+        let majority = n / 2 + 1;
+        let up: Vec<usize> = (0..n).filter(|&i| self.cluster.is_alive(i)).collect();
+        if up.len() < majority {
+            return false;
+        }
+        // Any majority clique among the nodes that are up (n ≤ 7 here:
+        // every subset is tried).
+        (0u32..(1 << up.len())).any(|mask| {
+            let chosen: Vec<usize> = (0..up.len())
+                .filter(|b| mask & (1 << b) != 0)
+                .map(|b| up[b])
+                .collect();
+            chosen.len() >= majority
+                && chosen.iter().all(|&a| {
+                    chosen
+                        .iter()
+                        .all(|&b| a == b || self.cluster.linked(a, b))
+                })
+        })
+    }
+
+    /// Three of the highest election timeout: an election (with split votes
+    /// retried) and a commit in the new term.
+    fn recovery_bound(&self) -> u64 {
+        self.config.election_timeout.1.saturating_mul(3)
+    }
+
     /// A no-op beyond validation: every Raft node persists term, vote and
     /// log before answering, so its durable index is always its log end.
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
