@@ -18,6 +18,7 @@
 
 mod args;
 mod bench;
+mod bench_lincheck;
 mod diagram_cmd;
 mod explore_cmd;
 mod matrix_cmd;
