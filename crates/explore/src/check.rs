@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lincheck::{CheckOptions, CheckResult, KvInput, KvModel, KvOutput, Operation};
+use lincheck::{CheckOptions, KvInput, KvModel, KvOutput, Limit, Operation, Verdict};
 use replication::{AckLevel, Bytes, OutcomeStatus};
 
 use crate::history::{HistoryOp, OpKind, text};
@@ -93,9 +93,9 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
             }
         }
     }
-    match lincheck::check(&KvModel, &ops, &CheckOptions::default()) {
-        Ok(CheckResult::Linearizable) => Check::Holds,
-        Ok(CheckResult::Violation(why)) => {
+    match lincheck::check(&KvModel, &ops, &CheckOptions::default()).map(|r| r.verdict) {
+        Ok(Verdict::Linearizable) => Check::Holds,
+        Ok(Verdict::Violation(why)) => {
             let text = why.to_string();
             let lines: Vec<&str> = text
                 .lines()
@@ -114,8 +114,17 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
                 lines.join("; ")
             ))
         }
-        Ok(CheckResult::Unknown { partition, steps }) => Check::Unknown(format!(
-            "lincheck budget exhausted on key {} after {steps} steps",
+        Ok(Verdict::Unknown {
+            partition,
+            steps,
+            limit,
+        }) => Check::Unknown(format!(
+            "lincheck {} exhausted on key {} after {steps} steps",
+            match limit {
+                Limit::Steps => "budget",
+                Limit::Memory => "memory budget",
+                Limit::Time => "time budget",
+            },
             partition.unwrap_or_default()
         )),
         Err(err) => Check::Unknown(format!("history rejected by lincheck: {err}")),

@@ -13,7 +13,7 @@
 //! production all work, as JSON lines or as [`Operation`] values.
 //!
 //! ```
-//! use lincheck::{check, parse_jsonl, CheckOptions, CheckResult, KvModel};
+//! use lincheck::{check, parse_jsonl, CheckOptions, KvModel, Verdict};
 //!
 //! // Client 0 writes v1 and is acknowledged at tick 2; client 1 reads the
 //! // key at tick 3..4, strictly later, and still finds it absent.
@@ -22,7 +22,7 @@
 //! {"id":2,"client":1,"call":3,"return":4,"op":"get","key":"k","value":null}
 //! "#)?;
 //! let result = check(&KvModel, &history, &CheckOptions::default())?;
-//! let CheckResult::Violation(explanation) = result else { panic!("a stale read") };
+//! let Verdict::Violation(explanation) = &result.verdict else { panic!("a stale read") };
 //! assert_eq!(explanation.partition.as_deref(), Some("k"));
 //! assert_eq!(explanation.unplaceable.id, 2);
 //! assert_eq!(explanation.to_string(), r#"not linearizable: partition "k"
@@ -167,16 +167,24 @@ mod cache;
 mod check;
 mod entries;
 mod explain;
+mod fxhash;
 mod history;
+pub mod html;
 mod jsonl;
 mod kv;
 mod model;
+mod options;
+mod prefix;
+mod result;
 mod search;
+mod states;
 pub mod synthetic;
 
-pub use check::{CheckOptions, CheckResult, check};
+pub use check::{SLICE_STEPS, check};
 pub use explain::{Explanation, OpSummary, PrefixStep};
 pub use history::{HistoryError, Operation};
 pub use jsonl::{ParseError, parse_jsonl, to_jsonl};
 pub use kv::{KvInput, KvModel, KvOutput};
-pub use model::Model;
+pub use model::{Model, Next};
+pub use options::CheckOptions;
+pub use result::{CheckResult, Limit, PartitionOutcome, PartitionReport, SearchStats, Verdict};

@@ -1,8 +1,8 @@
 //! Reading and writing key/value histories as JSON lines.
 
 use lincheck::{
-    CheckOptions, CheckResult, KvInput, KvModel, KvOutput, Operation, ParseError, check,
-    parse_jsonl, synthetic::synthetic_history, to_jsonl,
+    CheckOptions, KvInput, KvModel, KvOutput, Operation, ParseError, Verdict, check, parse_jsonl,
+    synthetic::synthetic_history, to_jsonl,
 };
 
 const SAMPLE: &str = r#"{"id":1,"client":0,"call":3,"return":7,"op":"put","key":"k","value":"v1"}
@@ -40,8 +40,8 @@ fn the_documented_format_reads_as_the_operations_it_describes() {
         ]
     );
     assert_eq!(
-        check(&KvModel, &history, &CheckOptions::default()),
-        Ok(CheckResult::Linearizable)
+        check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict),
+        Ok(Verdict::Linearizable)
     );
 }
 

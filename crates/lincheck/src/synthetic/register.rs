@@ -2,7 +2,7 @@
 
 use crate::bitset::splitmix64;
 use crate::history::Operation;
-use crate::model::Model;
+use crate::model::{Model, Next};
 
 /// A request to the register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -34,9 +34,11 @@ pub enum RegisterOutput {
 /// One register with read, write and compare-and-set — the shape of
 /// Jepsen's etcd and Knossos's `cas-register`. It starts empty (`None`).
 ///
-/// A compare-and-set whose outcome is unknown may have taken effect: if
+/// A compare-and-set whose answer is unknown may have taken effect: if
 /// the value was its `from` it wrote `to`, otherwise it changed nothing.
-/// A read whose outcome is unknown constrains nothing.
+/// A read whose answer is unknown constrains nothing. A compare-and-set
+/// answered "failed" is read-only ([`Model::is_read_only`]): it changed
+/// nothing, it only says the value was not its `from`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CasRegister;
 
@@ -54,22 +56,27 @@ impl Model for CasRegister {
         state: &Option<u64>,
         input: &RegisterInput,
         output: Option<&RegisterOutput>,
-    ) -> Vec<Option<u64>> {
+    ) -> Next<Option<u64>> {
         use RegisterInput::{Cas, Read, Write};
         use RegisterOutput::{Failed, Ok, Value};
         match (*input, output.copied()) {
-            (Read, None) => vec![*state],
-            (Read, Some(Value(seen))) if seen == *state => vec![*state],
-            (Write(value), None | Some(Ok)) => vec![Some(value)],
-            (Cas { from, to }, None | Some(Ok)) if *state == Some(from) => vec![Some(to)],
-            (Cas { .. }, None) => vec![*state],
-            (Cas { from, .. }, Some(Failed)) if *state != Some(from) => vec![*state],
-            _ => Vec::new(),
+            (Read, None) => Next::Unchanged,
+            (Read, Some(Value(seen))) if seen == *state => Next::Unchanged,
+            (Write(value), None | Some(Ok)) => Next::To(Some(value)),
+            (Cas { from, to }, None | Some(Ok)) if *state == Some(from) => Next::To(Some(to)),
+            (Cas { .. }, None) => Next::Unchanged,
+            (Cas { from, .. }, Some(Failed)) if *state != Some(from) => Next::Unchanged,
+            _ => Next::Illegal,
         }
     }
 
-    fn is_read_only(&self, input: &RegisterInput) -> bool {
-        matches!(input, RegisterInput::Read)
+    /// Reads, and compare-and-sets answered "failed", change nothing.
+    fn is_read_only(&self, input: &RegisterInput, output: Option<&RegisterOutput>) -> bool {
+        match input {
+            RegisterInput::Read => true,
+            RegisterInput::Cas { .. } => output == Some(&RegisterOutput::Failed),
+            RegisterInput::Write(_) => false,
+        }
     }
 
     fn describe_operation(&self, input: &RegisterInput, output: Option<&RegisterOutput>) -> String {
@@ -107,19 +114,31 @@ pub struct RegisterShape {
     pub values: u64,
     /// Of every 1,000 writes and compare-and-sets, how many time out.
     pub timeouts_per_mille: u64,
+    /// Timeouts come this many consecutive writes at a time, as when a
+    /// network partition cuts the workers off for a while (1: each on its
+    /// own).
+    pub burst: u64,
 }
 
 impl Default for RegisterShape {
-    /// 5 workers, values 0–4, 1% of the writes timed out, 2,000 operations.
+    /// 10,000 operations by 5 workers, values 0–4, 1% of the writes timed
+    /// out in bursts of 4 — the `lincheck-hard` workload of `cargo xtask
+    /// bench` (with seed 3).
     fn default() -> Self {
         RegisterShape {
-            ops: 2_000,
+            ops: 10_000,
             workers: 5,
             values: 5,
             timeouts_per_mille: 10,
+            burst: 4,
         }
     }
 }
+
+/// A timed-out write takes effect, if it does, up to this many times its
+/// timeout after its call: like a request still queued at a server that a
+/// partition cut off.
+const LATE: u64 = 64;
 
 /// A deterministic, linearizable history of a [`CasRegister`], shaped like
 /// a Jepsen etcd test.
@@ -158,7 +177,9 @@ pub fn register_history(
         workers,
         values,
         timeouts_per_mille,
+        burst,
     } = shape;
+    let burst = burst.max(1);
     if workers == 0 || values == 0 {
         return Vec::new();
     }
@@ -168,6 +189,7 @@ pub fn register_history(
     let mut free_at: Vec<u64> = (0..workers).map(|_| below(4)).collect();
     let mut client: Vec<u64> = (0..workers as u64).collect();
     let mut next_client = workers as u64;
+    let mut burst_left = 0u64;
     // (operation, effect tick if it takes effect)
     let mut planned = Vec::with_capacity(ops.min(1 << 20));
     for id in 0..ops as u64 {
@@ -184,10 +206,19 @@ pub fn register_history(
                 to: below(values),
             },
         };
-        let timed_out =
-            input != RegisterInput::Read && below(1_000) < timeouts_per_mille.min(1_000);
+        // A burst starts with probability rate / burst, so that about
+        // `timeouts_per_mille` of every 1,000 writes time out.
+        let is_write = input != RegisterInput::Read;
+        if is_write
+            && burst_left == 0
+            && below(1_000u64.saturating_mul(burst)) < timeouts_per_mille.min(1_000)
+        {
+            burst_left = burst;
+        }
+        let timed_out = is_write && burst_left > 0;
+        burst_left = burst_left.saturating_sub(u64::from(timed_out));
         let (ret, effect) = if timed_out {
-            let effect = (below(2) == 0).then(|| call + below(64 * duration + 1));
+            let effect = (below(2) == 0).then(|| call + below(LATE * duration + 1));
             (None, effect)
         } else {
             (Some(call + duration), Some(call + below(duration + 1)))
@@ -243,7 +274,9 @@ mod tests {
         input: RegisterInput,
         output: Option<RegisterOutput>,
     ) -> Vec<Option<u64>> {
-        CasRegister.step(&state, &input, output.as_ref())
+        CasRegister
+            .step(&state, &input, output.as_ref())
+            .into_states(&state)
     }
 
     #[test]
