@@ -61,10 +61,13 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
     Check::Holds
 }
 
-/// **linearizable**: lincheck's key/value register model over the whole
-/// history. Failed operations are left out (definitely not applied);
-/// unknown writes may take effect at any time after their call, or never.
-pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
+/// The history as lincheck checks it: one key/value operation per client
+/// operation, ids their index in `history`, times the explorer's logical
+/// clock. Failed operations are left out (definitely not applied); writes
+/// with an unknown outcome, or still in flight when the run ended, may take
+/// effect at any time after their call, or never; such reads constrain
+/// nothing and are left out too.
+pub fn lincheck_history(history: &[HistoryOp]) -> Vec<Operation<KvInput, KvOutput>> {
     let mut ops = Vec::with_capacity(history.len());
     for (id, op) in history.iter().enumerate() {
         let input = match &op.kind {
@@ -93,6 +96,13 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
             }
         }
     }
+    ops
+}
+
+/// **linearizable**: lincheck's key/value register model over the whole
+/// history ([`lincheck_history`]).
+pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
+    let ops = lincheck_history(history);
     match lincheck::check(&KvModel, &ops, &CheckOptions::default()).map(|r| r.verdict) {
         Ok(Verdict::Linearizable) => Check::Holds,
         Ok(Verdict::Violation(why)) => {

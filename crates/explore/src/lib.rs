@@ -46,6 +46,7 @@ mod schedule;
 pub mod shrink;
 mod sweep;
 
+pub use check::lincheck_history;
 pub use config::{Configuration, Factory, read_snake};
 pub use history::{HistoryOp, OpKind};
 pub use property::{Check, Property};

@@ -77,6 +77,9 @@ pub(crate) struct PartitionPicture {
     pub(crate) points: Vec<Point>,
     /// The column of the return of the operation that could not be placed.
     pub(crate) stuck_col: Option<usize>,
+    /// How wide a tick column is drawn, in pixels: wide enough for the
+    /// label of a typical operation to fit its bar.
+    pub(crate) col_width: usize,
 }
 
 type Op<M> = Operation<<M as Model>::Input, <M as Model>::Output>;
@@ -206,6 +209,7 @@ fn partition<M: Model>(
     }
     spread(&mut points);
 
+    let col_width = column_width(&drawn_ops);
     let summary = summary(key, total, result, report, explanation.is_some());
     PartitionPicture {
         summary,
@@ -216,12 +220,38 @@ fn partition<M: Model>(
             .and_then(|e| e.unplaceable.ret)
             .filter(|_| drawn_ops.iter().any(|op| op.stuck))
             .map(col),
+        col_width,
         ops: drawn_ops,
         ticks,
         lanes,
         rows,
         points,
     }
+}
+
+/// Pixels per label character (11 px monospace) and the label's margins.
+const CHAR_WIDTH: usize = 7;
+const LABEL_MARGIN: usize = 10;
+/// The narrowest and widest tick columns.
+const MIN_COL: usize = 48;
+const MAX_COL: usize = 160;
+
+/// The column width at which the median operation's label fits its bar.
+fn column_width(ops: &[DrawnOp]) -> usize {
+    let mut needs: Vec<usize> = ops
+        .iter()
+        .filter_map(|op| {
+            let span = op.ret_col? - op.call_col + 1;
+            let label = op.label.chars().count() * CHAR_WIDTH + LABEL_MARGIN;
+            Some(label.div_ceil(span))
+        })
+        .collect();
+    needs.sort_unstable();
+    needs
+        .get(needs.len() / 2)
+        .copied()
+        .unwrap_or(MIN_COL)
+        .clamp(MIN_COL, MAX_COL)
 }
 
 /// Puts each operation in its client's lane, in the first row where it

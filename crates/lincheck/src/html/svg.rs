@@ -5,8 +5,6 @@ use std::fmt::Write as _;
 use super::escape;
 use super::layout::{Kind, PartitionPicture};
 
-/// Width of one tick column.
-const COL: usize = 56;
 /// Height of one row of a lane, and of an operation's bar in it (at the
 /// row's top; linearization points sit on the bar's lower edge, below the
 /// text).
@@ -20,9 +18,9 @@ const TOP: usize = 30;
 const RIGHT: usize = 40;
 const BOTTOM: usize = 10;
 
-/// The left edge of column `col`.
-fn x(col: usize) -> usize {
-    LEFT + col * COL
+/// The left edge of column `col`, `width` pixels a column.
+fn x(col: usize, width: usize) -> usize {
+    LEFT + col * width
 }
 
 /// The top of row `row`.
@@ -32,7 +30,7 @@ fn y(row: usize) -> usize {
 
 /// The partition's picture: a standalone `<svg>` element.
 pub(crate) fn draw(p: &PartitionPicture) -> String {
-    let width = x(p.ticks.len()) + RIGHT;
+    let width = x(p.ticks.len(), p.col_width) + RIGHT;
     let height = y(p.rows.max(1)) + BOTTOM;
     let mut out = String::new();
     let _ = writeln!(
@@ -54,8 +52,9 @@ pub(crate) fn draw(p: &PartitionPicture) -> String {
                 Kind::Dropped => "lc-dropped",
             }
         };
-        let left = x(op.call_col) + 2;
-        let right = op.ret_col.map_or(width - 4, |c| x(c) + COL - 2);
+        let col = p.col_width;
+        let left = x(op.call_col, col) + 2;
+        let right = op.ret_col.map_or(width - 4, |c| x(c, col) + col - 2);
         let (w, top) = (right.saturating_sub(left).max(4), y(op.row) + BAR_TOP);
         let title = format!("op {} (client {}): {}", op.id, op.client, op.label);
         let _ = writeln!(
@@ -69,7 +68,7 @@ pub(crate) fn draw(p: &PartitionPicture) -> String {
         );
     }
     if let Some(col) = p.stuck_col {
-        let at = x(col) + COL - 2;
+        let at = x(col, p.col_width) + p.col_width - 2;
         let _ = writeln!(
             out,
             "<line class=\"lc-stuck-line\" x1=\"{at}\" y1=\"{}\" x2=\"{at}\" y2=\"{}\"/>",
@@ -106,16 +105,17 @@ fn ticks(out: &mut String, p: &PartitionPicture, height: usize) {
         .map(|t| t.to_string().len())
         .max()
         .unwrap_or(1);
-    let every = (widest * 7 + 8).div_ceil(COL).max(1);
-    for (col, tick) in p.ticks.iter().enumerate().step_by(every) {
+    let col = p.col_width;
+    let every = (widest * 7 + 8).div_ceil(col).max(1);
+    for (c, tick) in p.ticks.iter().enumerate().step_by(every) {
         let _ = writeln!(
             out,
             "<line class=\"lc-grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\
              <text class=\"lc-tick\" x=\"{3}\" y=\"{4}\">{tick}</text>",
-            x(col),
+            x(c, col),
             TOP - 4,
             height - BOTTOM,
-            x(col) + 3,
+            x(c, col) + 3,
             TOP - 10
         );
     }
@@ -123,7 +123,7 @@ fn ticks(out: &mut String, p: &PartitionPicture, height: usize) {
 
 fn points(out: &mut String, p: &PartitionPicture) {
     let at = |point: &super::layout::Point| {
-        let cx = x(point.col) + COL * (point.slot + 1) / (point.of + 1);
+        let cx = x(point.col, p.col_width) + p.col_width * (point.slot + 1) / (point.of + 1);
         let cy = y(p.ops[point.op].row) + BAR_TOP + BAR;
         (cx, cy)
     };
