@@ -15,8 +15,8 @@ use replication::{AckLevel, GroupError, NodeId, ReplicationGroup};
 use serde_json::{Value as Json, json};
 
 use crate::args::Workload;
-use crate::bench_lincheck;
 use crate::output::{self, Failure};
+use crate::{bench_lincheck, bench_report};
 
 /// The most writes a write workload may be asked for (`--writes`).
 pub const MAX_WRITES: u64 = 10_000_000;
@@ -48,6 +48,8 @@ struct Sample {
     trace_events: Option<u64>,
     /// Search steps, for the lincheck workloads.
     steps: Option<u64>,
+    /// CPU seconds of the measured thread, for the lincheck workloads.
+    cpu_seconds: Option<f64>,
 }
 
 fn key_value(i: u64) -> (Bytes, Bytes) {
@@ -80,6 +82,7 @@ fn timed_writes<G: ReplicationGroup>(
         ops: writes,
         trace_events: trace.is_enabled().then_some(trace.len() as u64),
         steps: None,
+        cpu_seconds: None,
     })
 }
 
@@ -128,6 +131,7 @@ fn timed_pipelined(
         ops: writes,
         trace_events: trace.is_enabled().then_some(trace.len() as u64),
         steps: None,
+        cpu_seconds: None,
     })
 }
 
@@ -197,6 +201,7 @@ fn measure_once(
                 ops: writes,
                 trace_events: None,
                 steps: None,
+                cpu_seconds: None,
             })
         }
         Workload::Lincheck | Workload::LincheckHard | Workload::LincheckPartitions => {
@@ -206,6 +211,7 @@ fn measure_once(
                 ops: sample.ops,
                 trace_events: None,
                 steps: Some(sample.steps),
+                cpu_seconds: sample.cpu_seconds,
             })
         }
         Workload::Matrix => {
@@ -219,6 +225,7 @@ fn measure_once(
                 // for the write workloads).
                 trace_events: Some(runs.iter().map(|r| r.trace.len() as u64).sum()),
                 steps: None,
+                cpu_seconds: None,
             })
         }
         Workload::WritesAsync => {
@@ -280,6 +287,11 @@ pub fn worker(
         "peak_rss_kib": peak_rss_kib(),
         "steps": median.steps,
         "ns_per_step": median.steps.map(|steps| median.seconds * 1e9 / steps.max(1) as f64),
+        "cpu_seconds": median.cpu_seconds,
+        "cpu_ns_per_step": median
+            .steps
+            .zip(median.cpu_seconds)
+            .map(|(steps, cpu)| cpu * 1e9 / steps.max(1) as f64),
     });
     output::println(&line.to_string())?;
     Ok(ExitCode::SUCCESS)
@@ -361,52 +373,6 @@ pub fn run(
         output::println(&json)?;
         return Ok(ExitCode::SUCCESS);
     }
-    output::print(&report(&rows, writes, trace))?;
+    output::print(&bench_report::report(&rows, writes, trace, REPEATS))?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The plain-text report of the workers' rows.
-fn report(rows: &[Json], writes: u64, trace: bool) -> String {
-    let mut out = format!(
-        "optimized build, trace {}, N = {writes} writes per write workload, median of {REPEATS}\n\n",
-        if trace {
-            "on"
-        } else {
-            "off (the matrix runs always trace)"
-        }
-    );
-    out.push_str(&format!(
-        "{:<19}  {:>10}  {:>8}  {:>13}  {:>12}  {:>12}  {:>10}  {:>7}\n",
-        "workload", "seconds", "ops", "ops/s", "trace events", "peak RSS MiB", "steps", "ns/step"
-    ));
-    out.push_str(&format!(
-        "{:-<19}  {:->10}  {:->8}  {:->13}  {:->12}  {:->12}  {:->10}  {:->7}\n",
-        "", "", "", "", "", "", "", ""
-    ));
-    for row in rows {
-        let events = row["trace_events"]
-            .as_u64()
-            .map_or_else(|| "off".to_owned(), |n| n.to_string());
-        let rss = row["peak_rss_kib"]
-            .as_u64()
-            .map_or_else(|| "?".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0));
-        let steps = row["steps"]
-            .as_u64()
-            .map_or_else(|| "-".to_owned(), |n| n.to_string());
-        let per_step = row["ns_per_step"]
-            .as_f64()
-            .map_or_else(|| "-".to_owned(), |ns| format!("{ns:.0}"));
-        out.push_str(&format!(
-            "{:<19}  {:>10.6}  {:>8}  {:>13.0}  {:>12}  {:>12}  {:>10}  {:>7}\n",
-            row["workload"].as_str().unwrap_or("?"),
-            row["seconds"].as_f64().unwrap_or(f64::NAN),
-            row["ops"].as_u64().unwrap_or(0),
-            row["ops_per_sec"].as_f64().unwrap_or(f64::NAN),
-            events,
-            rss,
-            steps,
-            per_step,
-        ));
-    }
-    out
 }

@@ -22,8 +22,12 @@ use crate::args::Workload;
 /// One lincheck measurement: the time of `check` alone, operations in the
 /// history, search steps.
 pub struct LincheckSample {
-    /// Seconds in `check`.
+    /// Seconds in `check`, wall clock.
     pub seconds: f64,
+    /// Seconds this thread ran on a CPU during `check` (Linux; `None`
+    /// elsewhere): on a loaded machine the wall clock also counts the time
+    /// other processes had the CPU.
+    pub cpu_seconds: Option<f64>,
     /// Operations in the history.
     pub ops: u64,
     /// Model steps the search took.
@@ -34,15 +38,26 @@ fn timed<M: Model>(
     model: M,
     history: &[Operation<M::Input, M::Output>],
 ) -> Result<(LincheckSample, CheckResult), String> {
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), thread_cpu_ns());
     let result = check(&model, history, &CheckOptions::default()).map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
+    let cpu_seconds = cpu_start
+        .zip(thread_cpu_ns())
+        .map(|(from, to)| to.saturating_sub(from) as f64 / 1e9);
     let sample = LincheckSample {
         seconds,
+        cpu_seconds,
         ops: history.len() as u64,
         steps: result.stats().steps,
     };
     Ok((sample, result))
+}
+
+/// Nanoseconds this thread has run on a CPU, from the kernel's scheduler
+/// statistics (`/proc/thread-self/schedstat`, Linux only).
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
 }
 
 /// Runs one lincheck workload once; `None` if `workload` is not one.

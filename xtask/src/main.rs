@@ -19,6 +19,7 @@
 mod args;
 mod bench;
 mod bench_lincheck;
+mod bench_report;
 mod diagram_cmd;
 mod explore_cmd;
 mod matrix_cmd;
