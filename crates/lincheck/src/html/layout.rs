@@ -241,7 +241,8 @@ fn column_width(ops: &[DrawnOp]) -> usize {
     let mut needs: Vec<usize> = ops
         .iter()
         .filter_map(|op| {
-            let span = op.ret_col? - op.call_col + 1;
+            // A history drawn unchecked may return before its call.
+            let span = op.ret_col?.checked_sub(op.call_col)? + 1;
             let label = op.label.chars().count() * CHAR_WIDTH + LABEL_MARGIN;
             Some(label.div_ceil(span))
         })

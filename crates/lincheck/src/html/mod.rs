@@ -237,6 +237,18 @@ mod tests {
     }
 
     #[test]
+    fn an_invalid_history_is_drawn_without_a_panic() {
+        // Drawn without being checked: a return before the call, a repeated
+        // id.
+        let history = vec![
+            Operation::completed(1, 0, 5, 2, KvInput::put("k", "a"), KvOutput::Ok),
+            Operation::completed(1, 0, 6, 7, KvInput::get("k"), KvOutput::absent()),
+        ];
+        let page = history_page(&KvModel, &history, None, "invalid");
+        assert_eq!(page.matches("class=\"lc-op ").count(), 2);
+    }
+
+    #[test]
     fn an_empty_history_is_a_page_that_says_so() {
         let history: Vec<Operation<KvInput, KvOutput>> = Vec::new();
         let page = history_page(&KvModel, &history, None, "nothing");
