@@ -185,6 +185,10 @@ pub enum Workload {
     ExploreIsr,
     /// lincheck on a 10,000-operation history (5 clients, 10 keys)
     Lincheck,
+    /// lincheck on a Jepsen-shaped compare-and-set register history
+    LincheckHard,
+    /// lincheck on 10 keys: one expensive, one refuted
+    LincheckPartitions,
 }
 
 impl Workload {
@@ -201,6 +205,8 @@ impl Workload {
             Workload::PipelinedRaft => "pipelined-raft",
             Workload::ExploreIsr => "explore-isr",
             Workload::Lincheck => "lincheck",
+            Workload::LincheckHard => "lincheck-hard",
+            Workload::LincheckPartitions => "lincheck-partitions",
         }
     }
 }

@@ -16,12 +16,13 @@ use serde_json::{Value as Json, json};
 
 use crate::args::Workload;
 use crate::output::{self, Failure};
+use crate::{bench_lincheck, bench_report};
 
 /// The most writes a write workload may be asked for (`--writes`).
 pub const MAX_WRITES: u64 = 10_000_000;
 
 /// Every workload, in report order.
-pub const WORKLOADS: [Workload; 10] = [
+pub const WORKLOADS: [Workload; 12] = [
     Workload::Matrix,
     Workload::WritesAsync,
     Workload::WritesWal,
@@ -32,6 +33,8 @@ pub const WORKLOADS: [Workload; 10] = [
     Workload::PipelinedRaft,
     Workload::ExploreIsr,
     Workload::Lincheck,
+    Workload::LincheckHard,
+    Workload::LincheckPartitions,
 ];
 
 const REPEATS: usize = 3;
@@ -43,6 +46,10 @@ struct Sample {
     /// Events recorded, or `None` when the trace was switched off (a group
     /// may record its start event before the switch, which is no trace).
     trace_events: Option<u64>,
+    /// Search steps, for the lincheck workloads.
+    steps: Option<u64>,
+    /// CPU seconds of the measured thread, for the lincheck workloads.
+    cpu_seconds: Option<f64>,
 }
 
 fn key_value(i: u64) -> (Bytes, Bytes) {
@@ -74,6 +81,8 @@ fn timed_writes<G: ReplicationGroup>(
         seconds,
         ops: writes,
         trace_events: trace.is_enabled().then_some(trace.len() as u64),
+        steps: None,
+        cpu_seconds: None,
     })
 }
 
@@ -121,6 +130,8 @@ fn timed_pipelined(
         seconds,
         ops: writes,
         trace_events: trace.is_enabled().then_some(trace.len() as u64),
+        steps: None,
+        cpu_seconds: None,
     })
 }
 
@@ -189,21 +200,18 @@ fn measure_once(
                 seconds,
                 ops: writes,
                 trace_events: None,
+                steps: None,
+                cpu_seconds: None,
             })
         }
-        Workload::Lincheck => {
-            let history = lincheck::synthetic::synthetic_history(1, 10_000, 5, 10);
-            let start = Instant::now();
-            let result = lincheck::check(&lincheck::KvModel, &history, &Default::default())
-                .map_err(|e| e.to_string())?;
-            let seconds = start.elapsed().as_secs_f64();
-            if !result.is_linearizable() {
-                return Err(format!("synthetic history not linearizable: {result}"));
-            }
+        Workload::Lincheck | Workload::LincheckHard | Workload::LincheckPartitions => {
+            let sample = bench_lincheck::measure(workload).ok_or("not a lincheck workload")??;
             Ok(Sample {
-                seconds,
-                ops: history.len() as u64,
+                seconds: sample.seconds,
+                ops: sample.ops,
                 trace_events: None,
+                steps: Some(sample.steps),
+                cpu_seconds: sample.cpu_seconds,
             })
         }
         Workload::Matrix => {
@@ -216,6 +224,8 @@ fn measure_once(
                 // The experiments always record their traces (`--trace` is
                 // for the write workloads).
                 trace_events: Some(runs.iter().map(|r| r.trace.len() as u64).sum()),
+                steps: None,
+                cpu_seconds: None,
             })
         }
         Workload::WritesAsync => {
@@ -275,6 +285,13 @@ pub fn worker(
         "ops_per_sec": median.ops as f64 / median.seconds.max(1e-9),
         "trace_events": median.trace_events,
         "peak_rss_kib": peak_rss_kib(),
+        "steps": median.steps,
+        "ns_per_step": median.steps.map(|steps| median.seconds * 1e9 / steps.max(1) as f64),
+        "cpu_seconds": median.cpu_seconds,
+        "cpu_ns_per_step": median
+            .steps
+            .zip(median.cpu_seconds)
+            .map(|(steps, cpu)| cpu * 1e9 / steps.max(1) as f64),
     });
     output::println(&line.to_string())?;
     Ok(ExitCode::SUCCESS)
@@ -356,44 +373,6 @@ pub fn run(
         output::println(&json)?;
         return Ok(ExitCode::SUCCESS);
     }
-    output::print(&report(&rows, writes, trace))?;
+    output::print(&bench_report::report(&rows, writes, trace, REPEATS))?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The plain-text report of the workers' rows.
-fn report(rows: &[Json], writes: u64, trace: bool) -> String {
-    let mut out = format!(
-        "optimized build, trace {}, N = {writes} writes per write workload, median of {REPEATS}\n\n",
-        if trace {
-            "on"
-        } else {
-            "off (the matrix runs always trace)"
-        }
-    );
-    out.push_str(&format!(
-        "{:<13}  {:>10}  {:>8}  {:>13}  {:>12}  {:>12}\n",
-        "workload", "seconds", "ops", "ops/s", "trace events", "peak RSS MiB"
-    ));
-    out.push_str(&format!(
-        "{:-<13}  {:->10}  {:->8}  {:->13}  {:->12}  {:->12}\n",
-        "", "", "", "", "", ""
-    ));
-    for row in rows {
-        let events = row["trace_events"]
-            .as_u64()
-            .map_or_else(|| "off".to_owned(), |n| n.to_string());
-        let rss = row["peak_rss_kib"]
-            .as_u64()
-            .map_or_else(|| "?".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0));
-        out.push_str(&format!(
-            "{:<13}  {:>10.6}  {:>8}  {:>13.0}  {:>12}  {:>12}\n",
-            row["workload"].as_str().unwrap_or("?"),
-            row["seconds"].as_f64().unwrap_or(f64::NAN),
-            row["ops"].as_u64().unwrap_or(0),
-            row["ops_per_sec"].as_f64().unwrap_or(f64::NAN),
-            events,
-            rss,
-        ));
-    }
-    out
 }

@@ -18,6 +18,8 @@
 
 mod args;
 mod bench;
+mod bench_lincheck;
+mod bench_report;
 mod diagram_cmd;
 mod explore_cmd;
 mod matrix_cmd;

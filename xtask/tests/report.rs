@@ -354,6 +354,48 @@ fn a_counterexample_page_has_the_schedule_the_history_and_the_diagram() {
 }
 
 #[test]
+fn a_counterexample_page_of_a_linearizability_violation_draws_the_stuck_operation() {
+    let root = site();
+    let files = files(root);
+    let mut drawn = 0;
+    for (rel, path) in files
+        .iter()
+        .filter(|(k, _)| k.starts_with("counterexamples/"))
+    {
+        let text = std::fs::read_to_string(path).expect("page");
+        let doc = parse(&text);
+        assert!(
+            doc.descendants()
+                .any(|n| n.attribute("id") == Some("lincheck")),
+            "{rel}: no #lincheck section"
+        );
+        let picture = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("lincheck"))
+            .unwrap_or_else(|| panic!("{rel}: no lincheck picture"));
+        let violated = picture
+            .descendants()
+            .any(|n| n.attribute("class") == Some("lc-op lc-stuck"));
+        if violated {
+            drawn += 1;
+            assert!(
+                picture.descendants().any(|n| n.has_tag_name("svg")
+                    && n.descendants()
+                        .any(|d| d.attribute("class") == Some("lc-client"))),
+                "{rel}: the picture has no client lanes"
+            );
+            assert!(
+                picture
+                    .descendants()
+                    .any(|n| n.attribute("class") == Some("lc-explanation")),
+                "{rel}: the violation is not explained under the picture"
+            );
+        }
+    }
+    assert!(drawn > 0, "no counterexample page draws a violation");
+}
+
+#[test]
 fn report_refuses_zero_schedules() {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["report", "--schedules", "0", "--out"])

@@ -1,6 +1,7 @@
-//! The report in a real browser: headless Chromium loads the index and the
-//! experiment 3 ISR run page from the file system, dumps the DOM and takes
-//! a screenshot of each.
+//! The report in a real browser: headless Chromium loads the index, the
+//! experiment 3 ISR run page and a counterexample page with lincheck's
+//! picture of a violation from the file system, and lincheck's own page of
+//! a violated history, dumps the DOM and takes a screenshot of each.
 //!
 //! Ignored by default (it needs Chromium); `.ci/run` installs Chromium and
 //! runs it with `cargo test -p xtask --test report_browser -- --ignored`.
@@ -306,4 +307,75 @@ fn chromium_renders_the_exp3_isr_page_with_its_diagram() {
     );
     assert_links_resolve(&page, &dom);
     assert_not_blank("exp3 isr", &screenshot(&page, "report-exp3-isr"));
+}
+
+/// The elements of `dom` whose `class` attribute is exactly `class`.
+fn count_class(dom: &str, class: &str) -> usize {
+    dom.matches(&format!("class=\"{class}\"")).count()
+}
+
+#[test]
+#[ignore = "needs Chromium; run with --ignored (CI does)"]
+fn chromium_renders_a_counterexample_with_lincheck_s_picture_of_the_violation() {
+    let site = site();
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(site.join("counterexamples"))
+        .expect("counterexamples")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            std::fs::read_to_string(p).is_ok_and(|t| t.contains("class=\"lc-op lc-stuck\""))
+        })
+        .collect();
+    pages.sort();
+    let page = pages
+        .first()
+        .expect("a counterexample page drawing a linearizability violation");
+    let dom = dump_dom(page);
+    let picture = dom
+        .split_once("<div class=\"lincheck\">")
+        .map(|(_, rest)| rest)
+        .expect("the lincheck picture");
+    assert!(picture.contains("<svg"), "no SVG in the picture");
+    assert_eq!(
+        count_class(picture, "lc-op lc-stuck"),
+        1,
+        "one stuck operation"
+    );
+    assert!(count_class(picture, "lc-client") >= 2, "client lanes");
+    assert!(
+        picture.contains("<details class=\"lc-partition\" open="),
+        "the violated key is open"
+    );
+    assert_links_resolve(page, &dom);
+    assert_not_blank("counterexample", &screenshot(page, "report-counterexample"));
+}
+
+#[test]
+#[ignore = "needs Chromium; run with --ignored (CI does)"]
+fn chromium_renders_lincheck_s_own_page_of_a_violated_history() {
+    use lincheck::synthetic::{PartitionsShape, partitions_history};
+    // Ten keys: the expensive one, eight linearizable ones, one refuted.
+    let shape = PartitionsShape {
+        hard_ops: 60,
+        hard_clients: 4,
+        ops: 600,
+        ..PartitionsShape::default()
+    };
+    let history = partitions_history(1, shape);
+    let options = lincheck::CheckOptions::default().with_witness(true);
+    let result = lincheck::check(&lincheck::KvModel, &history, &options).expect("a valid history");
+    assert!(result.violation().is_some(), "{}", result.verdict);
+    let page = temp_dir("lincheck-page").join("violation.html");
+    let html =
+        lincheck::html::history_page(&lincheck::KvModel, &history, Some(&result), "a violation");
+    std::fs::write(&page, html).expect("page written");
+    let dom = dump_dom(&page);
+    assert_eq!(count_class(&dom, "lc-partition"), 10, "one section per key");
+    assert_eq!(
+        count_class(&dom, "lc-op lc-stuck"),
+        1,
+        "one stuck operation"
+    );
+    assert!(count_class(&dom, "lc-point") > 10, "linearization points");
+    assert!(body_text(&dom).contains("not linearizable"), "the verdict");
+    assert_not_blank("lincheck page", &screenshot(&page, "lincheck-violation"));
 }

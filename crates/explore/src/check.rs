@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lincheck::{CheckOptions, CheckResult, KvInput, KvModel, KvOutput, Operation};
+use lincheck::{CheckOptions, KvInput, KvModel, KvOutput, Limit, Operation, Verdict};
 use replication::{AckLevel, Bytes, OutcomeStatus};
 
 use crate::history::{HistoryOp, OpKind, text};
@@ -66,10 +66,13 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
     Check::Holds
 }
 
-/// **linearizable**: lincheck's key/value register model over the whole
-/// history. Failed operations are left out (definitely not applied);
-/// unknown writes may take effect at any time after their call, or never.
-pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
+/// The history as lincheck checks it: one key/value operation per client
+/// operation, ids their index in `history`, times the explorer's logical
+/// clock. Failed operations are left out (definitely not applied); writes
+/// with an unknown outcome, or still in flight when the run ended, may take
+/// effect at any time after their call, or never; such reads constrain
+/// nothing and are left out too.
+pub fn lincheck_history(history: &[HistoryOp]) -> Vec<Operation<KvInput, KvOutput>> {
     let mut ops = Vec::with_capacity(history.len());
     for (id, op) in history.iter().enumerate() {
         let input = match &op.kind {
@@ -98,9 +101,16 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
             }
         }
     }
-    match lincheck::check(&KvModel, &ops, &CheckOptions::default()) {
-        Ok(CheckResult::Linearizable) => Check::Holds,
-        Ok(CheckResult::Violation(why)) => {
+    ops
+}
+
+/// **linearizable**: lincheck's key/value register model over the whole
+/// history ([`lincheck_history`]).
+pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
+    let ops = lincheck_history(history);
+    match lincheck::check(&KvModel, &ops, &CheckOptions::default()).map(|r| r.verdict) {
+        Ok(Verdict::Linearizable) => Check::Holds,
+        Ok(Verdict::Violation(why)) => {
             let text = why.to_string();
             let lines: Vec<&str> = text
                 .lines()
@@ -119,8 +129,17 @@ pub(crate) fn linearizable(history: &[HistoryOp]) -> Check {
                 lines.join("; ")
             ))
         }
-        Ok(CheckResult::Unknown { partition, steps }) => Check::Unknown(format!(
-            "lincheck budget exhausted on key {} after {steps} steps",
+        Ok(Verdict::Unknown {
+            partition,
+            steps,
+            limit,
+        }) => Check::Unknown(format!(
+            "lincheck {} exhausted on key {} after {steps} steps",
+            match limit {
+                Limit::Steps => "budget",
+                Limit::Memory => "memory budget",
+                Limit::Time => "time budget",
+            },
             partition.unwrap_or_default()
         )),
         Err(err) => Check::Unknown(format!("history rejected by lincheck: {err}")),

@@ -48,6 +48,7 @@ pub mod shrink;
 mod sweep;
 pub mod table;
 
+pub use check::lincheck_history;
 pub use config::{Build, Configuration, Factory, read_snake};
 pub use history::{HistoryOp, OpKind};
 pub use property::{Check, Property};

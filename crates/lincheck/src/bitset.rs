@@ -1,79 +1,151 @@
-//! The set of operations linearized so far, with a hash kept up to date.
+//! The set of operations linearized so far, with a hash and a short form
+//! kept up to date.
 
 /// A fixed-size bitset over a partition's operations.
+///
+/// Members `0..split` are the operations with a return event, in the
+/// search's candidate order (earliest return first); members `split..` are
+/// those that never returned. The two kinds live in two word-aligned
+/// **zones**, because they fill up differently: the search linearizes
+/// returned operations roughly in order, so zone A is nearly always "all
+/// words up to some point, a few bits after"; operations that never
+/// returned stay candidates to the end, and any of them may be placed at
+/// any depth, so zone B has a few scattered bits.
 ///
 /// Besides the words it keeps, updated in O(1) (amortised) on every insert
 /// and removal:
 ///
 /// - an order-independent hash (the XOR of a pseudo-random salt per
 ///   member), so the search cache never rehashes the whole set;
-/// - how many leading words are full and where the last non-empty word
-///   is. The search linearizes operations roughly in index order, so a
-///   set is nearly always "all of `0..m`, plus a few": the cache stores
-///   only the count of full words and the short middle, not the whole set
-///   — otherwise memory would grow with history length × steps.
+/// - how many leading words of zone A are full, and where the last
+///   non-empty word of each zone is. The cache stores the set in that
+///   short form ([`Bitset::short_form`]) — the count of full words and the
+///   words after them up to the last non-empty one, in each zone — so its
+///   memory does not grow with history length × configurations, and an
+///   operation that never returned placed early does not stretch the
+///   stored form over the whole history.
 #[derive(Debug, Clone)]
 pub(crate) struct Bitset {
     words: Vec<u64>,
     salts: Vec<u64>,
     hash: u64,
-    /// `words[..full]` are all ones.
+    /// How many members the set has.
+    len: usize,
+    /// Members below `split` are in zone A, the others in zone B.
+    split: usize,
+    /// The first word of zone B.
+    zone_b: usize,
+    /// `words[..full]` are all ones; `full <= zone_b`.
     full: usize,
-    /// `words[top..]` are all zeros.
-    top: usize,
+    /// `words[top_a..zone_b]` are all zeros; `full <= top_a <= zone_b`.
+    top_a: usize,
+    /// `words[top_b..]` are all zeros; `zone_b <= top_b`.
+    top_b: usize,
+}
+
+/// A set in short form: `full` leading full words, then the words of zone
+/// A up to its last non-empty one, then those of zone B likewise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ShortForm<'a> {
+    /// Leading full words of zone A.
+    pub(crate) full: usize,
+    /// Zone A's words after them, up to its last non-empty word.
+    pub(crate) zone_a: &'a [u64],
+    /// Zone B's words up to its last non-empty word.
+    pub(crate) zone_b: &'a [u64],
 }
 
 impl Bitset {
-    /// An empty set able to hold members `0..len`.
-    pub(crate) fn new(len: usize) -> Self {
+    /// An empty set able to hold members `0..len`, of which `split..len`
+    /// go to zone B.
+    pub(crate) fn new(len: usize, split: usize) -> Self {
+        let split = split.min(len);
         let mut seed = 0x5EED_1A7C_4EC4_0000_u64;
         let salts = (0..len).map(|_| splitmix64(&mut seed)).collect();
+        let zone_b = split.div_ceil(64);
+        let words = zone_b + (len - split).div_ceil(64);
         Bitset {
-            words: vec![0; len.div_ceil(64)],
+            words: vec![0; words],
             salts,
             hash: 0,
+            len: 0,
+            split,
+            zone_b,
             full: 0,
-            top: 0,
+            top_a: 0,
+            top_b: zone_b,
         }
+    }
+
+    /// The word and bit of `member`.
+    fn place(&self, member: usize) -> (usize, u64) {
+        let bit = if member < self.split {
+            member
+        } else {
+            self.zone_b * 64 + (member - self.split)
+        };
+        (bit / 64, 1u64 << (bit % 64))
     }
 
     /// Adds `member`; a no-op if it is already in.
     pub(crate) fn insert(&mut self, member: usize) {
-        let (word, bit) = (member / 64, 1u64 << (member % 64));
-        if self.words[word] & bit == 0 {
-            self.words[word] |= bit;
-            self.hash ^= self.salts[member];
-            self.top = self.top.max(word + 1);
-            while self.words.get(self.full) == Some(&u64::MAX) {
+        let (word, bit) = self.place(member);
+        if self.words[word] & bit != 0 {
+            return;
+        }
+        self.words[word] |= bit;
+        self.hash ^= self.salts[member];
+        self.len += 1;
+        if word < self.zone_b {
+            self.top_a = self.top_a.max(word + 1);
+            while self.full < self.zone_b && self.words[self.full] == u64::MAX {
                 self.full += 1;
             }
+        } else {
+            self.top_b = self.top_b.max(word + 1);
         }
     }
 
     /// Removes `member`; a no-op if it is not in.
     pub(crate) fn remove(&mut self, member: usize) {
-        let (word, bit) = (member / 64, 1u64 << (member % 64));
-        if self.words[word] & bit != 0 {
-            self.words[word] &= !bit;
-            self.hash ^= self.salts[member];
+        let (word, bit) = self.place(member);
+        if self.words[word] & bit == 0 {
+            return;
+        }
+        self.words[word] &= !bit;
+        self.hash ^= self.salts[member];
+        self.len -= 1;
+        if word < self.zone_b {
             self.full = self.full.min(word);
-            while self.top > 0 && self.words[self.top - 1] == 0 {
-                self.top -= 1;
+            while self.top_a > self.full && self.words[self.top_a - 1] == 0 {
+                self.top_a -= 1;
+            }
+        } else {
+            while self.top_b > self.zone_b && self.words[self.top_b - 1] == 0 {
+                self.top_b -= 1;
             }
         }
     }
 
-    /// The members, as words (bit `i % 64` of word `i / 64`).
+    /// The members, as words, zone A then zone B.
     #[cfg(test)]
     pub(crate) fn words(&self) -> &[u64] {
         &self.words
     }
 
-    /// The members in short form: the number of leading full words, and
-    /// the words after them up to the last non-empty one. Two sets of the
-    /// same capacity are equal iff their short forms are.
-    pub(crate) fn compact(&self) -> (usize, &[u64]) {
-        (self.full, &self.words[self.full..self.top])
+    /// The set in short form. Two sets of the same capacity and split are
+    /// equal iff their short forms are.
+    pub(crate) fn short_form(&self) -> ShortForm<'_> {
+        ShortForm {
+            full: self.full,
+            zone_a: &self.words[self.full..self.top_a],
+            zone_b: &self.words[self.zone_b..self.top_b],
+        }
+    }
+
+    /// How many members the set has.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// A hash of the members, independent of insertion order.
@@ -97,7 +169,7 @@ mod tests {
 
     #[test]
     fn the_hash_depends_on_the_members_not_the_order_they_came_in() {
-        let (mut a, mut b) = (Bitset::new(130), Bitset::new(130));
+        let (mut a, mut b) = (Bitset::new(130, 130), Bitset::new(130, 130));
         for m in [0, 64, 129] {
             a.insert(m);
         }
@@ -114,31 +186,61 @@ mod tests {
 
     #[test]
     fn the_short_form_skips_full_leading_words_and_empty_trailing_ones() {
-        let mut set = Bitset::new(300);
-        assert_eq!(set.compact(), (0, &[][..]));
+        let mut set = Bitset::new(300, 300);
+        let form = |set: &Bitset| {
+            let f = set.short_form();
+            (f.full, f.zone_a.to_vec())
+        };
+        assert_eq!(form(&set), (0, vec![]));
         for m in 0..130 {
             set.insert(m);
         }
-        assert_eq!(set.compact(), (2, &[0b11][..]));
+        assert_eq!(form(&set), (2, vec![0b11]));
         set.insert(200);
-        assert_eq!(set.compact(), (2, &[0b11, 1 << 8][..]));
+        assert_eq!(form(&set), (2, vec![0b11, 1 << 8]));
         set.remove(200);
         set.remove(3);
-        assert_eq!(set.compact(), (0, &[!0b1000, u64::MAX, 0b11][..]));
+        assert_eq!(form(&set), (0, vec![!0b1000, u64::MAX, 0b11]));
         for m in 0..130 {
             set.remove(m);
         }
-        assert_eq!(set.compact(), (0, &[][..]));
-        let mut all = Bitset::new(128);
+        assert_eq!(form(&set), (0, vec![]));
+        let mut all = Bitset::new(128, 128);
         for m in (0..128).rev() {
             all.insert(m);
         }
-        assert_eq!(all.compact(), (2, &[][..]));
+        assert_eq!(form(&all), (2, vec![]));
+    }
+
+    #[test]
+    fn members_that_never_returned_are_kept_in_their_own_zone() {
+        // 70 returned operations (two words, the second partial), 3 that
+        // never returned.
+        let mut set = Bitset::new(73, 70);
+        assert_eq!(set.words().len(), 3);
+        set.insert(72);
+        let form = set.short_form();
+        assert_eq!(
+            (form.full, form.zone_a, form.zone_b),
+            (0, &[][..], &[0b100][..])
+        );
+        for m in 0..70 {
+            set.insert(m);
+        }
+        // The partial last word of zone A is never full.
+        let form = set.short_form();
+        assert_eq!(form.full, 1);
+        assert_eq!(form.zone_a, &[(1 << 6) - 1]);
+        set.remove(72);
+        assert_eq!(set.short_form().zone_b, &[] as &[u64]);
+        set.remove(0);
+        assert_eq!(set.short_form().full, 0);
+        assert_eq!(set.short_form().zone_a.len(), 2);
     }
 
     #[test]
     fn inserting_twice_or_removing_an_absent_member_changes_nothing() {
-        let mut set = Bitset::new(3);
+        let mut set = Bitset::new(3, 3);
         set.insert(1);
         let hash = set.hash();
         set.insert(1);

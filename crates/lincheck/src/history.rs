@@ -15,9 +15,15 @@ use std::collections::HashSet;
 ///   at one tick the recorder could not tell which came first, so the
 ///   checker lets them take effect in either order.
 ///
-/// `ret` and `output` are `None` together when the outcome is unknown —
-/// the client never got an answer (it timed out, or crashed). Such an
-/// operation may have taken effect at any time after its call, or never.
+/// What is known of the outcome comes in three shapes:
+///
+/// | `ret` | `output` | meaning | constructor |
+/// |---|---|---|---|
+/// | `Some` | `Some` | returned with this answer | [`completed`](Operation::completed) |
+/// | `Some` | `None` | returned, but its answer is unknown (a read that timed out at a known time): it took effect inside its interval, with whatever answer the model allows | [`unanswered`](Operation::unanswered) |
+/// | `None` | `None` | never returned (the client timed out or crashed and the request may still be in flight): it may have taken effect at any time after its call, or never | [`unknown`](Operation::unknown) |
+///
+/// An output without a return tick is an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operation<I, O> {
     /// Identifies the operation in explanations; unique within a history.
@@ -31,7 +37,8 @@ pub struct Operation<I, O> {
     pub ret: Option<u64>,
     /// What was asked.
     pub input: I,
-    /// What was answered, `None` iff `ret` is `None`.
+    /// What was answered, `None` if it is unknown (always when `ret` is
+    /// `None`).
     pub output: Option<O>,
 }
 
@@ -49,6 +56,23 @@ impl<I, O> Operation<I, O> {
         }
     }
 
+    /// An operation that was called at `call` and returned at `ret`, but
+    /// whose answer is unknown — a read that timed out, a reply that was
+    /// lost. It took effect somewhere inside its interval (it constrains
+    /// the real-time order like any other) and the model decides what it
+    /// may have answered ([`Model::step`](crate::Model::step) with
+    /// `output: None`).
+    pub fn unanswered(id: u64, client: u64, call: u64, ret: u64, input: I) -> Self {
+        Operation {
+            id,
+            client,
+            call,
+            ret: Some(ret),
+            input,
+            output: None,
+        }
+    }
+
     /// An operation that was called at `call` and never returned: it may
     /// have taken effect at any later time, or never.
     pub fn unknown(id: u64, client: u64, call: u64, input: I) -> Self {
@@ -62,8 +86,14 @@ impl<I, O> Operation<I, O> {
         }
     }
 
-    /// Whether the client never learned the outcome.
+    /// Whether the client never learned the answer (it never returned, or
+    /// returned without one).
     pub fn is_unknown(&self) -> bool {
+        self.output.is_none()
+    }
+
+    /// Whether the operation never returned.
+    pub fn never_returned(&self) -> bool {
         self.ret.is_none()
     }
 }
@@ -89,17 +119,11 @@ pub enum HistoryError {
         ret: u64,
     },
     /// An operation has an output but no return tick.
-    #[error("operation {id} has an output but no return tick (an unknown outcome has neither)")]
-    OutputWithoutReturn {
-        /// The operation.
-        id: u64,
-    },
-    /// An operation has a return tick but no output.
     #[error(
-        "operation {id} has a return tick but no output; if the client never learned the \
-         outcome, record it with no return tick, since it may still take effect later"
+        "operation {id} has an output but no return tick (an operation that never returned \
+         has no answer)"
     )]
-    ReturnWithoutOutput {
+    OutputWithoutReturn {
         /// The operation.
         id: u64,
     },
@@ -120,12 +144,11 @@ pub(crate) fn validate<I, O>(history: &[Operation<I, O>]) -> Result<(), HistoryE
 /// Checks the rules that concern one operation alone.
 pub(crate) fn validate_one<I, O>(op: &Operation<I, O>) -> Result<(), HistoryError> {
     match (op.ret, &op.output) {
-        (Some(ret), Some(_)) if ret < op.call => Err(HistoryError::ReturnBeforeCall {
+        (Some(ret), _) if ret < op.call => Err(HistoryError::ReturnBeforeCall {
             id: op.id,
             call: op.call,
             ret,
         }),
-        (Some(_), None) => Err(HistoryError::ReturnWithoutOutput { id: op.id }),
         (None, Some(_)) => Err(HistoryError::OutputWithoutReturn { id: op.id }),
         _ => Ok(()),
     }
@@ -158,18 +181,28 @@ mod tests {
     }
 
     #[test]
-    fn return_tick_and_output_must_be_known_together() {
+    fn an_output_needs_a_return_tick_but_a_return_tick_needs_no_output() {
         let mut op: Operation<(), ()> = Operation::unknown(3, 0, 1, ());
         op.output = Some(());
         assert_eq!(
-            validate(&[op.clone()]),
+            validate(&[op]),
             Err(HistoryError::OutputWithoutReturn { id: 3 })
         );
-        op.output = None;
-        op.ret = Some(2);
+        let unanswered: Operation<(), ()> = Operation::unanswered(3, 0, 1, 2, ());
+        assert!(unanswered.is_unknown() && !unanswered.never_returned());
+        assert_eq!(validate(&[unanswered]), Ok(()));
+    }
+
+    #[test]
+    fn an_unanswered_operation_returning_before_its_call_is_refused() {
+        let op: Operation<(), ()> = Operation::unanswered(4, 0, 5, 4, ());
         assert_eq!(
             validate(&[op]),
-            Err(HistoryError::ReturnWithoutOutput { id: 3 })
+            Err(HistoryError::ReturnBeforeCall {
+                id: 4,
+                call: 5,
+                ret: 4
+            })
         );
     }
 

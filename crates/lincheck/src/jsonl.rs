@@ -23,15 +23,20 @@ pub struct ParseError {
 /// {"id":1,"client":0,"call":3,"return":7,"op":"put","key":"k","value":"v1"}
 /// {"id":2,"client":1,"call":4,"return":9,"op":"get","key":"k","value":"v1"}
 /// {"id":3,"client":2,"call":5,"return":null,"op":"put","key":"k","value":"v2"}
+/// {"id":4,"client":1,"call":10,"return":14,"outcome":"unknown","op":"get","key":"k"}
 /// ```
 ///
 /// - `id`, `client`, `call`: non-negative integers; ids are unique.
 /// - `return`: the return tick (not before `call`), or `null` if the
-///   operation never returned (unknown outcome). The field is required.
+///   operation never returned (it may take effect later, or never). The
+///   field is required.
+/// - `outcome` (optional): `"unknown"` for an operation that returned but
+///   whose answer is unknown — a read that timed out at a known tick
+///   ([`Operation::unanswered`]). It took effect inside its interval.
 /// - `op`: `"put"` or `"get"`; `key`: a string.
 /// - `value`: for a put, the string it wrote (or tried to write); for a
-///   get that returned, the string it read or `null` for absent; for a get
-///   that never returned it is ignored and may be left out.
+///   get with a known answer, the string it read or `null` for absent; for
+///   a get whose answer is unknown it is ignored and may be left out.
 ///
 /// Blank lines are skipped; other fields are ignored, so a recorder may
 /// add its own (`"node"`, `"note"`, …).
@@ -84,16 +89,30 @@ fn parse_line(text: &str) -> Result<Operation<KvInput, KvOutput>, String> {
             "returns at tick {ret}, before its call at tick {call}"
         ));
     }
+    let answered = match fields.get("outcome") {
+        None => ret.is_some(),
+        Some(Value::String(s)) if s == "unknown" => false,
+        Some(_) => {
+            return Err(
+                "field `outcome` must be \"unknown\" (an answer that was never seen) or left out"
+                    .to_string(),
+            );
+        }
+    };
     let key = string(&fields, "key")?.to_string();
     let (input, output) = match string(&fields, "op")? {
         "put" => {
             let value = string(&fields, "value")?.to_string();
-            (KvInput::Put { key, value }, ret.map(|_| KvOutput::Ok))
+            (
+                KvInput::Put { key, value },
+                answered.then_some(KvOutput::Ok),
+            )
         }
         "get" => {
-            let output = match ret {
-                None => None,
-                Some(_) => Some(KvOutput::Value(optional_string(&fields, "value")?)),
+            let output = if answered {
+                Some(KvOutput::Value(optional_string(&fields, "value")?))
+            } else {
+                None
             };
             (KvInput::Get { key }, output)
         }
@@ -157,6 +176,9 @@ pub fn to_jsonl(history: &[Operation<KvInput, KvOutput>]) -> String {
         fields.insert("client".into(), op.client.into());
         fields.insert("call".into(), op.call.into());
         fields.insert("return".into(), op.ret.map_or(Value::Null, Value::from));
+        if op.ret.is_some() && op.output.is_none() {
+            fields.insert("outcome".into(), "unknown".into());
+        }
         let (name, key, value) = match &op.input {
             KvInput::Put { key, value } => ("put", key, Value::from(value.as_str())),
             KvInput::Get { key } => {

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::model::Model;
+use crate::model::{Model, Next};
 
 /// A key/value request: a blind write or a read of one key.
 ///
@@ -79,9 +79,9 @@ impl KvOutput {
 ///
 /// The model is partitioned by key ([`Model::partition_key`]), so the
 /// checker checks each key's sub-history on its own, and a state is just
-/// the value of that one key (`None` = absent). An unknown `put` still
-/// writes its value if it takes effect; an unknown `get` constrains nothing
-/// and is dropped before the search.
+/// the value of that one key (`None` = absent). A `put` whose answer is
+/// unknown still writes its value if it takes effect; a `get` whose answer
+/// is unknown constrains nothing and is dropped before the search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct KvModel;
 
@@ -99,14 +99,14 @@ impl Model for KvModel {
         state: &Option<String>,
         input: &KvInput,
         output: Option<&KvOutput>,
-    ) -> Vec<Option<String>> {
+    ) -> Next<Option<String>> {
         match (input, output) {
-            (KvInput::Put { value, .. }, None | Some(KvOutput::Ok)) => vec![Some(value.clone())],
-            (KvInput::Get { .. }, None) => vec![state.clone()],
-            (KvInput::Get { .. }, Some(KvOutput::Value(seen))) if seen == state => {
-                vec![state.clone()]
+            (KvInput::Put { value, .. }, None | Some(KvOutput::Ok)) => {
+                Next::To(Some(value.clone()))
             }
-            _ => Vec::new(),
+            (KvInput::Get { .. }, None) => Next::Unchanged,
+            (KvInput::Get { .. }, Some(KvOutput::Value(seen))) if seen == state => Next::Unchanged,
+            _ => Next::Illegal,
         }
     }
 
@@ -114,7 +114,7 @@ impl Model for KvModel {
         Some(Cow::Borrowed(input.key()))
     }
 
-    fn is_read_only(&self, input: &KvInput) -> bool {
+    fn is_read_only(&self, input: &KvInput, _output: Option<&KvOutput>) -> bool {
         matches!(input, KvInput::Get { .. })
     }
 
@@ -154,43 +154,39 @@ mod tests {
         let get = KvInput::get("k");
         assert_eq!(
             KvModel.step(&state, &get, Some(&KvOutput::value("v1"))),
-            vec![state.clone()]
+            Next::Unchanged
         );
-        assert!(
-            KvModel
-                .step(&state, &get, Some(&KvOutput::value("v2")))
-                .is_empty()
+        assert_eq!(
+            KvModel.step(&state, &get, Some(&KvOutput::value("v2"))),
+            Next::Illegal
         );
-        assert!(
-            KvModel
-                .step(&state, &get, Some(&KvOutput::absent()))
-                .is_empty()
+        assert_eq!(
+            KvModel.step(&state, &get, Some(&KvOutput::absent())),
+            Next::Illegal
         );
         assert_eq!(
             KvModel.step(&None, &get, Some(&KvOutput::absent())),
-            vec![None]
+            Next::Unchanged
         );
     }
 
     #[test]
     fn a_write_sets_the_value_whether_or_not_its_outcome_is_known() {
         let put = KvInput::put("k", "v2");
-        let after = vec![Some("v2".to_string())];
+        let after = Next::To(Some("v2".to_string()));
         assert_eq!(KvModel.step(&None, &put, Some(&KvOutput::Ok)), after);
         assert_eq!(KvModel.step(&None, &put, None), after);
     }
 
     #[test]
     fn mismatched_answers_are_illegal() {
-        assert!(
-            KvModel
-                .step(&None, &KvInput::get("k"), Some(&KvOutput::Ok))
-                .is_empty()
+        assert_eq!(
+            KvModel.step(&None, &KvInput::get("k"), Some(&KvOutput::Ok)),
+            Next::Illegal
         );
-        assert!(
-            KvModel
-                .step(&None, &KvInput::put("k", "v"), Some(&KvOutput::absent()))
-                .is_empty()
+        assert_eq!(
+            KvModel.step(&None, &KvInput::put("k", "v"), Some(&KvOutput::absent())),
+            Next::Illegal
         );
     }
 
@@ -200,8 +196,8 @@ mod tests {
             KvModel.partition_key(&KvInput::put("a", "1")).as_deref(),
             Some("a")
         );
-        assert!(KvModel.is_read_only(&KvInput::get("a")));
-        assert!(!KvModel.is_read_only(&KvInput::put("a", "1")));
+        assert!(KvModel.is_read_only(&KvInput::get("a"), None));
+        assert!(!KvModel.is_read_only(&KvInput::put("a", "1"), Some(&KvOutput::Ok)));
     }
 
     #[test]

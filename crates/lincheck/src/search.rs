@@ -1,40 +1,65 @@
-//! The Wing–Gong–Lowe search over one partition.
+//! The Wing–Gong–Lowe search over one partition, resumable in slices.
 
 use crate::bitset::Bitset;
-use crate::cache::Cache;
+use crate::cache::{Cache, Insert};
 use crate::entries::Entries;
-use crate::explain::{Explanation, OpSummary, PrefixStep};
+use crate::explain::Explanation;
 use crate::history::Operation;
-use crate::model::Model;
+use crate::model::{Model, Next};
+use crate::prefix::{Level, LongestPrefix};
+use crate::result::{Limit, SearchStats};
+use crate::states::{StateId, States};
 
-/// The verdict on one partition.
+/// How a partition's search ended.
 #[derive(Debug)]
-pub(crate) enum PartitionVerdict {
-    /// An order was found.
-    Linearizable,
+pub(crate) enum Outcome {
+    /// An order was found; the operations in it, as indices.
+    Linearizable(Vec<usize>),
     /// No order exists.
-    Violation(Explanation),
-    /// The step budget ran out after `steps` steps.
-    Unknown {
-        /// Steps taken.
-        steps: u64,
-    },
+    Violation(Box<Explanation>),
+    /// A budget ran out.
+    OutOfBudget(Limit),
 }
 
+/// What one [`Search::run`] call came to.
+#[derive(Debug)]
+pub(crate) enum Progress {
+    /// The slice's steps are spent; call `run` again to go on.
+    Paused,
+    /// The search is over.
+    Done(Outcome),
+}
+
+/// Set in a window entry whose operation is not read-only, so that
+/// sorting entries as integers puts read-only operations first.
+const NOT_READ_ONLY: usize = 1 << (usize::BITS - 1);
+
 /// A decision the search may undo: operation `op` was linearized from
-/// `prev_state`; `alternatives` are the model's other possible next
-/// states, not yet tried (last is tried first). `base`, `next` and
-/// `blocker` restore the level the decision was taken at.
-struct Frame<S> {
+/// `prev_state`. The model's other possible next states, not yet tried,
+/// are `alternatives[alternatives_from..]` of the search (last is tried
+/// first). `base`, `next` and `blocker` restore the level the decision was
+/// taken at.
+struct Frame {
     op: usize,
-    prev_state: S,
-    alternatives: Vec<S>,
+    prev_state: StateId,
+    alternatives_from: usize,
     base: usize,
     next: usize,
     blocker: Option<usize>,
 }
 
-/// Looks for a linearization of `ops` (one partition) under `model`.
+impl Level for Frame {
+    fn op(&self) -> usize {
+        self.op
+    }
+
+    fn state_before(&self) -> StateId {
+        self.prev_state
+    }
+}
+
+/// Looks for a linearization of one partition under a model, a slice of
+/// steps at a time.
 ///
 /// At each level the candidates are the operations called before the
 /// first pending return (the *window*): anything called later cannot come
@@ -45,14 +70,14 @@ struct Frame<S> {
 /// candidate works it is stuck on the first pending return: it undoes the
 /// most recent decision (trying the model's other next states first) and
 /// tries that level's next candidate. It succeeds when every operation
-/// with a known return has been linearized; operations with unknown
-/// outcomes left over simply never took effect.
+/// with a return has been linearized; operations that never returned left
+/// over simply never took effect.
 ///
 /// Candidates are tried read-only first ([`Model::is_read_only`]), then
-/// earliest-return first (unknown outcomes last): the operation that
-/// must be placed soonest is the likeliest to be next, and a wrong first
-/// guess costs a whole subtree. The order does not change the verdict,
-/// only how fast it is reached.
+/// earliest-return first (never-returned last): the operation that must
+/// be placed soonest is the likeliest to be next, and a wrong first guess
+/// costs a whole subtree. The order does not change the verdict, only how
+/// fast it is reached.
 ///
 /// One reduction prunes whole levels: if a candidate `r` is read-only
 /// (it never changes any state) and legal in the current state, placing
@@ -67,223 +92,300 @@ struct Frame<S> {
 /// only the order of writes to search. (It must be read-only everywhere,
 /// not merely here: a write of the value already current changes nothing
 /// now, but would change the state in its place further on.)
-pub(crate) fn check_partition<M: Model>(
-    model: &M,
-    ops: &[&Operation<M::Input, M::Output>],
-    partition: Option<&str>,
-    max_steps: u64,
-) -> PartitionVerdict {
-    // Index operations in candidate order, so a window sorts as integers.
-    let mut ops = ops.to_vec();
-    ops.sort_by_key(|op| (op.ret.unwrap_or(u64::MAX), op.call, op.id));
-    let ops = ops.as_slice();
-
-    let timing: Vec<_> = ops.iter().map(|op| (op.call, op.ret, op.id)).collect();
-    let mut list = Entries::new(&timing);
-    let mut linearized = Bitset::new(ops.len());
-    let mut cache = Cache::new();
-    let mut stack: Vec<Frame<M::State>> = Vec::new();
-    let mut best = LongestPrefix::new();
-    let mut state = model.init();
-    let mut pending_returns = ops.iter().filter(|op| op.ret.is_some()).count();
-    let mut steps = 0u64;
-    // The windows of every level, one after the other; this level's is
-    // `windows[base..]` and `next` is its next candidate.
-    let mut windows = Vec::new();
-    let (mut base, mut next) = (0, 0);
-    // Read-only operations first: one that fits is placed without
-    // branching (see above).
-    let read_only: Vec<bool> = ops.iter().map(|op| model.is_read_only(&op.input)).collect();
-    let mut blocker = open_window(&list, &mut windows, base, &read_only);
-
-    loop {
-        if pending_returns == 0 {
-            return PartitionVerdict::Linearizable;
-        }
-        if let Some(&op) = windows.get(base + next) {
-            next += 1;
-            if steps >= max_steps {
-                return PartitionVerdict::Unknown { steps };
-            }
-            steps += 1;
-            let mut next_states = model.step(&state, &ops[op].input, ops[op].output.as_ref());
-            // A read-only candidate that fits can be placed now without
-            // loss (see `check_partition`'s docs): its level has no other
-            // choice worth trying.
-            let fitting_read =
-                read_only[op] && matches!(next_states.as_slice(), [only] if *only == state);
-            if fitting_read {
-                next = windows.len() - base;
-            }
-            next_states.reverse();
-            linearized.insert(op);
-            let Some(next_state) = first_unvisited(&mut next_states, &linearized, &mut cache)
-            else {
-                linearized.remove(op);
-                continue;
-            };
-            list.lift(op);
-            if ops[op].ret.is_some() {
-                pending_returns -= 1;
-            }
-            let prev_state = std::mem::replace(&mut state, next_state);
-            stack.push(Frame {
-                op,
-                prev_state,
-                alternatives: next_states,
-                base,
-                next,
-                blocker,
-            });
-            (base, next) = (windows.len(), 0);
-            blocker = open_window(&list, &mut windows, base, &read_only);
-            continue;
-        }
-
-        // No candidate can be placed: stuck before the first pending
-        // return. With returns pending, the window always ends at one.
-        debug_assert!(
-            blocker.is_some(),
-            "returns are pending but none is in the list"
-        );
-        let Some(blocked) = blocker else {
-            return PartitionVerdict::Linearizable;
-        };
-        best.offer(&stack, &state, blocked);
-        let Some(mut frame) = stack.pop() else {
-            return PartitionVerdict::Violation(best.explain(model, ops, partition, blocked));
-        };
-        best.popped_to(stack.len());
-        if let Some(alternative) = first_unvisited(&mut frame.alternatives, &linearized, &mut cache)
-        {
-            // Same operation, another of the model's next states: the list,
-            // and so this level's window, are unchanged.
-            state = alternative;
-            next = 0;
-            stack.push(frame);
-            continue;
-        }
-        windows.truncate(base);
-        (base, next, blocker) = (frame.base, frame.next, frame.blocker);
-        state = frame.prev_state;
-        linearized.remove(frame.op);
-        list.unlift(frame.op);
-        if ops[frame.op].ret.is_some() {
-            pending_returns += 1;
-        }
-    }
-}
-
-/// Appends the current window to `windows` (from `base`), sorted into
-/// candidate order — read-only operations first, then by index — and
-/// returns the first pending return's operation.
-fn open_window(
-    list: &Entries,
-    windows: &mut Vec<usize>,
-    base: usize,
-    read_only: &[bool],
-) -> Option<usize> {
-    let blocker = list.window(windows);
-    windows[base..].sort_unstable_by_key(|&op| (!read_only[op], op));
-    blocker
-}
-
-/// Pops candidate states until one whose (linearized, state) configuration
-/// has not been visited; records it as visited.
-fn first_unvisited<S: Clone + Eq + std::hash::Hash>(
-    candidates: &mut Vec<S>,
-    linearized: &Bitset,
-    cache: &mut Cache<S>,
-) -> Option<S> {
-    while let Some(state) = candidates.pop() {
-        if cache.insert(linearized, &state) {
-            return Some(state);
-        }
-    }
-    None
-}
-
-/// The deepest point the search reached, kept for the explanation.
 ///
-/// Copying the whole stack at every new record would be quadratic; instead
-/// `shared` tracks how much of the stack still equals the record, and only
-/// the rest is copied. Each pushed frame is copied at most once.
-struct LongestPrefix<S> {
-    /// (operation, state after it) for each step of the record.
-    steps: Vec<(usize, S)>,
-    /// The operation that could not be placed after the record.
-    blocked: Option<usize>,
-    /// Length of the common prefix of the stack and `steps`.
-    shared: usize,
+/// States are interned ([`States`]): the stack, the cache and the record
+/// of the longest prefix hold state ids, so a step that reaches a known
+/// state clones nothing, and a step allocates nothing at all unless the
+/// model is nondeterministic ([`Next::AnyOf`]).
+pub(crate) struct Search<'h, M: Model> {
+    model: &'h M,
+    /// The partition's operations in candidate order.
+    ops: Vec<&'h Operation<M::Input, M::Output>>,
+    read_only: Vec<bool>,
+    /// Each operation's place in candidate order, as windows store it:
+    /// its index, with [`NOT_READ_ONLY`] set unless it is read-only.
+    candidate_key: Vec<usize>,
+    list: Entries,
+    linearized: Bitset,
+    cache: Cache,
+    states: States<M::State>,
+    stack: Vec<Frame>,
+    alternatives: Vec<StateId>,
+    /// The windows of every level, one after the other, as candidate
+    /// keys; this level's is `windows[base..]` and `next` is its next
+    /// candidate.
+    windows: Vec<usize>,
+    base: usize,
+    next: usize,
+    blocker: Option<usize>,
+    state: StateId,
+    pending_returns: usize,
+    best: LongestPrefix,
+    steps: u64,
+    cache_hits: u64,
+    max_steps: u64,
+    max_memory: Option<u64>,
 }
 
-impl<S: Clone> LongestPrefix<S> {
-    fn new() -> Self {
-        LongestPrefix {
-            steps: Vec::new(),
-            blocked: None,
-            shared: 0,
+impl<'h, M: Model> Search<'h, M> {
+    /// A search over `ops` (one partition), within `max_steps` and
+    /// `max_memory`.
+    pub(crate) fn new(
+        model: &'h M,
+        ops: &[&'h Operation<M::Input, M::Output>],
+        max_steps: u64,
+        max_memory: Option<u64>,
+    ) -> Self {
+        // Index operations in candidate order, so a window sorts as
+        // integers; those that returned come first (zone A of the set).
+        let mut ops = ops.to_vec();
+        ops.sort_by_key(|op| (op.ret.is_none(), op.ret, op.call, op.id));
+        let returned = ops.iter().filter(|op| op.ret.is_some()).count();
+        let timing: Vec<_> = ops.iter().map(|op| (op.call, op.ret, op.id)).collect();
+        // Read-only operations first: one that fits is placed without
+        // branching (see above).
+        let read_only: Vec<bool> = ops
+            .iter()
+            .map(|op| model.is_read_only(&op.input, op.output.as_ref()))
+            .collect();
+        let candidate_key = read_only
+            .iter()
+            .enumerate()
+            .map(|(op, &ro)| if ro { op } else { op | NOT_READ_ONLY })
+            .collect();
+        let mut search = Search {
+            model,
+            list: Entries::new(&timing),
+            linearized: Bitset::new(ops.len(), returned),
+            ops,
+            read_only,
+            candidate_key,
+            cache: Cache::new(),
+            states: States::new(model.init()),
+            stack: Vec::new(),
+            alternatives: Vec::new(),
+            windows: Vec::new(),
+            base: 0,
+            next: 0,
+            blocker: None,
+            state: 0,
+            pending_returns: returned,
+            best: LongestPrefix::new(),
+            steps: 0,
+            cache_hits: 0,
+            max_steps,
+            max_memory,
+        };
+        search.blocker = search.open_window();
+        search
+    }
+
+    /// The operations, in the search's (candidate) order.
+    pub(crate) fn ops(&self) -> &[&'h Operation<M::Input, M::Output>] {
+        &self.ops
+    }
+
+    /// What the search has done so far.
+    pub(crate) fn stats(&self) -> SearchStats {
+        SearchStats {
+            steps: self.steps,
+            cache_hits: self.cache_hits,
+            configurations: self.cache.len() as u64,
+            model_states: self.states.len() as u64,
+            memory_bytes: self.memory_bytes(),
         }
     }
 
-    /// The search is stuck on `blocked` with `stack` linearized and
-    /// `state` reached; keep it if it is deeper than the record.
-    fn offer(&mut self, stack: &[Frame<S>], state: &S, blocked: usize) {
-        if self.blocked.is_some() && stack.len() <= self.steps.len() {
-            return;
-        }
-        self.steps.truncate(self.shared);
-        for i in self.shared..stack.len() {
-            let after = match stack.get(i + 1) {
-                Some(next) => next.prev_state.clone(),
-                None => state.clone(),
+    /// Searches on until the search is over or `until_steps` steps have
+    /// been taken in all.
+    pub(crate) fn run(&mut self, until_steps: u64) -> Progress {
+        loop {
+            if self.pending_returns == 0 {
+                let order = self.stack.iter().map(|f| f.op).collect();
+                return Progress::Done(Outcome::Linearizable(order));
+            }
+            if let Some(&key) = self.windows.get(self.base + self.next) {
+                let op = key & !NOT_READ_ONLY;
+                if self.steps >= self.max_steps {
+                    return self.out_of(Limit::Steps);
+                }
+                if self.steps >= until_steps {
+                    return Progress::Paused;
+                }
+                self.next += 1;
+                self.steps += 1;
+                match self.try_place(op) {
+                    Ok(()) => continue,
+                    Err(limit) => return self.out_of(limit),
+                }
+            }
+            // No candidate can be placed: stuck before the first pending
+            // return. With returns pending, the window always ends at one.
+            debug_assert!(
+                self.blocker.is_some(),
+                "returns are pending but none is in the list"
+            );
+            let Some(blocked) = self.blocker else {
+                return Progress::Done(Outcome::Linearizable(Vec::new()));
             };
-            self.steps.push((stack[i].op, after));
+            self.best.offer(&self.stack, self.state, blocked);
+            let Some(frame) = self.stack.pop() else {
+                let explanation =
+                    self.best
+                        .explain(self.model, &self.ops, &self.states, None, blocked);
+                return Progress::Done(Outcome::Violation(Box::new(explanation)));
+            };
+            self.best.popped_to(self.stack.len());
+            match self.first_unvisited(frame.alternatives_from, None) {
+                Err(limit) => return self.out_of(limit),
+                Ok(Some(alternative)) => {
+                    // Same operation, another of the model's next states:
+                    // the list, and so this level's window, are unchanged.
+                    self.state = alternative;
+                    self.next = 0;
+                    self.stack.push(frame);
+                }
+                Ok(None) => self.undo(frame),
+            }
         }
-        self.shared = stack.len();
-        self.blocked = Some(blocked);
     }
 
-    /// The stack shrank to `len` frames.
-    fn popped_to(&mut self, len: usize) {
-        self.shared = self.shared.min(len);
-    }
-
-    fn explain<M: Model<State = S>>(
-        &self,
-        model: &M,
-        ops: &[&Operation<M::Input, M::Output>],
-        partition: Option<&str>,
-        blocked_now: usize,
-    ) -> Explanation {
-        let summary = |op: usize| {
-            let o = ops[op];
-            OpSummary {
-                id: o.id,
-                client: o.client,
-                call: o.call,
-                ret: o.ret,
-                description: model.describe_operation(&o.input, o.output.as_ref()),
+    /// Tries to linearize candidate `op` next; descends if it fits and
+    /// leads somewhere new.
+    fn try_place(&mut self, op: usize) -> Result<(), Limit> {
+        let o = self.ops[op];
+        let next = self
+            .model
+            .step(self.states.get(self.state), &o.input, o.output.as_ref());
+        let alternatives_from = self.alternatives.len();
+        let first = match next {
+            Next::Illegal => return Ok(()),
+            Next::Unchanged => self.state,
+            Next::To(state) => self.states.intern(state).ok_or(Limit::Memory)?,
+            Next::AnyOf(states) => {
+                let mut ids = Vec::with_capacity(states.len());
+                for state in states {
+                    ids.push(self.states.intern(state).ok_or(Limit::Memory)?);
+                }
+                let Some((&first, rest)) = ids.split_first() else {
+                    return Ok(());
+                };
+                self.alternatives.extend(rest.iter().rev());
+                first
             }
         };
-        let init = model.init();
-        let state = self.steps.last().map_or(&init, |(_, s)| s);
-        Explanation {
-            partition: partition.map(str::to_string),
-            partition_ops: ops.len(),
-            initial_state: model.describe_state(&init),
-            prefix: self
-                .steps
-                .iter()
-                .map(|(op, after)| PrefixStep {
-                    op: summary(*op),
-                    state_after: model.describe_state(after),
-                })
-                .collect(),
-            state: model.describe_state(state),
-            // `offer` always runs before the search can fail, so the
-            // fallback is never used.
-            unplaceable: summary(self.blocked.unwrap_or(blocked_now)),
+        // A read-only candidate that fits can be placed now without loss
+        // (see the type's docs): its level has no other choice worth
+        // trying.
+        let fitting_read = self.read_only[op]
+            && first == self.state
+            && self.alternatives.len() == alternatives_from;
+        if fitting_read {
+            self.next = self.windows.len() - self.base;
         }
+        self.linearized.insert(op);
+        let Some(next_state) = self.first_unvisited(alternatives_from, Some(first))? else {
+            self.linearized.remove(op);
+            return Ok(());
+        };
+        self.list.lift(op);
+        if self.ops[op].ret.is_some() {
+            self.pending_returns -= 1;
+        }
+        self.stack.push(Frame {
+            op,
+            prev_state: self.state,
+            alternatives_from,
+            base: self.base,
+            next: self.next,
+            blocker: self.blocker,
+        });
+        self.state = next_state;
+        let parent = self.base..self.windows.len();
+        (self.base, self.next) = (self.windows.len(), 0);
+        if self.blocker == Some(op) {
+            self.blocker = self.open_window();
+        } else {
+            // The first pending return is still the same one, so the new
+            // window is the old one without `op`, in the same order.
+            for i in parent {
+                let key = self.windows[i];
+                if key & !NOT_READ_ONLY != op {
+                    self.windows.push(key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `first`, then the alternatives above `from` (last first), until one
+    /// whose configuration with the current set has not been visited;
+    /// records it as visited.
+    fn first_unvisited(
+        &mut self,
+        from: usize,
+        mut candidate: Option<StateId>,
+    ) -> Result<Option<StateId>, Limit> {
+        loop {
+            let state = match candidate.take() {
+                Some(state) => state,
+                None if self.alternatives.len() > from => match self.alternatives.pop() {
+                    Some(state) => state,
+                    None => return Ok(None),
+                },
+                None => return Ok(None),
+            };
+            match self.cache.insert(&self.linearized, state) {
+                Insert::New => {
+                    if self.max_memory.is_some_and(|max| self.memory_bytes() > max) {
+                        return Err(Limit::Memory);
+                    }
+                    return Ok(Some(state));
+                }
+                Insert::Seen => self.cache_hits += 1,
+                Insert::Full => return Err(Limit::Memory),
+            }
+        }
+    }
+
+    /// Takes back `frame`'s decision: the level it was taken at is
+    /// current again.
+    fn undo(&mut self, frame: Frame) {
+        self.windows.truncate(self.base);
+        (self.base, self.next, self.blocker) = (frame.base, frame.next, frame.blocker);
+        self.state = frame.prev_state;
+        self.linearized.remove(frame.op);
+        self.list.unlift(frame.op);
+        if self.ops[frame.op].ret.is_some() {
+            self.pending_returns += 1;
+        }
+    }
+
+    /// Appends the current window to `windows` (from `base`), sorted into
+    /// candidate order — read-only operations first, then by index — and
+    /// returns the first pending return's operation.
+    fn open_window(&mut self) -> Option<usize> {
+        let blocker = self.list.window(&mut self.windows);
+        let window = &mut self.windows[self.base..];
+        for op in window.iter_mut() {
+            *op = self.candidate_key[*op];
+        }
+        window.sort_unstable();
+        blocker
+    }
+
+    fn out_of(&self, limit: Limit) -> Progress {
+        Progress::Done(Outcome::OutOfBudget(limit))
+    }
+
+    /// The bytes the search holds, as it counts them.
+    fn memory_bytes(&self) -> u64 {
+        let stack = self.stack.len() * std::mem::size_of::<Frame>()
+            + self.alternatives.len() * std::mem::size_of::<StateId>()
+            + self.windows.len() * std::mem::size_of::<usize>();
+        self.cache.memory_bytes()
+            + self.states.memory_bytes()
+            + self.best.memory_bytes()
+            + stack as u64
     }
 }

@@ -3,7 +3,8 @@
 //! and unknown outcomes, where its pruning and candidate ordering could go
 //! wrong.
 
-use lincheck::{CheckOptions, CheckResult, KvInput, KvModel, KvOutput, Model, Operation, check};
+use lincheck::synthetic::{CasRegister, RegisterInput, RegisterOutput};
+use lincheck::{CheckOptions, KvInput, KvModel, KvOutput, Model, Next, Operation, Verdict, check};
 
 type KvOp = Operation<KvInput, KvOutput>;
 
@@ -78,7 +79,10 @@ fn brute_force(history: &[KvOp]) -> bool {
             }
             let key = op.input.key().to_string();
             let current = state.get(&key).cloned();
-            for next in KvModel.step(&current, &op.input, op.output.as_ref()) {
+            for next in KvModel
+                .step(&current, &op.input, op.output.as_ref())
+                .into_states(&current)
+            {
                 let mut state = state.clone();
                 match next {
                     Some(v) => state.insert(key.clone(), v),
@@ -107,10 +111,10 @@ fn agree_on_random_histories(seed: u64, keys: u64, cases: usize) {
     for case in 0..cases {
         let history = random_history(&mut rng, keys);
         let expected = brute_force(&history);
-        let result = check(&KvModel, &history, &CheckOptions::default());
+        let result = check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict);
         match (&result, expected) {
-            (Ok(CheckResult::Linearizable), true) => linearizable += 1,
-            (Ok(CheckResult::Violation(_)), false) => violated += 1,
+            (Ok(Verdict::Linearizable), true) => linearizable += 1,
+            (Ok(Verdict::Violation(_)), false) => violated += 1,
             _ => {
                 panic!("case {case}: brute force says {expected}, checker {result:?}\n{history:#?}")
             }
@@ -154,17 +158,17 @@ impl Model for Tokens {
         1
     }
 
-    fn step(&self, &count: &u8, input: &TokenOp, _: Option<&()>) -> Vec<u8> {
+    fn step(&self, &count: &u8, input: &TokenOp, _: Option<&()>) -> Next<u8> {
         match *input {
-            TokenOp::Take if count > 0 => vec![count - 1],
-            TokenOp::Take => vec![],
-            TokenOp::Give => vec![(count + 1).min(3), count],
-            TokenOp::Peek(seen) if seen == count => vec![count],
-            TokenOp::Peek(_) => vec![],
+            TokenOp::Take if count > 0 => Next::To(count - 1),
+            TokenOp::Take => Next::Illegal,
+            TokenOp::Give => Next::AnyOf(vec![(count + 1).min(3), count]),
+            TokenOp::Peek(seen) if seen == count => Next::Unchanged,
+            TokenOp::Peek(_) => Next::Illegal,
         }
     }
 
-    fn is_read_only(&self, input: &TokenOp) -> bool {
+    fn is_read_only(&self, input: &TokenOp, _: Option<&()>) -> bool {
         matches!(input, TokenOp::Peek(_))
     }
 }
@@ -210,7 +214,10 @@ fn brute_force_model<M: Model>(model: &M, history: &[Operation<M::Input, M::Outp
             if placed[i] || !ready {
                 continue;
             }
-            for next in model.step(state, &op.input, op.output.as_ref()) {
+            for next in model
+                .step(state, &op.input, op.output.as_ref())
+                .into_states(state)
+            {
                 placed[i] = true;
                 let found = search(model, history, placed, &next);
                 placed[i] = false;
@@ -236,10 +243,10 @@ fn the_checker_agrees_with_brute_force_on_a_nondeterministic_model_with_unknown_
     for case in 0..3_000 {
         let history = random_token_history(&mut rng);
         let expected = brute_force_model(&Tokens, &history);
-        let result = check(&Tokens, &history, &CheckOptions::default());
+        let result = check(&Tokens, &history, &CheckOptions::default()).map(|r| r.verdict);
         match (&result, expected) {
-            (Ok(CheckResult::Linearizable), true) => linearizable += 1,
-            (Ok(CheckResult::Violation(e)), false) if e.partition.is_none() => violated += 1,
+            (Ok(Verdict::Linearizable), true) => linearizable += 1,
+            (Ok(Verdict::Violation(e)), false) if e.partition.is_none() => violated += 1,
             _ => {
                 panic!("case {case}: brute force says {expected}, checker {result:?}\n{history:#?}")
             }
@@ -247,4 +254,71 @@ fn the_checker_agrees_with_brute_force_on_a_nondeterministic_model_with_unknown_
     }
     assert!(linearizable > 300, "{linearizable} linearizable");
     assert!(violated > 300, "{violated} violated");
+}
+
+/// Small random histories of the compare-and-set register in all three
+/// shapes an operation can have: answered, returned without an answer (a
+/// timed-out read or write), never returned.
+fn random_register_history(rng: &mut Rng) -> Vec<Operation<RegisterInput, RegisterOutput>> {
+    let n = 1 + rng.below(7);
+    (0..n)
+        .map(|id| {
+            let call = rng.below(10);
+            let ret = (rng.below(6) != 0).then(|| call + rng.below(5));
+            let value = |rng: &mut Rng| rng.below(3);
+            let (input, output) = match rng.below(3) {
+                0 => {
+                    let seen = (rng.below(4) != 0).then(|| value(rng));
+                    (RegisterInput::Read, RegisterOutput::Value(seen))
+                }
+                1 => (RegisterInput::Write(value(rng)), RegisterOutput::Ok),
+                _ => {
+                    let cas = RegisterInput::Cas {
+                        from: value(rng),
+                        to: value(rng),
+                    };
+                    let answer = if rng.below(2) == 0 {
+                        RegisterOutput::Ok
+                    } else {
+                        RegisterOutput::Failed
+                    };
+                    (cas, answer)
+                }
+            };
+            let answered = ret.is_some() && rng.below(5) != 0;
+            Operation {
+                id,
+                client: id,
+                call,
+                ret,
+                input,
+                output: answered.then_some(output),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_checker_agrees_with_brute_force_on_a_cas_register_with_unanswered_operations() {
+    let mut rng = Rng(4);
+    let (mut linearizable, mut violated, mut unanswered) = (0, 0, 0);
+    for case in 0..3_000 {
+        let history = random_register_history(&mut rng);
+        unanswered += history
+            .iter()
+            .filter(|op| op.ret.is_some() && op.output.is_none())
+            .count();
+        let expected = brute_force_model(&CasRegister, &history);
+        let result = check(&CasRegister, &history, &CheckOptions::default()).map(|r| r.verdict);
+        match (&result, expected) {
+            (Ok(Verdict::Linearizable), true) => linearizable += 1,
+            (Ok(Verdict::Violation(_)), false) => violated += 1,
+            _ => {
+                panic!("case {case}: brute force says {expected}, checker {result:?}\n{history:#?}")
+            }
+        }
+    }
+    assert!(linearizable > 300, "{linearizable} linearizable");
+    assert!(violated > 300, "{violated} violated");
+    assert!(unanswered > 1_000, "{unanswered} unanswered operations");
 }

@@ -1,8 +1,8 @@
 //! Reading and writing key/value histories as JSON lines.
 
 use lincheck::{
-    CheckOptions, CheckResult, KvInput, KvModel, KvOutput, Operation, ParseError, check,
-    parse_jsonl, synthetic::synthetic_history, to_jsonl,
+    CheckOptions, KvInput, KvModel, KvOutput, Operation, ParseError, Verdict, check, parse_jsonl,
+    synthetic::synthetic_history, to_jsonl,
 };
 
 const SAMPLE: &str = r#"{"id":1,"client":0,"call":3,"return":7,"op":"put","key":"k","value":"v1"}
@@ -40,8 +40,8 @@ fn the_documented_format_reads_as_the_operations_it_describes() {
         ]
     );
     assert_eq!(
-        check(&KvModel, &history, &CheckOptions::default()),
-        Ok(CheckResult::Linearizable)
+        check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict),
+        Ok(Verdict::Linearizable)
     );
 }
 
@@ -140,4 +140,42 @@ fn an_unknown_read_may_omit_its_value() {
         parse(text),
         vec![Operation::unknown(1, 0, 0, KvInput::get("k"))]
     );
+}
+
+#[test]
+fn an_operation_that_returned_without_an_answer_reads_and_writes_as_outcome_unknown() {
+    let text = concat!(
+        r#"{"id":1,"client":0,"call":0,"return":4,"outcome":"unknown","op":"get","key":"k"}"#,
+        "\n",
+        r#"{"id":2,"client":1,"call":1,"return":3,"outcome":"unknown","op":"put","key":"k","value":"v"}"#,
+        "\n",
+    );
+    let history = parse(text);
+    assert_eq!(
+        history,
+        vec![
+            Operation::unanswered(1, 0, 0, 4, KvInput::get("k")),
+            Operation::unanswered(2, 1, 1, 3, KvInput::put("k", "v")),
+        ]
+    );
+    assert_eq!(parse(&to_jsonl(&history)), history);
+    // The put took effect by tick 3, so a read called after it must see it.
+    let mut stale = history.clone();
+    stale.push(Operation::completed(
+        3,
+        2,
+        5,
+        6,
+        KvInput::get("k"),
+        KvOutput::absent(),
+    ));
+    let result = check(&KvModel, &stale, &CheckOptions::default()).map(|r| r.verdict);
+    assert!(matches!(result, Ok(Verdict::Violation(_))), "{result:?}");
+}
+
+#[test]
+fn an_outcome_other_than_unknown_is_refused() {
+    let e =
+        error(r#"{"id":1,"client":0,"call":0,"return":4,"outcome":"maybe","op":"get","key":"k"}"#);
+    assert!(e.reason.contains("field `outcome`"), "{e}");
 }

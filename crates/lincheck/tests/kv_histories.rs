@@ -1,8 +1,8 @@
 //! Hand-written key/value histories with known verdicts.
 
 use lincheck::{
-    CheckOptions, CheckResult, Explanation, HistoryError, KvInput, KvModel, KvOutput, Model,
-    Operation, check,
+    CheckOptions, Explanation, HistoryError, KvInput, KvModel, KvOutput, Limit, Model, Next,
+    Operation, Verdict, check,
 };
 
 type KvOp = Operation<KvInput, KvOutput>;
@@ -20,16 +20,16 @@ fn unknown_put(id: u64, call: u64, key: &str, value: &str) -> KvOp {
     Operation::unknown(id, id, call, KvInput::put(key, value))
 }
 
-fn verdict(history: &[KvOp]) -> CheckResult {
+fn verdict(history: &[KvOp]) -> Verdict {
     match check(&KvModel, history, &CheckOptions::default()) {
-        Ok(result) => result,
+        Ok(result) => result.verdict,
         Err(e) => panic!("test history is invalid: {e}"),
     }
 }
 
 fn violation(history: &[KvOp]) -> Explanation {
     match verdict(history) {
-        CheckResult::Violation(explanation) => explanation,
+        Verdict::Violation(explanation) => explanation,
         other => panic!("expected a violation, got {other:?}"),
     }
 }
@@ -61,7 +61,7 @@ fn a_read_overlapping_the_write_may_see_either_value() {
             put(2, 3, 8, "k", "v2"),
             get(3, 4, 6, "k", seen),
         ];
-        assert_eq!(verdict(&history), CheckResult::Linearizable, "{seen:?}");
+        assert_eq!(verdict(&history), Verdict::Linearizable, "{seen:?}");
     }
 }
 
@@ -73,11 +73,7 @@ fn two_concurrent_writes_are_accepted_in_either_order() {
             put(2, 1, 6, "k", "v2"),
             get(3, 7, 8, "k", Some(second)),
         ];
-        assert_eq!(
-            verdict(&history),
-            CheckResult::Linearizable,
-            "last {second}"
-        );
+        assert_eq!(verdict(&history), Verdict::Linearizable, "last {second}");
         // Once both writes have completed only one of them is current, so
         // two later reads cannot see first one value, then the other.
         let both = [
@@ -99,7 +95,7 @@ fn reads_during_concurrent_writes_may_see_them_in_either_order() {
             get(3, 1, 2, "k", Some(a)),
             get(4, 3, 4, "k", Some(b)),
         ];
-        assert_eq!(verdict(&history), CheckResult::Linearizable, "{a} then {b}");
+        assert_eq!(verdict(&history), Verdict::Linearizable, "{a} then {b}");
     }
 }
 
@@ -108,7 +104,7 @@ fn touching_intervals_are_concurrent() {
     // The write returns at tick 5, the read is called at tick 5: the
     // recorder cannot order them, so the read may precede the write.
     let history = [put(1, 0, 5, "k", "v1"), get(2, 5, 6, "k", None)];
-    assert_eq!(verdict(&history), CheckResult::Linearizable);
+    assert_eq!(verdict(&history), Verdict::Linearizable);
     // One tick later the write has certainly happened.
     let history = [put(1, 0, 5, "k", "v1"), get(2, 6, 7, "k", None)];
     assert_eq!(violation(&history).unplaceable.id, 2);
@@ -125,13 +121,13 @@ fn a_read_of_a_value_never_written_is_a_violation() {
 #[test]
 fn an_unknown_write_may_be_seen_by_a_later_read() {
     let history = [unknown_put(1, 0, "k", "v1"), get(2, 5, 6, "k", Some("v1"))];
-    assert_eq!(verdict(&history), CheckResult::Linearizable);
+    assert_eq!(verdict(&history), Verdict::Linearizable);
 }
 
 #[test]
 fn an_unknown_write_may_never_be_seen() {
     let history = [unknown_put(1, 0, "k", "v1"), get(2, 5, 6, "k", None)];
-    assert_eq!(verdict(&history), CheckResult::Linearizable);
+    assert_eq!(verdict(&history), Verdict::Linearizable);
 }
 
 #[test]
@@ -141,7 +137,7 @@ fn an_unknown_write_may_take_effect_long_after_its_client_gave_up() {
         get(2, 5, 6, "k", None),
         get(3, 50, 51, "k", Some("v1")),
     ];
-    assert_eq!(verdict(&history), CheckResult::Linearizable);
+    assert_eq!(verdict(&history), Verdict::Linearizable);
 }
 
 #[test]
@@ -171,7 +167,7 @@ fn an_unknown_read_constrains_nothing() {
         unknown_get,
         get(3, 3, 4, "k", Some("v1")),
     ];
-    assert_eq!(verdict(&history), CheckResult::Linearizable);
+    assert_eq!(verdict(&history), Verdict::Linearizable);
 }
 
 /// `n` writes of distinct values all concurrent with one read of a value
@@ -189,12 +185,13 @@ fn hard_history(n: u64) -> Vec<KvOp> {
 fn a_budget_too_small_for_the_history_yields_unknown() {
     let history = hard_history(12);
     let options = CheckOptions::default().with_max_steps(1_000);
-    let result = check(&KvModel, &history, &options);
+    let result = check(&KvModel, &history, &options).map(|r| r.verdict);
     assert_eq!(
         result,
-        Ok(CheckResult::Unknown {
+        Ok(Verdict::Unknown {
             partition: Some("k".to_string()),
-            steps: 1_000
+            steps: 1_000,
+            limit: Limit::Steps,
         })
     );
     // With the default budget the same history is decided.
@@ -225,7 +222,7 @@ fn a_violation_on_one_key_is_reported_for_that_key_while_others_are_fine() {
 
     // Without the bad read every key is fine.
     let fixed: Vec<KvOp> = history.iter().filter(|op| op.id != 5).cloned().collect();
-    assert_eq!(verdict(&fixed), CheckResult::Linearizable);
+    assert_eq!(verdict(&fixed), Verdict::Linearizable);
 }
 
 #[test]
@@ -241,14 +238,14 @@ fn the_order_of_the_history_does_not_matter() {
 
 #[test]
 fn an_empty_history_is_linearizable() {
-    assert_eq!(verdict(&[]), CheckResult::Linearizable);
+    assert_eq!(verdict(&[]), Verdict::Linearizable);
 }
 
 #[test]
 fn an_invalid_history_is_refused_not_checked() {
     let history = [put(1, 0, 2, "k", "v1"), get(1, 3, 4, "k", None)];
     assert_eq!(
-        check(&KvModel, &history, &CheckOptions::default()),
+        check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict),
         Err(HistoryError::DuplicateId { id: 1 })
     );
 }
@@ -265,12 +262,12 @@ impl Model for LossyRegister {
         0
     }
 
-    fn step(&self, state: &u8, input: &Option<u8>, output: Option<&u8>) -> Vec<u8> {
+    fn step(&self, state: &u8, input: &Option<u8>, output: Option<&u8>) -> Next<u8> {
         match (input, output) {
-            (Some(v), _) => vec![*state, *v],
-            (None, Some(seen)) if seen == state => vec![*state],
-            (None, Some(_)) => vec![],
-            (None, None) => vec![*state],
+            (Some(v), _) => Next::AnyOf(vec![*state, *v]),
+            (None, Some(seen)) if seen == state => Next::Unchanged,
+            (None, Some(_)) => Next::Illegal,
+            (None, None) => Next::Unchanged,
         }
     }
 }
@@ -281,20 +278,20 @@ fn a_nondeterministic_model_has_every_next_state_tried() {
     // The write of 1 took effect (second choice) then the read sees it.
     let history = [op(1, 0, 1, Some(1), 0), op(2, 2, 3, None, 1)];
     assert_eq!(
-        check(&LossyRegister, &history, &CheckOptions::default()),
-        Ok(CheckResult::Linearizable)
+        check(&LossyRegister, &history, &CheckOptions::default()).map(|r| r.verdict),
+        Ok(Verdict::Linearizable)
     );
     // The write was lost (first choice) and the read sees the old value.
     let history = [op(1, 0, 1, Some(1), 0), op(2, 2, 3, None, 0)];
     assert_eq!(
-        check(&LossyRegister, &history, &CheckOptions::default()),
-        Ok(CheckResult::Linearizable)
+        check(&LossyRegister, &history, &CheckOptions::default()).map(|r| r.verdict),
+        Ok(Verdict::Linearizable)
     );
     // Neither choice explains a read of 2.
     let history = [op(1, 0, 1, Some(1), 0), op(2, 2, 3, None, 2)];
-    let result = check(&LossyRegister, &history, &CheckOptions::default());
+    let result = check(&LossyRegister, &history, &CheckOptions::default()).map(|r| r.verdict);
     assert!(
-        matches!(&result, Ok(CheckResult::Violation(e)) if e.partition.is_none() && e.unplaceable.id == 2),
+        matches!(&result, Ok(Verdict::Violation(e)) if e.partition.is_none() && e.unplaceable.id == 2),
         "{result:?}"
     );
 }

@@ -1,7 +1,7 @@
 //! Generated histories: linearizable as generated, violated once corrupted.
 
 use lincheck::{
-    CheckOptions, CheckResult, KvInput, KvModel, KvOutput, check, synthetic::synthetic_history,
+    CheckOptions, KvInput, KvModel, KvOutput, Verdict, check, synthetic::synthetic_history,
 };
 
 #[test]
@@ -9,8 +9,8 @@ fn a_synthetic_history_of_10000_ops_5_clients_10_keys_is_linearizable() {
     let history = synthetic_history(42, 10_000, 5, 10);
     assert_eq!(history.len(), 10_000);
     assert_eq!(
-        check(&KvModel, &history, &CheckOptions::default()),
-        Ok(CheckResult::Linearizable)
+        check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict),
+        Ok(Verdict::Linearizable)
     );
 }
 
@@ -19,10 +19,10 @@ fn synthetic_histories_of_many_seeds_and_shapes_are_linearizable() {
     for seed in 0..20 {
         for (clients, keys) in [(1, 1), (3, 1), (8, 2), (5, 10)] {
             let history = synthetic_history(seed, 400, clients, keys);
-            let result = check(&KvModel, &history, &CheckOptions::default());
+            let result = check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict);
             assert_eq!(
                 result,
-                Ok(CheckResult::Linearizable),
+                Ok(Verdict::Linearizable),
                 "seed {seed}, {clients}x{keys}"
             );
         }
@@ -41,8 +41,8 @@ fn flipping_one_read_value_in_a_synthetic_history_is_a_violation() {
     read.output = Some(KvOutput::value("never-written"));
     let (id, key) = (read.id, read.input.key().to_string());
 
-    let result = check(&KvModel, &history, &CheckOptions::default());
-    let Ok(CheckResult::Violation(explanation)) = result else {
+    let result = check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict);
+    let Ok(Verdict::Violation(explanation)) = result else {
         panic!("expected a violation, got {result:?}");
     };
     assert_eq!(explanation.partition.as_deref(), Some(key.as_str()));
@@ -83,8 +83,8 @@ fn replacing_a_read_with_an_overwritten_value_is_a_violation() {
     };
     let mut history = history;
     history[r].output = Some(KvOutput::value(stale));
-    let result = check(&KvModel, &history, &CheckOptions::default());
-    let Ok(CheckResult::Violation(explanation)) = result else {
+    let result = check(&KvModel, &history, &CheckOptions::default()).map(|r| r.verdict);
+    let Ok(Verdict::Violation(explanation)) = result else {
         panic!("expected a violation, got {result:?}");
     };
     assert_eq!(explanation.unplaceable.id, history[r].id);

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use explore::{Check, Property, Verdict};
+use lincheck::{CheckOptions, KvModel};
 
 use super::html::{escape, inline_svg, page as frame};
 use super::trace_table;
@@ -14,6 +15,37 @@ fn check_cell(check: &Check) -> (&'static str, String) {
         Check::Violated(why) => ("violated", format!("violated: {why}")),
         Check::Unknown(why) => ("unknown", format!("unknown: {why}")),
         Check::Undecided(why) => ("unknown", format!("undecided: {why}")),
+    }
+}
+
+/// The history as lincheck checked it, drawn by lincheck: the stuck point
+/// of a violated key, the linearization of the others.
+fn lincheck_section(body: &mut String, replayed: &Replayed) {
+    let ops = explore::lincheck_history(&replayed.report.history);
+    let _ = writeln!(
+        body,
+        "<h2 id=\"lincheck\">The linearizability checker's view</h2>\n<p>The history as \
+         <code>lincheck</code> checks it: one lane per client, one section per key. Times are \
+         the explorer's logical clock (one step per submission and per completion observed); \
+         failed operations are left out, and so are reads with no answer. A violated key shows \
+         the longest prefix the search could linearize (numbered points, in order) and the \
+         operation it could not place next (red), with the time by which it had to take \
+         effect; a linearizable key shows one linearization.</p>"
+    );
+    let options = CheckOptions::default().with_witness(true);
+    match lincheck::check(&KvModel, &ops, &options) {
+        Ok(result) => body.push_str(&lincheck::html::history_fragment(
+            &KvModel,
+            &ops,
+            Some(&result),
+        )),
+        Err(e) => {
+            let _ = writeln!(
+                body,
+                "<p>lincheck refused the history: {}</p>",
+                escape(&e.to_string())
+            );
+        }
     }
 }
 
@@ -76,6 +108,7 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
          unknown, <code>x</code> failed.</p>\n<pre class=\"timeline\">{}</pre>",
         escape(&timeline(&report.history))
     );
+    lincheck_section(&mut body, replayed);
     body.push_str(
         "<h2 id=\"diagram\">Space-time diagram</h2>\n<p>Client operations are the bars left of \
          the lanes; hover an element for its trace lines.</p>\n<div class=\"diagram\">\n",

@@ -10,7 +10,8 @@
 //!   the trace;
 //! - `counterexamples/ID.html`: one per replay id the verdicts cite — the
 //!   verdicts it breaks, the minimal schedule, the checks on the replay, the
-//!   history timeline, the diagram, the trace;
+//!   history timeline, lincheck's picture of the history, the diagram, the
+//!   trace;
 //! - `style.css`.
 
 pub mod counterexample;
@@ -65,7 +66,9 @@ pub fn build(inputs: &Inputs<'_>) -> Vec<Page> {
     let mut pages = vec![
         Page {
             path: "style.css".to_owned(),
-            content: html::STYLE.to_owned(),
+            // The lincheck pictures of the counterexample pages bring
+            // their own rules (all under `.lincheck`).
+            content: format!("{}{}", html::STYLE, lincheck::html::STYLE),
         },
         Page {
             path: "index.html".to_owned(),

@@ -1,14 +1,4 @@
-//! Generated linearizable histories, for benchmarks and tests.
-//!
-//! [`synthetic_history`] simulates closed-loop clients against one real
-//! register per key: each client calls, waits for its answer, thinks, and
-//! calls again, so the operations of different clients overlap in time.
-//! Each operation takes effect at a random tick inside its interval, and
-//! the answers are what the register said at that moment — so the history
-//! is linearizable by construction (the effect ticks are a witness).
-//!
-//! The generator is its own SplitMix64, written out so the history for a
-//! seed never changes.
+//! Closed-loop clients against one register per key.
 
 use crate::bitset::splitmix64;
 use crate::history::Operation;
