@@ -72,7 +72,7 @@ fn operations_on_an_unknown_node_are_unknown_node_errors() {
             .map(drop)
     });
     refused(&mut g, err, |g| {
-        g.client_write_at(&ghost, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
+        g.write_at(&ghost, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
             .map(drop)
     });
 }
@@ -131,7 +131,7 @@ fn writing_at_a_replica_is_not_permitted() {
     let mut g = group();
     let r = id("replica-1");
     let before = g.probe();
-    match g.client_write_at(&r, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader) {
+    match g.write_at(&r, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader) {
         Err(GroupError::NotPermitted { node, reason }) => {
             assert_eq!(node, r);
             assert!(reason.contains("READONLY"));

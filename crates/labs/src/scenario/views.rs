@@ -5,7 +5,7 @@
 //!
 //! | reading | async | wal | isr | raft |
 //! |---|---|---|---|---|
-//! | catch-up (`probe`) | `sync_mode` (`partial`, `full`) | `sync_mode` (`incremental`, `full`) | `catch_up_mode` | the `raft_catch_up` modes since the node's last restart (`log replay`, `snapshot`) |
+//! | catch-up (`probe`) | `catch_up_mode` (`partial`, `full`) | `sync_mode` (`incremental`, `full`) | `catch_up_mode` | the `raft_catch_up` modes since the node's last restart (`log replay`, `snapshot`) |
 //! | `fenced` | `async_message_rejected` for `non_current_primary` / `stale_generation` | `wal_fenced` | `isr_append_rejected` for `stale_leader_epoch` / `non_current_leader` | `raft_stale_term_rejected` |
 //! | `gate` | the replica's offset against the acked one | synchronous or not; `FIRST`/`ANY` with who confirmed | in the ISR or not; ISR below `min.insync` | fixed voter; how many hold the index |
 
@@ -53,7 +53,7 @@ fn offset(write: &WriteResult) -> String {
 impl ScenarioGroup for AsyncPrimaryGroup {
     fn catch_up(&self, node: &NodeId) -> Option<String> {
         let probe = self.probe();
-        probe.node(node).map(|n| n.sync_mode.name().to_owned())
+        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
     }
 
     fn fenced(&self) -> u64 {
