@@ -51,7 +51,8 @@ impl AsyncPrimaryGroup {
                 }
                 let p = match node {
                     Some(node) => self.cluster.alive_index(node)?,
-                    None => self.cluster.alive_index(current_id)?,
+                    None if self.cluster.is_alive(current) => current,
+                    None => return Err(GroupError::NodeDown(current_id.clone())),
                 };
                 if !self.nodes[p].is_primary() {
                     return Err(GroupError::not_permitted(
@@ -74,9 +75,11 @@ impl AsyncPrimaryGroup {
                             level: *level,
                         });
                     }
-                    ReadLevel::Local => self
-                        .cluster
-                        .alive_index(node.as_ref().unwrap_or(current_id))?,
+                    ReadLevel::Local => match node {
+                        Some(node) => self.cluster.alive_index(node)?,
+                        None if self.cluster.is_alive(current) => current,
+                        None => return Err(GroupError::NodeDown(current_id.clone())),
+                    },
                     ReadLevel::Leader => {
                         if !self.cluster.is_alive(current) {
                             return Err(GroupError::NoLeader(format!(

@@ -24,22 +24,16 @@ pub(crate) fn record(trace: &mut Trace, ids: &[NodeId], now: Tick, at: usize, ev
     let node = &ids[at];
     let t = trace;
     match event {
-        AsyncEvent::WriteApplied {
-            level,
-            generation,
-            offset,
-            key,
-            value,
-        } => record!(
+        AsyncEvent::WriteApplied { level, entry } => record!(
             t,
             now,
             "async_write_applied",
             node = node,
             level = level.name(),
-            generation = generation,
-            offset = offset,
-            key = key,
-            value = value
+            generation = entry.generation,
+            offset = entry.offset,
+            key = &entry.key,
+            value = &entry.value
         ),
         AsyncEvent::WriteRefused {
             good_replicas,

@@ -169,6 +169,7 @@ impl AsyncPrimaryGroup {
     }
 
     /// Records `event` at node `at` now.
+    #[inline]
     pub(crate) fn record(&mut self, at: usize, event: AsyncEvent) {
         if !self.cluster.trace.is_enabled() {
             return;
@@ -212,7 +213,7 @@ impl AsyncPrimaryGroup {
     /// heartbeat their primaries, then every operation in flight is judged.
     pub(crate) fn step_tick(&mut self) {
         for i in 0..self.nodes.len() {
-            if self.cluster.is_alive(i) && self.nodes[i].has_unsent_output() {
+            if self.cluster.is_alive(i) {
                 self.drive(i, |node, peers, out| node.tick(peers, out));
             }
         }
@@ -224,14 +225,12 @@ impl AsyncPrimaryGroup {
         self.settle_pending();
     }
 
-    /// With `min-replicas-to-write` set: every replica up heartbeats the
-    /// primary it follows, which hears it when that primary is up and the
-    /// link carries it (Redis' once-a-second `REPLCONF ACK`, modelled
-    /// without a message so an idle group stays idle).
+    /// With `min-replicas-to-write` set, every replica up heartbeats the
+    /// primary it follows ([`AsyncNode::heartbeat`]), which hears it when
+    /// that primary is up and the link carries it (Redis' once-a-second
+    /// `REPLCONF ACK`, modelled without a message so an idle group stays
+    /// idle).
     fn heartbeat(&mut self) {
-        if self.config.min_replicas_to_write == 0 {
-            return;
-        }
         let now = self.cluster.now();
         for r in 0..self.nodes.len() {
             if !self.cluster.is_alive(r) {

@@ -76,6 +76,7 @@ pub(crate) enum Verdict {
 impl PendingOp {
     /// The verdict on this op at `now`, given `node` (named `name`, up
     /// when `alive`), the node that took it.
+    #[inline]
     pub(crate) fn judge(&self, node: &AsyncNode, name: &NodeId, alive: bool, now: Tick) -> Verdict {
         match &self.awaiting {
             Awaiting::Ack { offset } => {

@@ -6,10 +6,12 @@
 //! their transitions with it, and the group its own (the sentinel's
 //! promotions, client reads and `WAIT`); `events.rs` renders each one.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use replication::{AckLevel, ReadLevel};
 
-use crate::message::{AsyncMsg, ReplicationId};
+use crate::message::{AsyncMsg, Entry, ReplicationId};
 use crate::role::CatchUpMode;
 
 /// What a node's step asks its caller to do: send a message to a node
@@ -53,14 +55,8 @@ pub enum AsyncEvent {
     WriteApplied {
         /// The level the client asked for.
         level: AckLevel,
-        /// The primary's generation.
-        generation: u64,
-        /// The entry's offset.
-        offset: u64,
-        /// The key written.
-        key: Bytes,
-        /// The value written.
-        value: Bytes,
+        /// The entry: its generation, offset, key and value.
+        entry: Arc<Entry>,
     },
     /// `min-replicas-to-write` refused a write before it was applied
     /// (`async_write_refused`, `-NOREPLICAS`).

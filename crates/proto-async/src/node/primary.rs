@@ -65,18 +65,12 @@ impl AsyncNode {
             value,
         });
         self.backlog.push(Arc::clone(&entry));
-        out.push(Output::Event(AsyncEvent::WriteApplied {
-            level,
-            generation: entry.generation,
-            offset: entry.offset,
-            key: entry.key.clone(),
-            value: entry.value.clone(),
-        }));
         for (j, queue) in self.output.iter_mut().enumerate() {
             if j != self.me && peers.is_up(j) {
                 queue.push(Arc::clone(&entry));
             }
         }
+        out.push(Output::Event(AsyncEvent::WriteApplied { level, entry }));
         Ok(self.offset)
     }
 
