@@ -22,7 +22,7 @@
 //! outputs:
 //!
 //! ```
-//! use proto_async::node::{AllUp, AsyncMsg, AsyncNode, NodeSettings, Output};
+//! use proto_async::node::{AllUp, AsyncNode, NodeSettings, Output};
 //! use proto_async::{AckLevel, Bytes};
 //!
 //! let settings = NodeSettings::default();
@@ -47,8 +47,28 @@
 //! replica.step(1, 0, stream.expect("streamed to the replica"), &mut out);
 //! assert_eq!(replica.offset(), 1);
 //! assert_eq!(replica.get(b"k"), Some(&Bytes::from("v")));
-//! # let _: Option<AsyncMsg> = None;
 //! ```
+//!
+//! What the caller does, as [`AsyncPrimaryGroup`](crate::AsyncPrimaryGroup)
+//! does it:
+//!
+//! - every tick: [`tick`](AsyncNode::tick) every node that is up (before
+//!   the clock moves on), deliver what is due with
+//!   [`step`](AsyncNode::step) (never to a node that is down), and hand
+//!   each replica's [`heartbeat`](AsyncNode::heartbeat) to the primary it
+//!   names ([`on_heartbeat`](AsyncNode::on_heartbeat)) when the link
+//!   carries it;
+//! - a crash: [`crash`](AsyncNode::crash) the node and tell every other
+//!   ([`peer_crashed`](AsyncNode::peer_crashed)); drop what is in flight to
+//!   or from it;
+//! - a restart or heal of node `x`: on heal, every primary that is up
+//!   [`flush_buffered`](AsyncNode::flush_buffered)s first; then every node
+//!   that is up hears [`reconnected(x, …)`](AsyncNode::reconnected) (the
+//!   group skips replicas a flush served, see
+//!   [`continues_stream_of`](AsyncNode::continues_stream_of));
+//! - the sentinel's orders: [`become_primary`](AsyncNode::become_primary),
+//!   [`follow`](AsyncNode::follow), [`demote`](AsyncNode::demote), then
+//!   [`request_resync`](AsyncNode::request_resync) at each node told.
 
 mod peers;
 mod primary;
