@@ -43,7 +43,17 @@ pub const SAFETY_FILES: &[(&str, &[&str])] = &[
         "proto-wal",
         &["standby.rs", "primary.rs", "node.rs", "group.rs"],
     ),
-    ("proto-async", &["node.rs", "delivery.rs", "ops.rs"]),
+    (
+        "proto-async",
+        &[
+            "node/mod.rs",
+            "node/primary.rs",
+            "node/replica.rs",
+            "sentinel.rs",
+            "group.rs",
+            "replication_impl.rs",
+        ],
+    ),
 ];
 
 /// `cargo xtask mutants [--package P]`.

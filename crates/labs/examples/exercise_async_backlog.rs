@@ -30,7 +30,7 @@ fn mode_after_missing(missed: usize, backlog: usize) -> Result<String, GroupErro
         node.offset, missed as u64,
         "the replica caught up either way"
     );
-    Ok(node.sync_mode.name().to_owned())
+    Ok(node.catch_up_mode.name().to_owned())
 }
 
 fn main() -> Result<(), GroupError> {

@@ -21,7 +21,7 @@ fn main() -> Result<(), GroupError> {
     // 2. Cut the primary off, promote a replica: both sides accept writes.
     group.isolate(&primary)?;
     group.promote(&replica)?;
-    let dirty = group.client_write_at(
+    let dirty = group.write_at(
         &primary,
         Bytes::from("k"),
         Bytes::from("minority"),
@@ -44,7 +44,7 @@ fn main() -> Result<(), GroupError> {
     for node in &probe.nodes {
         println!(
             "{:<10} {:<8} {} offset {} mode {}",
-            node.id, node.role, node.replication_id, node.offset, node.sync_mode
+            node.id, node.role, node.replication_id, node.offset, node.catch_up_mode
         );
     }
     println!("\n{}", group.trace().to_text());

@@ -222,3 +222,36 @@ impl AsyncConfig {
         ids
     }
 }
+
+/// The settings a [`node::AsyncNode`](crate::node::AsyncNode) runs with (from
+/// its group's [`AsyncConfig`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeSettings {
+    /// Entries a primary keeps for partial resynchronisation.
+    pub backlog_size: usize,
+    /// Replicas send `REPLCONF ACK` after applying something (only when a
+    /// setting reads acknowledgements).
+    pub send_acks: bool,
+    /// `min-replicas-to-write` (0: off; then replicas send no heartbeat).
+    pub min_replicas_to_write: usize,
+    /// `min-replicas-max-lag`, in ticks.
+    pub min_replicas_max_lag: u64,
+}
+
+impl Default for NodeSettings {
+    /// The settings of [`AsyncConfig::default`].
+    fn default() -> Self {
+        NodeSettings::from(&AsyncConfig::default())
+    }
+}
+
+impl From<&AsyncConfig> for NodeSettings {
+    fn from(config: &AsyncConfig) -> Self {
+        NodeSettings {
+            backlog_size: config.backlog_size,
+            send_acks: config.replicas_ack(),
+            min_replicas_to_write: config.min_replicas_to_write,
+            min_replicas_max_lag: config.min_replicas_max_lag,
+        }
+    }
+}

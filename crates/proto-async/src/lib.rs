@@ -25,7 +25,7 @@
 //!   primary's replication id and its next offset is still in the backlog
 //!   (or it is level); otherwise *full*: one message replacing its whole
 //!   map, id and offset. The probe shows the most recent mode
-//!   ([`SyncMode`]).
+//!   ([`CatchUpMode`]).
 //! - **Promotion** ([`AsyncPrimaryGroup::promote`]) is manual: generation +
 //!   1, a new replication id, the backlog cleared, every other node
 //!   reconfigured to follow the new primary and resynchronised. An old
@@ -52,19 +52,40 @@
 //!   back to the last `fsync` and trims the backlog. Restart and heal make
 //!   replicas resynchronise.
 //!
+//! ## Shape
+//!
+//! Each [`node::AsyncNode`] is a pure state machine, as a Raft node is in
+//! etcd-io/raft: `step` (a message arrived), `tick` (the tick ends: a
+//! primary streams its output buffers), `write`, and the hooks the group
+//! calls for faults and the sentinel's orders — all returning
+//! [`node::Output`]s (messages to send, [`node::AsyncEvent`]s to record)
+//! and never touching the network, the clock or the trace. The primary's
+//! handling lives apart from the replica's. A small pure sentinel decides
+//! whom to promote, who is reconfigured or demoted and when a demotion
+//! waits; [`AsyncPrimaryGroup`] gathers the facts, carries the decisions
+//! out, delivers messages and records the trace. Faults (crash, restart,
+//! isolate, heal, one-way cuts) are the shared harness's
+//! ([`replication::Cluster`]), followed by what they mean for async. The
+//! [`node`] module says how a model checker drives nodes without the
+//! group.
+//!
 //! ## Trace events
 //!
 //! Besides SimNet's `message_sent` / `message_delivered` /
-//! `message_dropped` and the client's `client_op_submitted` /
-//! `client_op_completed`: `async_group_started`, `async_write_applied`,
-//! `async_stream_sent`, `async_stream_buffered`, `async_stream_flushed`,
-//! `async_stream_buffer_discarded`, `async_stream_applied`,
-//! `async_stream_duplicate`, `async_gap_detected`, `async_message_rejected`,
-//! `async_resync_requested`, `async_resync_served`, `async_psync_refused`,
+//! `message_dropped`, the client's `client_op_submitted` /
+//! `client_op_completed` and the harness's neutral fault events
+//! (`node_crashed`, `node_restarted`, `node_isolated`, `node_healed`,
+//! `link_cut`, `link_restored`): `async_group_started`,
+//! `async_write_applied`, `async_stream_sent`, `async_stream_buffered`,
+//! `async_stream_flushed`, `async_stream_buffer_discarded`,
+//! `async_stream_applied`, `async_stream_duplicate`, `async_gap_detected`,
+//! `async_message_rejected`, `async_resync_requested`,
+//! `async_resync_served`, `async_psync_refused`,
 //! `async_partial_sync_applied`, `async_full_sync_applied`,
 //! `async_promoted`, `async_replica_reconfigured`, `async_demoted`,
-//! `async_demotion_deferred`, `async_history_reset`, `async_node_crashed`,
-//! `async_node_restarted`, `async_node_isolated`, `async_node_healed`,
+//! `async_demotion_deferred`, `async_history_reset`,
+//! `async_power_loss_restored` (after a `node_crashed` with
+//! `lose_unfsynced`: the offset before and the fsynced offset restored),
 //! `async_fsync`, `async_read_served`, `async_ack_received`,
 //! `async_wait_started`, `async_wait_returned`, `async_write_refused`.
 //!
@@ -94,7 +115,9 @@
 //!   replicas send `REPLCONF ACK` only after applying something, and only
 //!   when `wait` or `min_replicas_to_write` is set (so default traces carry
 //!   no acknowledgements); the once-a-second heartbeat ACK is modelled per
-//!   tick without a message; lag is counted in ticks.
+//!   tick without a message; lag is counted in ticks; a node learns which
+//!   peers are up and which links carry messages from the harness (a Redis
+//!   node from its connections).
 //! - **Omits:** PSYNC2's secondary replication id (a promoted replica here
 //!   always forces full syncs), `WAITAOF`, RDB/AOF file
 //!   formats, replica-of-replica chains, timeouts and heartbeats, and
@@ -134,7 +157,7 @@
 //! the protocol's own events, so a client history can be rebuilt from it.
 //! The blocking [`client_write`](ReplicationGroup::client_write),
 //! [`client_read`](ReplicationGroup::client_read) and
-//! [`AsyncPrimaryGroup::client_write_at`] go through `submit` too.
+//! [`AsyncPrimaryGroup::write_at`] go through `submit` too.
 //!
 //! ## Example
 //!
@@ -173,32 +196,28 @@
 //! A longer, runnable example: `cargo run -p proto-async --example async_failover`.
 
 mod backlog;
+mod client;
 mod config;
-mod delivery;
-#[cfg(test)]
-mod delivery_tests;
+mod events;
 mod group;
+#[cfg(test)]
+mod group_tests;
 mod inflight;
+mod invariants;
 mod message;
-mod node;
-#[cfg(test)]
-mod node_tests;
-mod ops;
+pub mod node;
+mod output;
 mod probe;
-#[cfg(test)]
-mod psync_tests;
 mod registration;
 mod replication_impl;
 mod role;
+mod sentinel;
 
 pub use config::{AsyncConfig, WaitSetting};
 pub use group::AsyncPrimaryGroup;
-pub use message::{
-    AsyncMsg, Entry, FullSync, PartialSync, Psync, ReplConfAck, ReplicationId, replication_id_for,
-};
-pub use probe::{AsyncNodeProbe, AsyncProbe};
+pub use probe::{AsyncProbe, NodeProbe};
 pub use registration::AsyncRegistration;
-pub use role::{Role, SyncMode};
+pub use role::{CatchUpMode, Role};
 
 // The shared vocabulary, so depending on this crate alone is enough.
 pub use replication::{
@@ -210,7 +229,7 @@ pub use sim_core::Value;
 /// The names most programs need: `use proto_async::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AckLevel, AsyncConfig, AsyncPrimaryGroup, Bytes, ClientOp, Completion, GroupError, NodeId,
-        OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup, Role, SyncMode,
+        AckLevel, AsyncConfig, AsyncPrimaryGroup, Bytes, CatchUpMode, ClientOp, Completion,
+        GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup, Role,
     };
 }

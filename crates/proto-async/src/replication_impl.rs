@@ -1,4 +1,7 @@
-//! The shared driver surface.
+//! The shared driver surface, and what each fault means for async (the
+//! hooks run after the harness's own call).
+
+use std::sync::Arc;
 
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
@@ -6,7 +9,8 @@ use replication::{
 use sim_core::{NodeId, Tick, Trace};
 
 use crate::group::{AsyncPrimaryGroup, PROTOCOL};
-use crate::role::Role;
+use crate::output::AsyncEvent;
+use crate::sentinel::Restart;
 
 impl ReplicationGroup for AsyncPrimaryGroup {
     fn protocol(&self) -> &'static str {
@@ -14,12 +18,12 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     }
 
     fn node_ids(&self) -> Vec<NodeId> {
-        self.nodes.iter().map(|n| n.id.clone()).collect()
+        self.cluster.ids().to_vec()
     }
 
     fn leader(&self) -> Option<NodeId> {
-        let primary = &self.nodes[self.current];
-        primary.alive.then(|| primary.id.clone())
+        let p = self.sentinel.primary();
+        self.cluster.is_alive(p).then(|| self.cluster.id(p).clone())
     }
 
     /// Starts `op`; in async it also completes in this call (no tick
@@ -31,7 +35,7 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     ///   complete *done* with their offset; replicas are not waited for.
     ///   Without a node they go to the current primary (crashed:
     ///   [`GroupError::NodeDown`]). With [`ClientOp::at`] they go to that
-    ///   node, as [`client_write_at`](AsyncPrimaryGroup::client_write_at)
+    ///   node, as [`write_at`](AsyncPrimaryGroup::write_at)
     ///   does: any node that believes it is primary accepts them — an old
     ///   primary cut off in a minority acknowledges a dirty write — and a
     ///   replica refuses with [`GroupError::NotPermitted`] (`READONLY`).
@@ -51,11 +55,11 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     }
 
     fn take_completions(&mut self) -> Vec<Completion> {
-        self.ops.take_all()
+        self.cluster.take_completions()
     }
 
     fn take_completion(&mut self, id: OpId) -> Option<Completion> {
-        self.ops.take(id)
+        self.cluster.take_completion(id)
     }
 
     fn tick(&mut self) {
@@ -66,36 +70,105 @@ impl ReplicationGroup for AsyncPrimaryGroup {
         self.run_idle(max_ticks)
     }
 
+    /// The harness's crash (in-flight traffic to and from the node is
+    /// lost), then: every node forgets what it queued or kept for the
+    /// crashed one; the node itself loses its output buffers and any
+    /// outstanding `PSYNC`; with `lose_unfsynced` it rolls back to its last
+    /// fsync (`async_power_loss_restored` says from and to which offset; a
+    /// primary's backlog is trimmed, and on restart it starts a new
+    /// history); without, it keeps its data set (a restart with
+    /// persistence). A `WAIT` at it returns.
     fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError> {
-        self.crash_node(node, lose_unfsynced)
+        let x = self.cluster.crash(node, lose_unfsynced)?;
+        for other in &mut self.nodes {
+            other.peer_crashed(x);
+        }
+        self.drive(x, |node, _, out| node.crash(lose_unfsynced, out));
+        self.settle_pending();
+        Ok(())
     }
 
+    /// The harness's restart, then: an outdated primary is demoted, the
+    /// current primary that lost writes to a power loss starts a new
+    /// history (every other node reconfigured), and otherwise the node and
+    /// the replicas following it ask to resynchronise.
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.restart_node(node)
+        let x = self.cluster.restart(node)?;
+        let view = self.views()[x];
+        match self
+            .sentinel
+            .on_restart(x, view, self.nodes[x].lost_history())
+        {
+            Restart::Demote => self.demote(x),
+            Restart::NewHistory => {
+                let generation = self.sentinel.reset_history();
+                self.nodes[x].become_primary(generation);
+                let event = AsyncEvent::HistoryReset {
+                    generation,
+                    replication_id: Arc::clone(self.nodes[x].replication_id()),
+                    offset: self.nodes[x].offset(),
+                };
+                self.record(x, event);
+                self.reconfigure_others();
+                return Ok(());
+            }
+            Restart::Rejoin => {}
+        }
+        self.resync_around(x, "restarted", &[]);
+        Ok(())
     }
 
+    /// The harness's isolation: nothing else happens until it heals (a
+    /// primary keeps its output for the cut replicas).
     fn isolate(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.isolate_node(node)
+        self.cluster.isolate(node).map(drop)
     }
 
+    /// The harness's heal, then: every primary up flushes the output it
+    /// kept for a replica it can reach again (if its backlog still holds
+    /// it); a primary that is no longer current is demoted by the
+    /// sentinel; the replicas at or of `node` not served by a flush `PSYNC`.
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.heal_node(node)
+        let x = self.cluster.heal(node)?;
+        let mut flushed = Vec::new();
+        for p in 0..self.nodes.len() {
+            if !self.cluster.is_alive(p) {
+                continue;
+            }
+            let replicas = self.drive(p, |node, peers, out| node.flush_buffered(peers, out));
+            let history = self.nodes[p].replication_id();
+            flushed.extend(
+                replicas
+                    .into_iter()
+                    .filter(|&r| self.nodes[r].continues_stream_of(p, history)),
+            );
+        }
+        let view = self.views()[x];
+        if self.sentinel.demote_on_heal(x, view) {
+            self.demote(x);
+        }
+        self.resync_around(x, "healed", &flushed);
+        Ok(())
     }
 
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.fsync_node(node)
+        let x = self.cluster.alive_index(node)?;
+        self.drive(x, |node, _, out| node.fsync(out));
+        Ok(())
     }
 
-    /// Drops every message from `from` to `to` until `heal` of either
-    /// node (or [`restore_link`](ReplicationGroup::restore_link)).
+    /// The harness's one-way cut: messages from `from` to `to` are dropped
+    /// until [`restore_link`](ReplicationGroup::restore_link) or `heal` of
+    /// either node.
     fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.cut_one_way(from, to)
+        self.cluster.cut_link(from, to).map(drop)
     }
 
-    /// Restores `from → to`; a replica that missed stream output resyncs
-    /// when `heal` runs, as after any partition.
+    /// Restores `from → to` (an isolated end stays isolated); a replica
+    /// that missed stream output resyncs when `heal` runs, as after any
+    /// partition.
     fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.restore_one_way(from, to)
+        self.cluster.restore_link(from, to).map(drop)
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -107,46 +180,52 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
         let chosen = match candidate {
             Some(node) => node.clone(),
-            None => self
-                .nodes
-                .iter()
-                .enumerate()
-                .find(|(i, n)| *i != self.current && n.alive && n.role == Role::Replica)
-                .map(|(_, n)| n.id.clone())
-                .ok_or_else(|| GroupError::NoLeader("no alive replica to promote".into()))?,
+            None => {
+                let i = self
+                    .sentinel
+                    .candidate(&self.views())
+                    .ok_or_else(|| GroupError::NoLeader("no alive replica to promote".into()))?;
+                self.cluster.id(i).clone()
+            }
         };
         self.promote(&chosen)?;
         Ok(chosen)
     }
 
     fn trace(&self) -> &Trace {
-        &self.trace
+        &self.cluster.trace
     }
 
     fn trace_mut(&mut self) -> &mut Trace {
-        &mut self.trace
+        &mut self.cluster.trace
     }
 
     fn now(&self) -> Tick {
-        self.net.now()
+        self.cluster.now()
     }
 
+    /// Per node (in id order), whether the harness has it up, and its role,
+    /// offset and data as the node holds them.
     fn summary(&self) -> GroupSummary {
+        let nodes = self
+            .cluster
+            .ids()
+            .iter()
+            .zip(&self.nodes)
+            .enumerate()
+            .map(|(i, (id, node))| NodeSummary {
+                id: id.clone(),
+                alive: self.cluster.is_alive(i),
+                role: node.role().name(),
+                applied_offset: node.offset(),
+                data: node.data().clone(),
+            })
+            .collect();
         GroupSummary {
             protocol: PROTOCOL,
-            tick: self.net.now(),
+            tick: self.cluster.now(),
             leader: self.leader(),
-            nodes: self
-                .nodes
-                .iter()
-                .map(|n| NodeSummary {
-                    id: n.id.clone(),
-                    alive: n.alive,
-                    role: n.role.name(),
-                    applied_offset: n.offset,
-                    data: n.data.clone(),
-                })
-                .collect(),
+            nodes,
         }
     }
 }

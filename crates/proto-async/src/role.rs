@@ -1,4 +1,4 @@
-//! A node's standing: its role and how it last received data.
+//! A node's standing: its role and how it last caught up.
 
 use std::fmt;
 
@@ -33,7 +33,7 @@ impl fmt::Display for Role {
 /// mode the matrix prints (experiment 5: `partial / full`).
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SyncMode {
+pub enum CatchUpMode {
     /// Nothing received yet.
     Never,
     /// Applied an entry of the live replication stream.
@@ -44,21 +44,21 @@ pub enum SyncMode {
     Full,
 }
 
-impl SyncMode {
+impl CatchUpMode {
     /// `never`, `streaming`, `partial` or `full` (Redis's words: a partial
     /// resync is `+CONTINUE`, a full one `+FULLRESYNC`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            SyncMode::Never => "never",
-            SyncMode::Streaming => "streaming",
-            SyncMode::Partial => "partial",
-            SyncMode::Full => "full",
+            CatchUpMode::Never => "never",
+            CatchUpMode::Streaming => "streaming",
+            CatchUpMode::Partial => "partial",
+            CatchUpMode::Full => "full",
         }
     }
 }
 
-impl fmt::Display for SyncMode {
+impl fmt::Display for CatchUpMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }

@@ -1,6 +1,6 @@
 //! Streaming, levels and resynchronisation (SPEC §4, issue 4).
 
-use proto_async::{AsyncConfig, AsyncPrimaryGroup, SyncMode};
+use proto_async::{AsyncConfig, AsyncPrimaryGroup, CatchUpMode};
 use replication::{AckLevel, Bytes, GroupError, ReadLevel, ReplicationGroup};
 use sim_core::Value;
 
@@ -21,7 +21,10 @@ fn leader_write_is_acknowledged_while_the_replica_lacks_it_and_the_replica_conve
         assert_eq!(local(&mut g, replica, "k"), Some(Bytes::from("v")));
         let probe = g.probe();
         let node = probe.node(&id(replica)).unwrap();
-        assert_eq!((node.offset, node.sync_mode), (1, SyncMode::Streaming));
+        assert_eq!(
+            (node.offset, node.catch_up_mode),
+            (1, CatchUpMode::Streaming)
+        );
     }
     assert!(g.summary().alive_nodes_agree());
 }
@@ -97,7 +100,7 @@ fn restart_inside_the_backlog_is_a_partial_resync() {
     g.run_until_idle(10).unwrap();
     let probe = g.probe();
     let node = probe.node(&id("replica-1")).unwrap();
-    assert_eq!((node.offset, node.sync_mode), (3, SyncMode::Partial));
+    assert_eq!((node.offset, node.catch_up_mode), (3, CatchUpMode::Partial));
     assert_eq!(node.data, probe.node(&id("primary")).unwrap().data);
     assert_eq!(g.trace().count("async_full_sync_applied"), 0);
 }
@@ -116,7 +119,7 @@ fn restart_outside_the_backlog_is_a_full_resync() {
     g.run_until_idle(10).unwrap();
     let probe = g.probe();
     let node = probe.node(&id("replica-1")).unwrap();
-    assert_eq!((node.offset, node.sync_mode), (5, SyncMode::Full));
+    assert_eq!((node.offset, node.catch_up_mode), (5, CatchUpMode::Full));
     assert_eq!(node.data, probe.node(&id("primary")).unwrap().data);
 }
 
@@ -130,8 +133,8 @@ fn a_level_replica_restart_is_a_partial_resync_with_no_entries() {
     g.run_until_idle(10).unwrap();
     let probe = g.probe();
     assert_eq!(
-        probe.node(&id("replica-2")).unwrap().sync_mode,
-        SyncMode::Partial
+        probe.node(&id("replica-2")).unwrap().catch_up_mode,
+        CatchUpMode::Partial
     );
 }
 
@@ -154,7 +157,7 @@ fn a_gap_in_the_stream_is_detected_and_never_applied_out_of_order() {
     assert_eq!(gap.field("got"), Some(Value::UInt(2)));
     let probe = g.probe();
     let node = probe.node(&id("replica-1")).unwrap();
-    assert_eq!((node.offset, node.sync_mode), (2, SyncMode::Partial));
+    assert_eq!((node.offset, node.catch_up_mode), (2, CatchUpMode::Partial));
     assert!(g.summary().alive_nodes_agree());
 }
 

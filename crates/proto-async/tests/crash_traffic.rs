@@ -42,8 +42,8 @@ fn crash_drops_the_crashed_replicas_in_flight_stream_and_keeps_the_others() {
         "replica-2 still applies"
     );
     assert!(
-        dropped(&g, "node_down").is_empty(),
+        dropped(&g, "receiver_down").is_empty(),
         "nothing reaches the crashed replica later: {:?}",
-        dropped(&g, "node_down")
+        dropped(&g, "receiver_down")
     );
 }

@@ -62,7 +62,7 @@ fn split_brain_failover_trace_snapshot() {
     g.run_until_idle(10).unwrap();
     g.isolate(&primary).unwrap();
     g.promote(&NodeId::new("replica-1")).unwrap();
-    g.client_write_at(
+    g.write_at(
         &primary,
         Bytes::from("k"),
         Bytes::from("minority"),

@@ -64,6 +64,11 @@ fn operations_on_an_unknown_node_are_unknown_node_errors() {
     refused(&mut g, err.clone(), |g| g.restart(&ghost));
     refused(&mut g, err.clone(), |g| g.isolate(&ghost));
     refused(&mut g, err.clone(), |g| g.heal(&ghost));
+    let p = id("primary");
+    refused(&mut g, err.clone(), |g| g.cut_link(&ghost, &p));
+    refused(&mut g, err.clone(), |g| g.cut_link(&p, &ghost));
+    refused(&mut g, err.clone(), |g| g.restore_link(&ghost, &p));
+    refused(&mut g, err.clone(), |g| g.restore_link(&p, &ghost));
     refused(&mut g, err.clone(), |g| g.fsync(&ghost));
     refused(&mut g, err.clone(), |g| g.promote(&ghost));
     refused(&mut g, err.clone(), |g| g.failover(Some(&ghost)).map(drop));
@@ -72,7 +77,7 @@ fn operations_on_an_unknown_node_are_unknown_node_errors() {
             .map(drop)
     });
     refused(&mut g, err, |g| {
-        g.client_write_at(&ghost, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
+        g.write_at(&ghost, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
             .map(drop)
     });
 }
@@ -98,6 +103,12 @@ fn operations_needing_a_crashed_node_alive_are_node_down_errors() {
     refused(&mut g, down(&r), |g| g.crash(&r, false));
     refused(&mut g, down(&r), |g| g.fsync(&r));
     refused(&mut g, down(&r), |g| g.promote(&r));
+    refused(&mut g, down(&r), |g| g.failover(Some(&r)).map(drop));
+    refused(&mut g, down(&r), |g| {
+        g.write_at(&r, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader)
+            .map(drop)
+    });
+    refused(&mut g, down(&p), |g| g.wait(1, 3).map(drop));
     assert!(matches!(
         g.client_read(b"k", ReadLevel::Leader, None),
         Err(GroupError::NoLeader(_))
@@ -131,7 +142,7 @@ fn writing_at_a_replica_is_not_permitted() {
     let mut g = group();
     let r = id("replica-1");
     let before = g.probe();
-    match g.client_write_at(&r, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader) {
+    match g.write_at(&r, Bytes::from("k"), Bytes::from("v"), AckLevel::Leader) {
         Err(GroupError::NotPermitted { node, reason }) => {
             assert_eq!(node, r);
             assert!(reason.contains("READONLY"));

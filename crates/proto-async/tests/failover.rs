@@ -1,6 +1,6 @@
 //! Promotion, fencing of the old lineage, crashes and power loss (SPEC §4, issue 4).
 
-use proto_async::{AsyncConfig, AsyncPrimaryGroup, Role, SyncMode};
+use proto_async::{AsyncConfig, AsyncPrimaryGroup, CatchUpMode, Role};
 use replication::{AckLevel, Bytes, ReadLevel, ReplicationGroup};
 
 mod common;
@@ -86,8 +86,8 @@ fn promotion_converges_alive_replicas_without_a_new_write() {
     for node in ["primary", "replica-1"] {
         let n = probe.node(&id(node)).unwrap();
         assert_eq!(
-            (n.role, n.replication_id.as_str(), n.sync_mode),
-            (Role::Replica, "repl-2", SyncMode::Full)
+            (n.role, n.replication_id.as_str(), n.catch_up_mode),
+            (Role::Replica, "repl-2", CatchUpMode::Full)
         );
         assert_eq!(n.following, Some(id("replica-2")));
     }
@@ -188,7 +188,7 @@ fn a_replica_power_loss_rolls_back_and_catches_up_partially() {
     g.run_until_idle(10).unwrap();
     let probe = g.probe();
     let node = probe.node(&id("replica-1")).unwrap();
-    assert_eq!((node.offset, node.sync_mode), (2, SyncMode::Partial));
+    assert_eq!((node.offset, node.catch_up_mode), (2, CatchUpMode::Partial));
 }
 
 #[test]
@@ -199,7 +199,7 @@ fn an_isolated_old_primary_acks_a_dirty_write_that_is_gone_after_heal() {
     g.isolate(&id("primary")).unwrap();
     g.promote(&id("replica-1")).unwrap();
     let dirty = g
-        .client_write_at(
+        .write_at(
             &id("primary"),
             Bytes::from("k"),
             Bytes::from("minority"),
@@ -232,8 +232,8 @@ fn a_replica_isolated_across_a_promotion_full_syncs_when_healed() {
     let probe = g.probe();
     let node = probe.node(&id("replica-2")).unwrap();
     assert_eq!(
-        (node.replication_id.as_str(), node.sync_mode),
-        ("repl-2", SyncMode::Full)
+        (node.replication_id.as_str(), node.catch_up_mode),
+        ("repl-2", CatchUpMode::Full)
     );
     assert_eq!(local(&mut g, "replica-2", "k"), Some(Bytes::from("v2")));
     assert!(g.summary().alive_nodes_agree());

@@ -177,9 +177,7 @@ fn run_schedule(seed: u64, seen: &mut BTreeMap<String, usize>) {
                 }
             }
             25..=31 => {
-                if let Ok(ack) =
-                    g.client_write_at(&node, key.clone(), value.clone(), AckLevel::None)
-                {
+                if let Ok(ack) = g.write_at(&node, key.clone(), value.clone(), AckLevel::None) {
                     model.record_write(&g.probe(), &node, ack.offset.expect("offset"), key, value);
                 }
             }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{id, write};
-use proto_async::{AsyncConfig, AsyncPrimaryGroup, SyncMode};
+use proto_async::{AsyncConfig, AsyncPrimaryGroup, CatchUpMode};
 use replication::{GroupError, ReplicationGroup};
 use sim_core::Value;
 
@@ -135,7 +135,11 @@ fn a_buffered_stream_that_fell_out_of_the_backlog_is_discarded_on_heal_and_the_r
     );
     let probe = g.probe();
     let r = probe.node(&id("replica-1")).unwrap();
-    assert_eq!((r.offset, r.sync_mode), (4, SyncMode::Full), "{text}");
+    assert_eq!(
+        (r.offset, r.catch_up_mode),
+        (4, CatchUpMode::Full),
+        "{text}"
+    );
 }
 
 #[test]
@@ -170,5 +174,9 @@ fn a_replica_healed_with_its_stream_buffered_catches_up_from_the_buffer_without_
     assert_eq!(resync_requests(&g), vec![], "{text}");
     let probe = g.probe();
     let r = probe.node(&id("replica-2")).unwrap();
-    assert_eq!((r.offset, r.sync_mode), (2, SyncMode::Streaming), "{text}");
+    assert_eq!(
+        (r.offset, r.catch_up_mode),
+        (2, CatchUpMode::Streaming),
+        "{text}"
+    );
 }
