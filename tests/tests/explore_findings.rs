@@ -76,8 +76,7 @@ fn wal_quorum_on_a_promoted_synchronous_standby_is_not_acknowledged_then_lost() 
     let id: explore::ReplayId = "wal.quorum.leader.sync_standby_1-s10-72.73.83"
         .parse()
         .expect("replay id");
-    let (schedule, report) =
-        explore::replay(&config, &id).expect("replays");
+    let (schedule, report) = explore::replay(&config, &id).expect("replays");
     assert_eq!(schedule.steps.len(), 3);
     assert_eq!(report.check(Property::Durable), &explore::Check::Holds);
 }
@@ -99,8 +98,7 @@ fn async_wait_1_writes_are_not_durable_a_failover_to_a_replica_that_had_not_ackn
     let id: explore::ReplayId = "async.leader.leader.wait_1-s180-3.57.58.84.89"
         .parse()
         .expect("replay id");
-    let (schedule, report) =
-        explore::replay(&config, &id).expect("replays");
+    let (schedule, report) = explore::replay(&config, &id).expect("replays");
     assert!(
         schedule
             .steps
@@ -154,8 +152,7 @@ fn wal_remote_write_loses_a_commit_on_standby_power_loss_then_failover() {
             .find(|c| c.key() == key)
             .expect("configuration");
         let id: explore::ReplayId = id.parse().expect("replay id");
-        let (_, report) =
-            explore::replay(&config, &id).expect("replays");
+        let (_, report) = explore::replay(&config, &id).expect("replays");
         report.check(Property::Durable).clone()
     };
     let lost = replay(

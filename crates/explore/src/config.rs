@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use replication::{AckLevel, GroupError, Knob, ReadLevel, ReplicationGroup};
 use replication::Transport;
+use replication::{AckLevel, GroupError, Knob, ReadLevel, ReplicationGroup};
 
 /// What a schedule asks its group to be built with: the seed, and the
 /// node count and knob values its profile drew.
@@ -30,8 +30,7 @@ impl Build {
 }
 
 /// Builds a fresh group for a schedule.
-pub type Factory =
-    dyn Fn(&Build) -> Result<Box<dyn ReplicationGroup>, GroupError> + Send + Sync;
+pub type Factory = dyn Fn(&Build) -> Result<Box<dyn ReplicationGroup>, GroupError> + Send + Sync;
 
 /// One row of the verdict table.
 pub struct Configuration {

@@ -198,7 +198,10 @@ fn network(rng: &mut Rng, transport: Transport) -> NetConfig {
                 0.0
             };
             let (reorder, jitter) = if rng.chance(0.4) {
-                (rng.range_inclusive(5, 30) as f64 / 100.0, rng.range_inclusive(1, 4))
+                (
+                    rng.range_inclusive(5, 30) as f64 / 100.0,
+                    rng.range_inclusive(1, 4),
+                )
             } else {
                 (0.0, 2)
             };
@@ -208,7 +211,10 @@ fn network(rng: &mut Rng, transport: Transport) -> NetConfig {
         }
         Transport::Stream => {
             if rng.chance(0.4) {
-                net.with_stalls(rng.range_inclusive(2, 10) as f64 / 100.0, rng.range_inclusive(2, 6))
+                net.with_stalls(
+                    rng.range_inclusive(2, 10) as f64 / 100.0,
+                    rng.range_inclusive(2, 6),
+                )
             } else {
                 net
             }
@@ -226,11 +232,7 @@ fn percent(rate: f64) -> String {
 
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} nodes, {} clients",
-            self.nodes, self.clients
-        )?;
+        write!(f, "{} nodes, {} clients", self.nodes, self.clients)?;
         if self.stale > 0 {
             let stale: Vec<String> = (self.clients - self.stale..self.clients)
                 .map(|c| format!("c{c} → node#{}", c % self.nodes.max(1)))

@@ -108,6 +108,12 @@ pub fn run_schedule(
             run.log.push(format!("{index:>3} @{at:<4} {step}: {what}"));
         }
         run.collect();
+        if step.is_nemesis() && !matches!(step, Step::Fsync(_)) {
+            // A fault or an operator's move (a failover deposes a leader
+            // on purpose): what is in flight is not judged, and the
+            // recovery bound starts again.
+            run.disturbed();
+        }
         run.observe_tolerance();
         run.check_invariants(|| format!("after step {index} ({step})"));
     }
@@ -123,7 +129,13 @@ pub fn run_schedule(
     Ok(RunReport {
         history: run.history,
         final_values: final_values.values,
-        checks: [durable, linearizable, run.invariants, recovers, run.available],
+        checks: [
+            durable,
+            linearizable,
+            run.invariants,
+            recovers,
+            run.available,
+        ],
         group: run.group,
         log: run.log,
     })
@@ -217,7 +229,8 @@ impl Runner<'_> {
     /// The node a reference names now; `index` picks among several.
     fn node(&self, node: NodeRef, index: usize) -> Option<NodeId> {
         let n = self.nodes.len();
-        let among = |set: &[usize]| (!set.is_empty()).then(|| self.nodes[set[index % set.len()]].clone());
+        let among =
+            |set: &[usize]| (!set.is_empty()).then(|| self.nodes[set[index % set.len()]].clone());
         match node {
             NodeRef::Leader => self.group.leader(),
             NodeRef::At(i) => (n > 0).then(|| self.nodes[usize::from(i) % n].clone()),
@@ -261,6 +274,15 @@ impl Runner<'_> {
                 self.tolerance.since = Some(self.group.now());
             }
         } else if self.tolerance.since.take().is_some() {
+            self.tolerance.epoch += 1;
+        }
+    }
+
+    /// A nemesis step ran: operations in flight are no longer judged for
+    /// availability, and the faults in force count as tolerated only from
+    /// now.
+    fn disturbed(&mut self) {
+        if self.tolerance.since.take().is_some() {
             self.tolerance.epoch += 1;
         }
     }
@@ -362,7 +384,12 @@ impl Runner<'_> {
             return (op, true);
         }
         let home = self.nodes[usize::from(client) % n].clone();
-        if self.stale.get(usize::from(client)).copied().unwrap_or(false) {
+        if self
+            .stale
+            .get(usize::from(client))
+            .copied()
+            .unwrap_or(false)
+        {
             (op.at(&home), false)
         } else if local {
             (op.at(&home), true)
@@ -650,7 +677,11 @@ impl Runner<'_> {
                     }
                     let how = match other {
                         None => format!("did not complete within {SETTLE_TICKS} ticks"),
-                        Some(c) => format!("ended {}: {}", c.outcome.status().name(), outcome_text(&c.outcome)),
+                        Some(c) => format!(
+                            "ended {}: {}",
+                            c.outcome.status().name(),
+                            outcome_text(&c.outcome)
+                        ),
                     };
                     return Check::Violated(format!(
                         "after every fault was healed and the group was quiet, a {level} {probe} {how}"

@@ -147,46 +147,47 @@ impl Schedule {
         let kinds = profile.faults.clone();
         let mut steps = Vec::with_capacity(usize::from(profile.steps));
         for index in 0..usize::from(profile.steps) {
-            let step = if !kinds.is_empty() && rng.range_inclusive(1, 100) <= u64::from(profile.density) {
-                let kind = kinds[usize::from(pick(&mut rng, kinds.len() as u64))];
-                match kind {
-                    FaultKind::Isolate => Step::Isolate(node(&mut rng)),
-                    FaultKind::Heal => Step::Heal(if rng.chance(0.8) {
-                        NodeRef::Isolated
-                    } else {
-                        node(&mut rng)
-                    }),
-                    FaultKind::Cut => Step::Cut(node(&mut rng), node(&mut rng)),
-                    FaultKind::Restore => Step::Restore,
-                    FaultKind::Crash => Step::Crash(node(&mut rng), false),
-                    FaultKind::PowerLoss => Step::Crash(node(&mut rng), true),
-                    FaultKind::Restart => Step::Restart(NodeRef::Crashed),
-                    FaultKind::Fsync => Step::Fsync(node(&mut rng)),
-                    FaultKind::Slow => {
-                        if rng.chance(0.5) {
-                            Step::Slow(node(&mut rng), true)
+            let step =
+                if !kinds.is_empty() && rng.range_inclusive(1, 100) <= u64::from(profile.density) {
+                    let kind = kinds[usize::from(pick(&mut rng, kinds.len() as u64))];
+                    match kind {
+                        FaultKind::Isolate => Step::Isolate(node(&mut rng)),
+                        FaultKind::Heal => Step::Heal(if rng.chance(0.8) {
+                            NodeRef::Isolated
                         } else {
-                            Step::Slow(NodeRef::Slowed, false)
+                            node(&mut rng)
+                        }),
+                        FaultKind::Cut => Step::Cut(node(&mut rng), node(&mut rng)),
+                        FaultKind::Restore => Step::Restore,
+                        FaultKind::Crash => Step::Crash(node(&mut rng), false),
+                        FaultKind::PowerLoss => Step::Crash(node(&mut rng), true),
+                        FaultKind::Restart => Step::Restart(NodeRef::Crashed),
+                        FaultKind::Fsync => Step::Fsync(node(&mut rng)),
+                        FaultKind::Slow => {
+                            if rng.chance(0.5) {
+                                Step::Slow(node(&mut rng), true)
+                            } else {
+                                Step::Slow(NodeRef::Slowed, false)
+                            }
                         }
+                        FaultKind::Failover => Step::Failover(None),
+                        FaultKind::FailoverTo => Step::Failover(Some(node(&mut rng))),
                     }
-                    FaultKind::Failover => Step::Failover(None),
-                    FaultKind::FailoverTo => Step::Failover(Some(node(&mut rng))),
-                }
-            } else if rng.chance(0.75) {
-                let client = pick(&mut rng, clients);
-                let key = pick(&mut rng, keys);
-                if rng.chance(0.55) {
-                    Step::Write {
-                        client,
-                        key,
-                        value: u32::try_from(index).unwrap_or(u32::MAX),
+                } else if rng.chance(0.75) {
+                    let client = pick(&mut rng, clients);
+                    let key = pick(&mut rng, keys);
+                    if rng.chance(0.55) {
+                        Step::Write {
+                            client,
+                            key,
+                            value: u32::try_from(index).unwrap_or(u32::MAX),
+                        }
+                    } else {
+                        Step::Read { client, key }
                     }
                 } else {
-                    Step::Read { client, key }
-                }
-            } else {
-                Step::Wait(pick(&mut rng, 4) + 1)
-            };
+                    Step::Wait(pick(&mut rng, 4) + 1)
+                };
             steps.push(step);
         }
         Schedule {
@@ -276,9 +277,16 @@ mod tests {
             .flat_map(|s| Schedule::generate(s, Profile::draw(s, &c, 3)).steps)
             .collect();
         assert!(steps.contains(&Step::Restart(NodeRef::Crashed)));
-        assert!(!steps.iter().any(|s| matches!(s, Step::Restart(NodeRef::At(_) | NodeRef::Leader))));
+        assert!(
+            !steps
+                .iter()
+                .any(|s| matches!(s, Step::Restart(NodeRef::At(_) | NodeRef::Leader)))
+        );
         let heals = steps.iter().filter(|s| matches!(s, Step::Heal(_))).count();
-        let aimed = steps.iter().filter(|s| **s == Step::Heal(NodeRef::Isolated)).count();
+        let aimed = steps
+            .iter()
+            .filter(|s| **s == Step::Heal(NodeRef::Isolated))
+            .count();
         assert!(aimed * 10 >= heals * 7, "{aimed} of {heals} heals aimed");
     }
 }

@@ -239,15 +239,17 @@ fn shrink(
         linearizable: property == Property::Linearizable,
     };
     let mut failure = None;
-    let kept = minimize(schedule.steps.len(), SHRINK_BUDGET, |subset| {
-        match run_schedule(config, &schedule.subset(subset), options) {
+    let kept = minimize(
+        schedule.steps.len(),
+        SHRINK_BUDGET,
+        |subset| match run_schedule(config, &schedule.subset(subset), options) {
             Ok(report) => report.check(property).is_violated(),
             Err(err) => {
                 failure.get_or_insert(err);
                 false
             }
-        }
-    });
+        },
+    );
     if let Some(err) = failure {
         return Err(err);
     }

@@ -131,8 +131,23 @@ impl ReplicationGroup for RaftGroup {
     }
 
     /// A majority of the nodes is up and every link among them carries
-    /// messages both ways: Raft elects and commits within that majority.
+    /// messages both ways, on a network within Raft's timing assumption:
+    /// Raft elects and commits within that majority.
     fn tolerates_current_faults(&self) -> bool {
+        // Raft's liveness assumes broadcast time ≪ election timeout: with
+        // a network whose delays (plus reordering) let a heartbeat round
+        // take longer than the lowest election timeout, a healthy leader
+        // is deposed by timeouts alone, and no availability is promised.
+        let net = self.cluster.net_config();
+        let worst = net.max_delay
+            + if net.reorder_rate > 0.0 {
+                net.reorder_jitter
+            } else {
+                0
+            };
+        if 2 * worst + self.config.heartbeat >= self.config.election_timeout.0 {
+            return false;
+        }
         let n = self.nodes.len();
         let majority = n / 2 + 1;
         let up: Vec<usize> = (0..n).filter(|&i| self.cluster.is_alive(i)).collect();
@@ -147,11 +162,9 @@ impl ReplicationGroup for RaftGroup {
                 .map(|b| up[b])
                 .collect();
             chosen.len() >= majority
-                && chosen.iter().all(|&a| {
-                    chosen
-                        .iter()
-                        .all(|&b| a == b || self.cluster.linked(a, b))
-                })
+                && chosen
+                    .iter()
+                    .all(|&a| chosen.iter().all(|&b| a == b || self.cluster.linked(a, b)))
         })
     }
 
