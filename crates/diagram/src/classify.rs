@@ -10,7 +10,9 @@
 //!   containing `reject` with a `reason`): a rejection at `node`, drawn on
 //!   the delivery it follows.
 //! - `*_node_crashed` / `*_node_restarted` / `*_node_isolated` /
-//!   `*_node_healed`, `*_all_healed`, `*_link_cut`: lane segments.
+//!   `*_node_healed`, `*_all_healed`, `*_link_cut` (`a`, `b`), `link_cut` /
+//!   `link_restored` (`from`, `to`), `connection_reset` (`src`, `dst`): lane
+//!   segments and notes.
 //! - group start, elections, promotions, demotions, leaders learned, ISR
 //!   membership, truncation: role / epoch / term / timeline notes.
 //! - `client_op_submitted` / `client_op_completed`: client operations.
@@ -269,6 +271,20 @@ fn lane_change(event: &EventRef<'_>, node: Option<String>) -> Option<Class> {
             (a.clone(), format!("link to {b} {verb}")),
             (b, format!("link to {a} {verb}")),
         ]));
+    }
+    // The harness's one-way links: `link_cut` / `link_restored from= to=`,
+    // and a stream's `connection_reset src= dst=`.
+    if kind == "link_cut" || kind == "link_restored" || kind == "connection_reset" {
+        let (from, to) = match (field_node(event, "from"), field_node(event, "to")) {
+            (Some(f), Some(t)) => (f, t),
+            _ => (field_node(event, "src")?, field_node(event, "dst")?),
+        };
+        let text = match kind {
+            "link_cut" => format!("link to {to} cut"),
+            "link_restored" => format!("link to {to} restored"),
+            _ => format!("connection to {to} reset"),
+        };
+        return Some(Class::Notes(vec![(from, text)]));
     }
     let change = if kind.ends_with("node_crashed") {
         LaneChange::Crashed

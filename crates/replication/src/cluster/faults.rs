@@ -10,42 +10,6 @@ use sim_core::{NodeId, Payload, record};
 use super::Cluster;
 use crate::error::GroupError;
 
-/// Which nodes are down, isolated or slow, and which one-way links are cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Faults {
-    alive: Vec<bool>,
-    isolated: Vec<bool>,
-    slow: Vec<bool>,
-    /// One-way cuts `(from, to)`, in the order they were made.
-    cuts: Vec<(usize, usize)>,
-}
-
-impl Faults {
-    /// `n` nodes, all up, linked and not slow.
-    pub(crate) fn new(n: usize) -> Faults {
-        Faults {
-            alive: vec![true; n],
-            isolated: vec![false; n],
-            slow: vec![false; n],
-            cuts: Vec::new(),
-        }
-    }
-
-    #[inline]
-    pub(crate) fn is_alive(&self, i: usize) -> bool {
-        self.alive[i]
-    }
-
-    pub(crate) fn is_isolated(&self, i: usize) -> bool {
-        self.isolated[i]
-    }
-
-    #[inline]
-    pub(crate) fn is_slow(&self, i: usize) -> bool {
-        self.slow[i]
-    }
-}
-
 impl<M: Payload> Cluster<M> {
     /// Re-derives the network's cut links from the fault state. On a
     /// stream network every link cut now resets its connection (the

@@ -1,6 +1,7 @@
 //! [`Cluster`]: the one harness every protocol's group runs on.
 
 mod faults;
+mod state;
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use crate::error::GroupError;
 use crate::inflight::ClientOps;
 use crate::op::{ClientOp, Completion, OpId};
 
-pub(crate) use faults::Faults;
+use state::Faults;
 
 /// A message handed to its receiver: positions in [`Cluster::ids`].
 #[derive(Debug, Clone, PartialEq, Eq)]
