@@ -4,10 +4,10 @@
 //!
 //! The import graph of a crate has one node per source file (its module)
 //! and an edge `a → b` when `a` names something of module `b` through
-//! `use crate::…`, `use super::…` or a `crate::…` path in code. Re-exports
-//! (`pub use`, `mod`) are declarations, not dependencies, and a name
-//! re-exported at the crate root is resolved to the module that defines
-//! it. Test code at the end of a file (after `#[cfg(test)]`) is left out.
+//! `use crate::…`, `use super::…` (re-exports included) or a `crate::…`
+//! path in code; `mod` declarations are not edges, and a name re-exported
+//! by a module is resolved to the module that defines it. Test code at the
+//! end of a file (after `#[cfg(test)]`) is left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -226,10 +226,8 @@ impl Crate {
         let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
         for (m, text) in &self.files {
             let mut paths: Vec<String> = Vec::new();
-            for (reexport, stmt) in use_statements(text) {
-                if !reexport {
-                    paths.extend(expand(&stmt));
-                }
+            for (_, stmt) in use_statements(text) {
+                paths.extend(expand(&stmt));
             }
             // `crate::a::b` in code.
             let mut rest = text.as_str();

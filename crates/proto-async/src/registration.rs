@@ -4,7 +4,7 @@
 
 use replication::{
     AckLevel, ExplorerRow, GroupError, Levels, NodeId, ReadLevel, Registration, ScenarioGroup,
-    SettingDoc, SettingKind, Settings, WriteResult,
+    SettingDoc, SettingKind, Settings,
 };
 
 use crate::{AsyncConfig, AsyncPrimaryGroup};
@@ -119,46 +119,5 @@ impl Registration for AsyncRegistration {
             }
         }
         rows
-    }
-}
-
-impl ScenarioGroup for AsyncPrimaryGroup {
-    fn catch_up(&self, node: &NodeId) -> Option<String> {
-        let probe = self.probe();
-        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
-    }
-
-    fn fenced(&self) -> u64 {
-        use replication::ReplicationGroup;
-        self.trace()
-            .of_kind("async_message_rejected")
-            .filter(|e| {
-                matches!(e.field("reason"), Some(sim_core::Value::Str(r))
-                    if r == "non_current_primary" || r == "stale_generation")
-            })
-            .count() as u64
-    }
-
-    fn gate(&self, node: &NodeId, _level: AckLevel, write: &WriteResult) -> String {
-        let probe = self.probe();
-        let acked_at = write.offset.unwrap_or(0);
-        match probe.node(node) {
-            // The ack came while this replica lacked the entry: it has no vote.
-            Some(n) if write.accepted && n.offset < acked_at => format!(
-                "{} {} is not a voter: acked at offset {} while it was at offset {}",
-                n.role.name(),
-                n.id,
-                acked_at,
-                n.offset
-            ),
-            Some(n) => format!(
-                "{} {} held offset {} when offset {} was answered",
-                n.role.name(),
-                n.id,
-                n.offset,
-                acked_at
-            ),
-            None => format!("{node} is not in the probe"),
-        }
     }
 }

@@ -1,6 +1,7 @@
 //! The shared driver surface, and what each fault means for async (the
 //! hooks run after the harness's own call).
 
+use replication::{AckLevel, ScenarioGroup, WriteResult};
 use std::sync::Arc;
 
 use replication::{
@@ -226,6 +227,49 @@ impl ReplicationGroup for AsyncPrimaryGroup {
             tick: self.cluster.now(),
             leader: self.leader(),
             nodes,
+        }
+    }
+}
+
+/// What a scenario reads from the group in the protocol's own words (see
+/// [`ScenarioGroup`]).
+impl ScenarioGroup for AsyncPrimaryGroup {
+    fn catch_up(&self, node: &NodeId) -> Option<String> {
+        let probe = self.probe();
+        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
+    }
+
+    fn fenced(&self) -> u64 {
+        use replication::ReplicationGroup;
+        self.trace()
+            .of_kind("async_message_rejected")
+            .filter(|e| {
+                matches!(e.field("reason"), Some(sim_core::Value::Str(r))
+                    if r == "non_current_primary" || r == "stale_generation")
+            })
+            .count() as u64
+    }
+
+    fn gate(&self, node: &NodeId, _level: AckLevel, write: &WriteResult) -> String {
+        let probe = self.probe();
+        let acked_at = write.offset.unwrap_or(0);
+        match probe.node(node) {
+            // The ack came while this replica lacked the entry: it has no vote.
+            Some(n) if write.accepted && n.offset < acked_at => format!(
+                "{} {} is not a voter: acked at offset {} while it was at offset {}",
+                n.role.name(),
+                n.id,
+                acked_at,
+                n.offset
+            ),
+            Some(n) => format!(
+                "{} {} held offset {} when offset {} was answered",
+                n.role.name(),
+                n.id,
+                n.offset,
+                acked_at
+            ),
+            None => format!("{node} is not in the probe"),
         }
     }
 }

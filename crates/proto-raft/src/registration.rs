@@ -4,9 +4,8 @@
 
 use replication::{
     AckLevel, ExplorerRow, GroupError, Knob, Levels, NodeId, ReadLevel, Registration,
-    ReplicationGroup, ScenarioGroup, SettingDoc, SettingKind, Settings, Transport, WriteResult,
+    ScenarioGroup, SettingDoc, SettingKind, Settings, Transport,
 };
-use sim_core::Value;
 
 use crate::{RaftConfig, RaftGroup};
 
@@ -167,67 +166,5 @@ impl RaftRegistration {
     /// (see [`Registration`]).
     fn knobs() -> Vec<Knob> {
         vec![Knob::numbers("max_append_entries", [1, 2, 4, 64])]
-    }
-}
-
-impl ScenarioGroup for RaftGroup {
-    fn catch_up(&self, node: &NodeId) -> Option<String> {
-        if !self.node_ids().contains(node) {
-            return None;
-        }
-        let trace = self.trace();
-        let is_node =
-            |e: &sim_core::EventRef<'_>, key: &str| e.field(key) == Some(Value::Node(node.clone()));
-        let restarted = trace
-            .since(0)
-            .enumerate()
-            .filter(|(_, e)| e.kind == "node_restarted" && is_node(e, "node"))
-            .map(|(i, _)| i + 1)
-            .next_back()
-            .unwrap_or(0);
-        let mut modes: Vec<String> = Vec::new();
-        for e in trace.since(restarted) {
-            if e.kind != "raft_catch_up" || !is_node(&e, "follower") {
-                continue;
-            }
-            if let Some(mode) = e.str_field("mode")
-                && !modes.iter().any(|m| m == mode)
-            {
-                modes.push(mode.to_owned());
-            }
-        }
-        Some(if modes.is_empty() {
-            "never".to_owned()
-        } else {
-            modes.join("+")
-        })
-    }
-
-    fn fenced(&self) -> u64 {
-        self.trace().count("raft_stale_term_rejected") as u64
-    }
-
-    fn gate(&self, node: &NodeId, _level: AckLevel, write: &WriteResult) -> String {
-        let probe = self.probe();
-        let index = write.offset.unwrap_or(0);
-        let term = probe
-            .leader
-            .as_ref()
-            .and_then(|l| probe.node(l))
-            .and_then(|n| n.term_at(index))
-            .unwrap_or(0);
-        let holders = probe.replicas_of(index, term);
-        let voters = probe.voters.len();
-        let role = if probe.voters.contains(node) {
-            "fixed voter"
-        } else {
-            "not a voter"
-        };
-        let majority = if holders > voters / 2 {
-            "unaffected"
-        } else {
-            "lost"
-        };
-        format!("{role}; majority {majority} ({holders}/{voters} hold index {index})")
     }
 }

@@ -1,8 +1,10 @@
 //! The [`ReplicationGroup`] impl: the shared driver surface.
 
+use replication::{AckLevel, ScenarioGroup, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
+use sim_core::Value;
 use sim_core::{NodeId, Tick, Trace, record};
 
 use crate::group::RaftGroup;
@@ -236,5 +238,69 @@ impl ReplicationGroup for RaftGroup {
         };
         summary.nodes.sort_by(|a, b| a.id.cmp(&b.id));
         summary
+    }
+}
+
+/// What a scenario reads from the group in the protocol's own words (see
+/// [`ScenarioGroup`]).
+impl ScenarioGroup for RaftGroup {
+    fn catch_up(&self, node: &NodeId) -> Option<String> {
+        if !self.node_ids().contains(node) {
+            return None;
+        }
+        let trace = self.trace();
+        let is_node =
+            |e: &sim_core::EventRef<'_>, key: &str| e.field(key) == Some(Value::Node(node.clone()));
+        let restarted = trace
+            .since(0)
+            .enumerate()
+            .filter(|(_, e)| e.kind == "node_restarted" && is_node(e, "node"))
+            .map(|(i, _)| i + 1)
+            .next_back()
+            .unwrap_or(0);
+        let mut modes: Vec<String> = Vec::new();
+        for e in trace.since(restarted) {
+            if e.kind != "raft_catch_up" || !is_node(&e, "follower") {
+                continue;
+            }
+            if let Some(mode) = e.str_field("mode")
+                && !modes.iter().any(|m| m == mode)
+            {
+                modes.push(mode.to_owned());
+            }
+        }
+        Some(if modes.is_empty() {
+            "never".to_owned()
+        } else {
+            modes.join("+")
+        })
+    }
+
+    fn fenced(&self) -> u64 {
+        self.trace().count("raft_stale_term_rejected") as u64
+    }
+
+    fn gate(&self, node: &NodeId, _level: AckLevel, write: &WriteResult) -> String {
+        let probe = self.probe();
+        let index = write.offset.unwrap_or(0);
+        let term = probe
+            .leader
+            .as_ref()
+            .and_then(|l| probe.node(l))
+            .and_then(|n| n.term_at(index))
+            .unwrap_or(0);
+        let holders = probe.replicas_of(index, term);
+        let voters = probe.voters.len();
+        let role = if probe.voters.contains(node) {
+            "fixed voter"
+        } else {
+            "not a voter"
+        };
+        let majority = if holders > voters / 2 {
+            "unaffected"
+        } else {
+            "lost"
+        };
+        format!("{role}; majority {majority} ({holders}/{voters} hold index {index})")
     }
 }
