@@ -107,13 +107,13 @@ pub fn run_schedule(
         if options.trace {
             run.log.push(format!("{index:>3} @{at:<4} {step}: {what}"));
         }
-        run.collect();
         if step.is_nemesis() && !matches!(step, Step::Fsync(_)) {
             // A fault or an operator's move (a failover deposes a leader
-            // on purpose): what is in flight is not judged, and the
-            // recovery bound starts again.
+            // on purpose): what is in flight, or completed by the step
+            // itself, is not judged, and the recovery bound starts again.
             run.disturbed();
         }
+        run.collect();
         run.observe_tolerance();
         run.check_invariants(|| format!("after step {index} ({step})"));
     }
@@ -377,7 +377,9 @@ impl Runner<'_> {
     }
 
     /// Routes a client's operation: a stale client sends everything to
-    /// its fixed node; LOCAL reads go to the client's own node.
+    /// its fixed node; LOCAL reads go to the client's own node. Only what
+    /// goes to the leader is judged for availability (a named node may be
+    /// down or deposed on purpose).
     fn route(&self, client: u8, op: ClientOp, local: bool) -> (ClientOp, bool) {
         let n = self.nodes.len();
         if n == 0 {
@@ -392,7 +394,7 @@ impl Runner<'_> {
         {
             (op.at(&home), false)
         } else if local {
-            (op.at(&home), true)
+            (op.at(&home), false)
         } else {
             (op, true)
         }

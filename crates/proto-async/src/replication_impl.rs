@@ -176,6 +176,41 @@ impl ReplicationGroup for AsyncPrimaryGroup {
         AsyncPrimaryGroup::check_invariants(self)
     }
 
+    fn set_network(&mut self, net: replication::NetConfig) -> Result<(), GroupError> {
+        self.cluster.set_network(net)
+    }
+
+    /// The primary is up; with `min-replicas-to-write N` or `WAIT N`, at
+    /// least N replicas are up and linked to it both ways. Writes at
+    /// `LEADER` need nothing else: no replica is waited for.
+    fn tolerates_current_faults(&self) -> bool {
+        let p = self.sentinel.primary();
+        if !self.cluster.is_alive(p) || self.wait_outpaced().is_some() {
+            return false;
+        }
+        let needed = self
+            .config
+            .min_replicas_to_write
+            .max(self.config.wait.map_or(0, |w| w.numreplicas));
+        let linked = (0..self.nodes.len())
+            .filter(|&r| r != p && self.cluster.is_alive(r) && self.cluster.linked(p, r))
+            .count();
+        linked >= needed
+    }
+
+    /// `WAIT N T` cannot be answered when `T` is shorter than a round trip
+    /// to a replica on this network: every write then ends *unknown*, by
+    /// the client's own setting.
+    fn unavailable(&self) -> Option<String> {
+        self.wait_outpaced()
+    }
+
+    /// A resynchronisation and the replicas' acknowledgements: the
+    /// `min-replicas-max-lag` plus a `WAIT` timeout, and a few ticks.
+    fn recovery_bound(&self) -> u64 {
+        self.config.min_replicas_max_lag + self.config.wait.map_or(0, |w| w.timeout) + 10
+    }
+
     /// `Some(n)` promotes `n`; `None` promotes the first alive replica in
     /// id order.
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
@@ -271,5 +306,20 @@ impl ScenarioGroup for AsyncPrimaryGroup {
             ),
             None => format!("{node} is not in the probe"),
         }
+    }
+}
+
+impl AsyncPrimaryGroup {
+    /// Why `WAIT`'s timeout cannot be met on this network, if it cannot.
+    fn wait_outpaced(&self) -> Option<String> {
+        let wait = self.config.wait?;
+        let net = self.cluster.net_config();
+        let round_trip = 2 * (net.max_delay + net.stall_ticks * u64::from(net.stall_rate > 0.0));
+        (wait.timeout < round_trip).then(|| {
+            format!(
+                "WAIT {} {} times out before a replica's acknowledgement can return (round trip up to {round_trip} ticks)",
+                wait.numreplicas, wait.timeout
+            )
+        })
     }
 }
