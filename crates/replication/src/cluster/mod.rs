@@ -46,6 +46,7 @@
 //! | [`Cluster::partition`] | both directions between two nodes | two `link_cut` |
 //! | [`Cluster::heal_all`] | nothing isolated, no cut | `all_healed` |
 //! | [`Cluster::set_slow`] | the slow mark (what it means is the protocol's) | `node_slow node slow` |
+//! | [`Cluster::lift_slow`] | the slow mark cleared by a protocol transition that implies it (an ISR replica elected leader) | none: the protocol records the transition |
 //!
 //! A link `a → b` carries messages when neither end is isolated and
 //! `a → b` is not cut; isolating `a` then `b` and healing `a` leaves `b`
@@ -56,6 +57,7 @@
 //! running one [`GroupError::AlreadyRunning`].
 
 mod faults;
+mod slow;
 
 use std::sync::Arc;
 
