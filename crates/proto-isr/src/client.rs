@@ -1,7 +1,7 @@
 //! Client operations: submission, writes (`Leader` and `AllIsr` at the
 //! controller's leader, and a produce request at a named broker, as a
-//! client with stale metadata would send it), how a pending write ends, and
-//! reads (`Local`, `Leader`, `Linearizable`, `lease_read`).
+//! client with stale metadata would send it) and how a pending write ends;
+//! reads are served by `reads.rs`.
 //!
 //! Reads and `Leader` writes are answered at submission; only writes that
 //! were appended and wait for an acknowledgement (`AllIsr` at the
@@ -11,14 +11,14 @@
 
 use bytes::Bytes;
 use replication::{
-    AckLevel, ClientOp, GroupError, NodeId, OpId, Outcome, ReadLevel, ReadResult, ReplicationGroup,
+    AckLevel, ClientOp, GroupError, NodeId, OpId, Outcome, ReadResult, ReplicationGroup,
     WriteResult,
 };
 use sim_core::record;
 
-use crate::controller::ReadRefusal;
 use crate::group::IsrGroup;
 use crate::pending::{PendingWrite, Verdict, WriteFacts, WriteWait};
+use crate::reads;
 
 /// Where an admitted write goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,15 @@ impl IsrGroup {
                 Ok(id)
             }
             ClientOp::Read { key, level, node } => {
-                let (outcome, answered_by) = match self.read(key, *level, node.as_ref()) {
+                let served = reads::read(
+                    &self.controller,
+                    &self.nodes,
+                    &self.cluster,
+                    key,
+                    *level,
+                    node.as_ref(),
+                );
+                let (outcome, answered_by) = match served {
                     Ok(read) => {
                         let by = read.node.clone();
                         (Outcome::Read(read), by)
@@ -335,101 +343,23 @@ impl IsrGroup {
         self.await_completion(id)?.outcome.into_write_result()
     }
 
-    fn blocked(
-        &self,
-        level: ReadLevel,
-        idx: usize,
-        refusal: ReadRefusal,
-        reason: String,
-    ) -> GroupError {
-        GroupError::ReadBlocked {
-            level,
-            node: self.cluster.id(idx).clone(),
-            guard: refusal.guard(),
-            reason,
-        }
-    }
-
-    /// Position of the controller's leader when it can serve.
-    fn serving_leader(&self) -> Result<usize, GroupError> {
-        let l = self.controller.leader();
-        if !self.cluster.is_alive(l) {
-            return Err(GroupError::NodeDown(self.cluster.id(l).clone()));
-        }
-        if !self.controller.in_isr(l) {
-            return Err(GroupError::NoLeader(format!(
-                "leader {} is not in the ISR (restarted without the committed prefix)",
-                self.cluster.id(l)
-            )));
-        }
-        Ok(l)
-    }
-
-    /// Serves a read at once, changing nothing: `Err` is an up-front error
-    /// or [`GroupError::ReadBlocked`].
-    fn read(
-        &self,
-        key: &[u8],
-        level: ReadLevel,
-        node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError> {
-        let idx = match (level, node) {
-            (ReadLevel::Linearizable, _) => return self.linearizable(key),
-            (ReadLevel::Local, Some(n)) => self.cluster.alive_index(n)?,
-            (ReadLevel::Local | ReadLevel::Leader, _) => self.serving_leader()?,
-        };
-        let n = &self.nodes[idx];
-        Ok(ReadResult {
-            value: n.log().data().get(key).cloned(),
-            node: self.cluster.id(idx).clone(),
-            offset: n.log_end_offset(),
-        })
-    }
-
-    /// The leader's `committed_data`, only when the controller's guards
-    /// pass: nothing above HW, ISR ≥ min.insync, a live lease.
-    fn linearizable(&self, key: &[u8]) -> Result<ReadResult, GroupError> {
-        let l = self.serving_leader()?;
-        let n = &self.nodes[l];
-        self.controller
-            .linearizable_read(self.tick_now(), n.log_end_offset())
-            .map_err(|r| self.blocked(ReadLevel::Linearizable, l, r, r.reason()))?;
-        debug_assert_eq!(
-            n.high_watermark(),
-            self.controller.high_watermark(),
-            "leader applies HW as it advances"
-        );
-        Ok(ReadResult {
-            value: n.log().committed_data().get(key).cloned(),
-            node: self.cluster.id(l).clone(),
-            offset: n.high_watermark(),
-        })
-    }
-
     /// A lease-checked read addressed to `node`: it must be the controller's
     /// current leader with a live lease (else blocked with guard
     /// `lease fenced` / `lease expired`), then the `Linearizable` guards
-    /// apply. A displaced old leader therefore fails closed.
+    /// apply. A displaced old leader therefore fails closed. Changes
+    /// nothing.
     pub fn lease_read(
         &mut self,
         node: &NodeId,
         key: impl AsRef<[u8]>,
     ) -> Result<ReadResult, GroupError> {
-        let idx = self.cluster.alive_index(node)?;
-        if let Err(refusal) = self.controller.lease_read(self.tick_now(), idx) {
-            let reason = match refusal {
-                ReadRefusal::NotLeader => format!(
-                    "{node} is not the current leader (controller leader {} in epoch {}; \
-                     {node} knows epoch {})",
-                    self.cluster.id(self.controller.leader()),
-                    self.controller.leader_epoch(),
-                    self.nodes[idx].leader_epoch()
-                ),
-                other => other.reason(),
-            };
-            return Err(self.blocked(ReadLevel::Linearizable, idx, refusal, reason));
-        }
-        self.linearizable(key.as_ref())
+        reads::lease_read(
+            &self.controller,
+            &self.nodes,
+            &self.cluster,
+            node,
+            key.as_ref(),
+        )
     }
 
     /// The value of `key` in `node`'s `committed_data` (no guard; for

@@ -10,9 +10,7 @@ use replication::{Cluster, GroupError, NodeId, Tick};
 use sim_core::{NetConfig, record};
 
 use crate::config::IsrConfig;
-use crate::controller::{
-    Controller, ControllerEvent, ElectionReason, ElectionRefusal, ReplicaFacts,
-};
+use crate::controller::{Controller, ControllerEvent, ElectionReason, ReplicaFacts};
 use crate::events;
 use crate::inspect;
 use crate::invariants;
@@ -346,80 +344,6 @@ impl IsrGroup {
         }
         for j in 0..self.nodes.len() {
             self.resync(j);
-        }
-    }
-
-    /// Controller election of `node`: only a live ISR member other than the
-    /// current leader. Both epochs + 1, the candidate truncated to HW, the
-    /// old leader out of the ISR, a new lease, followers resynchronised.
-    /// Returns the new leader epoch.
-    ///
-    /// With `unclean.leader.election.enable` on and no ISR member alive, a
-    /// live out-of-sync replica (the leader itself, if it restarted without
-    /// the committed prefix) may be elected instead: an *unclean* election
-    /// ([`IsrConfig::unclean_leader_election`](crate::IsrConfig::unclean_leader_election)),
-    /// traced as `isr_unclean_election`.
-    pub fn controller_elect(&mut self, node: &NodeId) -> Result<u64, GroupError> {
-        let idx = self.cluster.alive_index(node)?;
-        self.gather_facts();
-        match self.controller.check_election(idx, &self.facts) {
-            Ok(reason) => {
-                self.elect(idx, reason);
-                Ok(self.controller.leader_epoch())
-            }
-            Err(ElectionRefusal::AlreadyLeader) => {
-                Err(GroupError::not_permitted(node, "already the leader"))
-            }
-            Err(ElectionRefusal::NotInIsr { unclean_enabled }) => {
-                let why = if unclean_enabled {
-                    "a live ISR member can still be elected cleanly"
-                } else {
-                    "a clean election picks only ISR members \
-                     (unclean.leader.election.enable is off)"
-                };
-                Err(GroupError::not_permitted(
-                    node,
-                    format!("not in the ISR {:?}; {why}", self.isr_ids()),
-                ))
-            }
-        }
-    }
-
-    /// Marks follower `node` slow (the harness's slow mark: the leader
-    /// sends it nothing and records `isr_replication_delayed`) or clears
-    /// the mark (which starts its catch-up). Marking the leader is
-    /// [`GroupError::NotPermitted`] and changes nothing.
-    pub fn set_replica_slow(&mut self, node: &NodeId, slow: bool) -> Result<(), GroupError> {
-        let idx = self.cluster.index(node)?;
-        if idx == self.controller.leader() {
-            return Err(GroupError::not_permitted(
-                node,
-                "the leader cannot be marked slow",
-            ));
-        }
-        self.cluster.set_slow(idx, slow);
-        if !slow {
-            self.resync(idx);
-        }
-        Ok(())
-    }
-
-    /// The replica `failover(None)` elects, or why there is none.
-    pub(crate) fn failover_candidate(&mut self) -> Result<NodeId, GroupError> {
-        self.gather_facts();
-        match self.controller.failover_candidate(&self.facts) {
-            Some(j) => Ok(self.cluster.id(j).clone()),
-            None => Err(GroupError::NoLeader(format!(
-                "no live ISR member other than {} to elect (ISR {:?}; \
-                 unclean.leader.election.enable is {})",
-                self.cluster.id(self.controller.leader()),
-                self.isr_ids(),
-                if self.config.unclean_leader_election {
-                    "on, but no replica is alive"
-                } else {
-                    "off"
-                }
-            ))),
         }
     }
 

@@ -188,3 +188,7 @@ impl IsrNode {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "leader_tests.rs"]
+mod tests;

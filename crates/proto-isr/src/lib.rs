@@ -218,6 +218,7 @@ pub mod node;
 mod output;
 mod pending;
 mod probe;
+mod reads;
 mod replication_impl;
 mod role;
 

@@ -1,4 +1,5 @@
-//! The shared driver surface. Every fault goes through the harness
+//! The shared driver surface, and the two ISR operator calls behind its
+//! `set_slow` and `failover`. Every fault goes through the harness
 //! ([`replication::Cluster`]), then the ISR hook says what it means here: a
 //! crashed replica leaves the ISR (and a power loss rolls its log back to
 //! its last fsync), a restarted or healed follower catches up, a restarted
@@ -10,7 +11,7 @@ use replication::{
 };
 use sim_core::record;
 
-use crate::controller::{ElectionReason, RestartDecision};
+use crate::controller::{ElectionReason, ElectionRefusal, RestartDecision};
 use crate::group::IsrGroup;
 use crate::inspect;
 
@@ -205,5 +206,82 @@ impl ReplicationGroup for IsrGroup {
 
     fn summary(&self) -> GroupSummary {
         inspect::summary(&self.controller, &self.nodes, &self.cluster)
+    }
+}
+
+/// The operator calls behind `set_slow` and `failover`.
+impl IsrGroup {
+    /// Controller election of `node`: only a live ISR member other than the
+    /// current leader. Both epochs + 1, the candidate truncated to HW, the
+    /// old leader out of the ISR, a new lease, followers resynchronised.
+    /// Returns the new leader epoch.
+    ///
+    /// With `unclean.leader.election.enable` on and no ISR member alive, a
+    /// live out-of-sync replica (the leader itself, if it restarted without
+    /// the committed prefix) may be elected instead: an *unclean* election
+    /// ([`IsrConfig::unclean_leader_election`](crate::IsrConfig::unclean_leader_election)),
+    /// traced as `isr_unclean_election`.
+    pub fn controller_elect(&mut self, node: &NodeId) -> Result<u64, GroupError> {
+        let idx = self.cluster.alive_index(node)?;
+        self.gather_facts();
+        match self.controller.check_election(idx, &self.facts) {
+            Ok(reason) => {
+                self.elect(idx, reason);
+                Ok(self.controller.leader_epoch())
+            }
+            Err(ElectionRefusal::AlreadyLeader) => {
+                Err(GroupError::not_permitted(node, "already the leader"))
+            }
+            Err(ElectionRefusal::NotInIsr { unclean_enabled }) => {
+                let why = if unclean_enabled {
+                    "a live ISR member can still be elected cleanly"
+                } else {
+                    "a clean election picks only ISR members \
+                     (unclean.leader.election.enable is off)"
+                };
+                Err(GroupError::not_permitted(
+                    node,
+                    format!("not in the ISR {:?}; {why}", self.isr_ids()),
+                ))
+            }
+        }
+    }
+
+    /// Marks follower `node` slow (the harness's slow mark: the leader
+    /// sends it nothing and records `isr_replication_delayed`) or clears
+    /// the mark (which starts its catch-up). Marking the leader is
+    /// [`GroupError::NotPermitted`] and changes nothing.
+    pub fn set_replica_slow(&mut self, node: &NodeId, slow: bool) -> Result<(), GroupError> {
+        let idx = self.cluster.index(node)?;
+        if idx == self.controller.leader() {
+            return Err(GroupError::not_permitted(
+                node,
+                "the leader cannot be marked slow",
+            ));
+        }
+        self.cluster.set_slow(idx, slow);
+        if !slow {
+            self.resync(idx);
+        }
+        Ok(())
+    }
+
+    /// The replica `failover(None)` elects, or why there is none.
+    pub(crate) fn failover_candidate(&mut self) -> Result<NodeId, GroupError> {
+        self.gather_facts();
+        match self.controller.failover_candidate(&self.facts) {
+            Some(j) => Ok(self.cluster.id(j).clone()),
+            None => Err(GroupError::NoLeader(format!(
+                "no live ISR member other than {} to elect (ISR {:?}; \
+                 unclean.leader.election.enable is {})",
+                self.cluster.id(self.controller.leader()),
+                self.isr_ids(),
+                if self.config.unclean_leader_election {
+                    "on, but no replica is alive"
+                } else {
+                    "off"
+                }
+            ))),
+        }
     }
 }
