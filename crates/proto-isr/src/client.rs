@@ -44,8 +44,17 @@ impl IsrGroup {
                 let (key, value, level) = (key.clone(), value.clone(), *level);
                 let id = self.cluster.submitted(&op);
                 if let Some(write) = self.start_write(writer, id, op, key, value, level) {
-                    self.gather_facts();
-                    self.settle_one(write);
+                    // A write just appended cannot be decided before a tick
+                    // passes: no follower has it (HW is below it), its
+                    // leader and epoch are those it was appended in, the ISR
+                    // was at least min.insync a moment ago, and no time has
+                    // passed. So it waits; judged here it would wait too.
+                    #[cfg(debug_assertions)]
+                    {
+                        self.gather_facts();
+                        debug_assert_eq!(self.judge(&write), None, "undecided at submission");
+                    }
+                    self.pending.push(write);
                 }
                 Ok(id)
             }
@@ -255,14 +264,15 @@ impl IsrGroup {
         }
     }
 
-    /// Re-evaluates every pending write after a tick, in submission order
-    /// (so writes at one leader complete in offset order), and completes
-    /// those whose fate is decided.
+    /// Re-evaluates every pending write after a tick's refresh, in
+    /// submission order (so writes at one leader complete in offset order),
+    /// and completes those whose fate is decided. The facts are those the
+    /// refresh just gathered: it changed the controller and the replicas'
+    /// applied HW, nothing the facts say.
     pub(crate) fn settle_pending(&mut self) {
         if self.pending.is_empty() {
             return;
         }
-        self.gather_facts();
         for write in std::mem::take(&mut self.pending) {
             self.settle_one(write);
         }

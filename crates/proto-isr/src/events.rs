@@ -32,21 +32,15 @@ pub(crate) fn record_node(
 ) {
     let me = &ids[node.me()];
     match event {
-        NodeEvent::LeaderAppended {
-            offset,
-            epoch,
-            key,
-            value,
-            acks,
-        } => record!(
+        NodeEvent::LeaderAppended { entry, acks } => record!(
             trace,
             now,
             "isr_leader_appended",
             node = me,
-            offset = *offset,
-            epoch = *epoch,
-            key = key,
-            value = value,
+            offset = entry.offset,
+            epoch = entry.epoch,
+            key = &entry.key,
+            value = &entry.value,
             level = acks.name()
         ),
         NodeEvent::ReplicationDelayed { follower, offset } => record!(

@@ -159,24 +159,28 @@ impl IsrGroup {
             .collect()
     }
 
-    /// Replica `i` as the controller sees it now.
-    fn facts_of(&self, i: usize) -> ReplicaFacts {
+    /// Replica `i` as the controller sees it now, `leader` leading
+    /// `epoch`.
+    fn facts_of(&self, i: usize, leader: usize, epoch: u64) -> ReplicaFacts {
         let node = &self.nodes[i];
         ReplicaFacts {
             alive: self.cluster.is_alive(i),
             isolated: self.cluster.is_isolated(i),
             slow: self.cluster.is_slow(i),
-            linked_to_leader: self.cluster.linked(i, self.controller.leader()),
+            linked_to_leader: i == leader || self.cluster.linked(i, leader),
             log_end_offset: node.log_end_offset(),
-            confirmed_log_end: node.confirmed_log_end(self.controller.leader_epoch()),
+            confirmed_log_end: node.confirmed_log_end(epoch),
         }
     }
 
     /// Refills [`IsrGroup::facts`] from the harness and the nodes.
     pub(crate) fn gather_facts(&mut self) {
+        let (leader, epoch) = (self.controller.leader(), self.controller.leader_epoch());
         let mut facts = std::mem::take(&mut self.facts);
-        facts.clear();
-        facts.extend((0..self.nodes.len()).map(|i| self.facts_of(i)));
+        facts.resize(self.nodes.len(), ReplicaFacts::default());
+        for (i, slot) in facts.iter_mut().enumerate() {
+            *slot = self.facts_of(i, leader, epoch);
+        }
         self.facts = facts;
     }
 
@@ -295,10 +299,10 @@ impl IsrGroup {
     /// The controller tells replica `j` the leader and epoch, if it can
     /// reach it.
     pub(crate) fn notify(&mut self, j: usize) {
-        if !self.controller.reaches(&self.facts_of(j)) {
+        let (leader, epoch) = (self.controller.leader(), self.controller.leader_epoch());
+        if !self.controller.reaches(&self.facts_of(j, leader, epoch)) {
             return;
         }
-        let (leader, epoch) = (self.controller.leader(), self.controller.leader_epoch());
         self.on_node(j, |node, out| node.learn_leader(leader, epoch, out));
     }
 

@@ -51,10 +51,7 @@ impl IsrNode {
             self.matched_end = offset;
         }
         out.push(Output::Event(NodeEvent::LeaderAppended {
-            offset,
-            epoch,
-            key: entry.key.clone(),
-            value: entry.value.clone(),
+            entry: Arc::clone(&entry),
             acks,
         }));
         let high_watermark = self.log.applied_hw;

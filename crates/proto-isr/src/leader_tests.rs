@@ -54,11 +54,9 @@ fn leader_appends_then_streams_to_every_peer_that_is_not_slow() {
     assert!(matches!(
         &out[0],
         Output::Event(NodeEvent::LeaderAppended {
-            offset: 1,
-            epoch: 1,
+            entry,
             acks: AckLevel::AllIsr,
-            ..
-        })
+        }) if (entry.offset, entry.epoch, &entry.value[..]) == (1, 1, &b"v"[..])
     ));
     assert!(matches!(
         &out[1],

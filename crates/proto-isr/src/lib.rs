@@ -137,9 +137,9 @@
 //! [`ReplicationGroup::take_completions`] /
 //! [`ReplicationGroup::take_completion`] in completion order. The blocking
 //! `client_write` / `client_read` (and [`IsrGroup::write_at`]) are
-//! `submit` + `await_completion`. Pending writes are re-evaluated at
-//! submission and after every tick; each completes within `ack_timeout`
-//! ticks.
+//! `submit` + `await_completion`. Pending writes are judged after every
+//! tick (one just appended cannot be decided before a tick passes); each
+//! completes within `ack_timeout` ticks.
 //!
 //! | operation | *done* | *failed* (not applied) | *unknown* (appended, not acknowledged) |
 //! |---|---|---|---|

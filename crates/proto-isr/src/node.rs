@@ -21,7 +21,6 @@
 //! ```
 //! use proto_isr::node::{IsrMessage, IsrNode, NodeEvent, Output};
 //! use proto_isr::AckLevel;
-//! use replication::Output::{Event, Send};
 //!
 //! // Three replicas, position 0 leads epoch 1; retention of 8 entries.
 //! let mut nodes: Vec<IsrNode> = (0..3).map(|me| IsrNode::new(me, 3, 0, 8)).collect();
@@ -32,14 +31,14 @@
 //! // Deliver every message the leader sent (a FIFO network, nothing lost).
 //! let mut queue: Vec<(usize, usize, IsrMessage)> = Vec::new();
 //! for o in out.drain(..) {
-//!     if let Send { to, msg } = o {
+//!     if let Output::Send { to, msg } = o {
 //!         queue.push((0, to, msg));
 //!     }
 //! }
 //! for (from, to, msg) in queue {
 //!     nodes[to].step(from, msg, &mut out);
 //! }
-//! assert!(out.iter().any(|o| matches!(o, Event(NodeEvent::EntriesAppended { first: 1, last: 1, .. }))));
+//! assert!(out.iter().any(|o| matches!(o, Output::Event(NodeEvent::EntriesAppended { first: 1, last: 1, .. }))));
 //! // Both followers now hold offset 1, confirmed in epoch 1.
 //! assert!(nodes[1..].iter().all(|n| n.confirmed_log_end(1) == Some(1)));
 //! ```

@@ -3,9 +3,11 @@
 //! list; the group renders each [`NodeEvent`] as one `isr_*` trace event
 //! (`events.rs`).
 
-use bytes::Bytes;
+use std::sync::Arc;
+
 use replication::AckLevel;
 
+use crate::log::LogEntry;
 use crate::message::IsrMessage;
 use crate::probe::CatchUpMode;
 
@@ -78,14 +80,9 @@ pub enum NodeEvent {
     /// `isr_leader_appended`: this replica, believing it leads, appended a
     /// produce request's record at `offset` in its leader epoch.
     LeaderAppended {
-        /// The new entry's offset.
-        offset: u64,
-        /// Its entry epoch (the leader epoch this replica knows).
-        epoch: u64,
-        /// Key.
-        key: Bytes,
-        /// Value.
-        value: Bytes,
+        /// The new entry: its offset, its entry epoch (the leader epoch
+        /// this replica knows), key and value.
+        entry: Arc<LogEntry>,
         /// The produce request's acks.
         acks: AckLevel,
     },
