@@ -86,7 +86,7 @@
 //!   `learn_leader`, `become_leader`, …) push
 //!   [`Output`](node::Output)s — messages to send, [`NodeEvent`](node::NodeEvent)s
 //!   to record — into a buffer; it never sees the network, the clock, the
-//!   trace or the controller. Its data plane is its [`ReplicaLog`]: every
+//!   trace or the controller. Its data plane is its [`ReplicaLog`](node::ReplicaLog): every
 //!   entry with its leader epoch, and the high watermark it has applied.
 //!   The follower's half lives in `follower.rs`, the leader's in
 //!   `leader.rs`. The [`node`] module docs show how a model checker drives
@@ -224,7 +224,7 @@ mod role;
 
 pub use config::IsrConfig;
 pub use group::IsrGroup;
-pub use log::{LogEntry, ReplicaLog};
+pub use log::LogEntry;
 pub use probe::{CatchUpMode, IsrProbe, NodeProbe};
 pub use role::Role;
 

@@ -43,8 +43,7 @@
 //! assert!(nodes[1..].iter().all(|n| n.confirmed_log_end(1) == Some(1)));
 //! ```
 
-pub use crate::log::LogEntry;
-use crate::log::ReplicaLog;
+pub use crate::log::{LogEntry, ReplicaLog};
 pub use crate::message::{AppendKind, IsrMessage};
 pub use crate::output::{NodeEvent, Output, RejectReason, TruncationReason};
 use crate::probe::CatchUpMode;

@@ -52,6 +52,7 @@ pub enum ElectionRefusal {
 
 /// What an unclean election gave up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UncleanElection {
     /// The new leader's log end, which becomes the high watermark.
     pub log_end: u64,
@@ -65,6 +66,7 @@ pub struct UncleanElection {
 /// leader [`become_leader`](crate::node::IsrNode::become_leader)s, every
 /// reachable replica learns it, followers resynchronise) and records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Election {
     /// The new leader's position.
     pub leader: usize,

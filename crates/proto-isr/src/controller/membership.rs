@@ -105,6 +105,7 @@ impl Controller {
             }
         }
         self.maybe_increment_leader_hw(facts, out);
+        // Not traced: the lease shows in the probe and in read guards.
         self.maybe_renew_lease(now, facts);
         true
     }
@@ -193,8 +194,8 @@ impl Controller {
     /// The lease is renewed for `lease_duration` ticks while at least
     /// `min.insync.replicas` ISR members are reachable from the leader
     /// (alive, and for followers not slow and linked). A teaching device,
-    /// not a Kafka API.
-    pub fn maybe_renew_lease(&mut self, now: Tick, facts: &[ReplicaFacts]) {
+    /// not a Kafka API. Returns true when renewed.
+    pub fn maybe_renew_lease(&mut self, now: Tick, facts: &[ReplicaFacts]) -> bool {
         let reachable = facts
             .iter()
             .enumerate()
@@ -202,9 +203,11 @@ impl Controller {
                 self.in_isr[*j] && f.alive && (*j == self.leader || (!f.slow && f.linked_to_leader))
             })
             .count();
-        if reachable >= self.min_insync_replicas {
+        let renewed = reachable >= self.min_insync_replicas;
+        if renewed {
             self.lease_expiry = now.saturating_add(self.lease_duration);
         }
+        renewed
     }
 
     /// The high watermark replica `j` may apply after a refresh: HW, but

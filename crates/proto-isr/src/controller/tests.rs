@@ -110,9 +110,9 @@ fn the_lease_is_renewed_only_while_min_insync_members_are_reachable() {
     let mut c = three();
     let slow = ReplicaFacts::new(true, false, true, true, 0, Some(0));
     let cut = ReplicaFacts::new(true, false, false, false, 0, Some(0));
-    c.maybe_renew_lease(10, &[caught(0), slow, cut]);
+    assert!(!c.maybe_renew_lease(10, &[caught(0), slow, cut]));
     assert_eq!(c.lease_expiry(), 4, "only the leader is reachable");
-    c.maybe_renew_lease(10, &[caught(0), caught(0), cut]);
+    assert!(c.maybe_renew_lease(10, &[caught(0), caught(0), cut]));
     assert_eq!(c.lease_expiry(), 14);
     assert_eq!(
         c.linearizable_read(14, 0),
