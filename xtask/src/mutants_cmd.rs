@@ -20,9 +20,13 @@ pub const SAFETY_FILES: &[(&str, &[&str])] = &[
     (
         "proto-isr",
         &[
-            "controller.rs",
+            "controller/membership.rs",
+            "controller/election.rs",
+            "controller/reads.rs",
             "node.rs",
-            "writes.rs",
+            "leader.rs",
+            "follower.rs",
+            "client.rs",
             "reads.rs",
             "group.rs",
         ],

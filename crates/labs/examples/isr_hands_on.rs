@@ -10,7 +10,7 @@ use proto_isr::{AckLevel, Bytes, GroupError, IsrConfig, IsrGroup, NodeId, Replic
 /// The trace kinds that carry the chapter's three decisions (lag detection,
 /// HW, rejoin after catch-up).
 const KINDS: [&str; 6] = [
-    "isr_replica_slow",
+    "node_slow",
     "isr_replication_delayed",
     "isr_member_removed",
     "isr_high_watermark_advanced",

@@ -1,61 +1,54 @@
-//! The group: owns the simulator, the trace, the durable images, the
-//! replicas and the in-process controller. The only place that sends and
-//! delivers.
+//! [`IsrGroup`]: the replicas, the in-process controller and the pending
+//! client writes on one [`Cluster`]. The only place that sends and
+//! delivers: it gathers the facts the controller decides from, carries the
+//! decisions out on the nodes, and records what happened.
 
 use std::fmt;
+use std::sync::Arc;
 
-use replication::{ClientOps, GroupError, NodeId, Tick};
-use sim_core::{DurableImages, Envelope, NetConfig, Rng, SimNet, Trace, record};
+use replication::{Cluster, GroupError, NodeId, Tick};
+use sim_core::{NetConfig, record};
 
 use crate::config::IsrConfig;
+use crate::controller::{Controller, ControllerEvent, ElectionReason, ReplicaFacts};
+use crate::events;
+use crate::inspect;
+use crate::invariants;
 use crate::message::IsrMessage;
-use crate::node::{IsrNode, StepOutcome};
+use crate::node::{IsrNode, NodeEvent, Output};
 use crate::pending::PendingWrite;
+use crate::probe::IsrProbe;
 
 /// A Kafka-shaped partition: replicas, an in-process controller (leader,
-/// leader epoch, controller epoch, ISR), a high watermark, and one
+/// leader epoch, controller epoch, ISR, high watermark, lease), and one
 /// deterministic simulator. See the crate docs for the mechanism.
 pub struct IsrGroup {
     pub(crate) config: IsrConfig,
-    pub(crate) net: SimNet<IsrMessage>,
-    pub(crate) rng: Rng,
-    pub(crate) trace: Trace,
-    /// Per node: log length at the last fsync (an O(1) marker).
-    pub(crate) durable: DurableImages<u64>,
+    /// Ids, network, rng, trace, client operations and faults.
+    pub(crate) cluster: Cluster<IsrMessage>,
     /// Replicas in configuration order.
     pub(crate) nodes: Vec<IsrNode>,
-    /// Index of the controller's leader.
-    pub(crate) leader: usize,
-    pub(crate) leader_epoch: u64,
-    pub(crate) controller_epoch: u64,
-    pub(crate) in_isr: Vec<bool>,
-    pub(crate) high_watermark: u64,
-    /// Leader epoch of the last unclean election (0: none). Replicas not
-    /// confirmed since then may hold a committed view the partition lost.
-    pub(crate) unclean_epoch: u64,
-    pub(crate) lease_expiry: Tick,
-    pub(crate) slow: Vec<bool>,
-    pub(crate) isolated: Vec<bool>,
-    /// One-way cuts `(from, to)`, in the order they were made.
-    pub(crate) cut_links: Vec<(usize, usize)>,
-    /// Per node: last tick at which it was caught up with the leader.
-    pub(crate) last_caught_up: Vec<Tick>,
-    /// Run [`IsrGroup::check_invariants`] after every tick (a test aid).
-    pub(crate) tick_checks: bool,
-    /// The first violation seen by a per-tick check.
-    pub(crate) violation: Option<String>,
-    /// Op ids, client trace events, completions not yet taken.
-    pub(crate) client_ops: ClientOps,
+    pub(crate) controller: Controller,
     /// Appended writes waiting for their verdict, in submission order.
     pub(crate) pending: Vec<PendingWrite>,
+    /// The facts the controller last decided from (refilled before every
+    /// decision; kept to reuse its allocation).
+    pub(crate) facts: Vec<ReplicaFacts>,
+    /// Scratch for node outputs and controller events.
+    pub(crate) out: Vec<Output>,
+    decided: Vec<ControllerEvent>,
+    /// Run [`IsrGroup::check_invariants`] after every tick (a test aid).
+    tick_checks: bool,
+    /// The first violation seen by a per-tick check.
+    violation: Option<String>,
 }
 
 impl fmt::Debug for IsrGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("IsrGroup")
-            .field("tick", &self.tick_now())
-            .field("leader", &self.nodes[self.leader].id)
-            .field("leader_epoch", &self.leader_epoch)
+            .field("tick", &self.cluster.now())
+            .field("leader", self.cluster.id(self.controller.leader()))
+            .field("leader_epoch", &self.controller.leader_epoch())
             .field("nodes", &self.nodes.len())
             .field("pending_writes", &self.pending.len())
             .finish_non_exhaustive()
@@ -66,22 +59,18 @@ impl IsrGroup {
     /// Builds a group at tick 0: every node in the ISR, HW 0, leader epoch
     /// and controller epoch 1, lease valid for `lease_duration` ticks.
     pub fn new(config: IsrConfig) -> Result<Self, GroupError> {
-        config.validate()?;
-        let net = SimNet::new(NetConfig::default().with_delay(config.delay))?;
+        let controller = Controller::new(&config)?;
+        let mut cluster = Cluster::new(
+            config.nodes.clone(),
+            NetConfig::default().with_delay(config.delay),
+            config.seed,
+        )?;
         let n = config.nodes.len();
-        let leader = config
-            .nodes
-            .iter()
-            .position(|id| id == &config.leader)
-            .ok_or_else(|| GroupError::config("leader", "leader is not one of the nodes"))?;
-        let nodes = config
-            .nodes
-            .iter()
-            .map(|id| IsrNode::new(id.clone(), config.leader.clone()))
+        let nodes = (0..n)
+            .map(|me| IsrNode::new(me, n, controller.leader(), config.retention))
             .collect();
-        let mut trace = Trace::new();
         record!(
-            trace,
+            cluster.trace,
             0,
             "isr_group_started",
             nodes = config.nodes.clone(),
@@ -94,27 +83,16 @@ impl IsrGroup {
             seed = config.seed
         );
         Ok(IsrGroup {
-            rng: Rng::new(config.seed),
-            lease_expiry: config.lease_duration,
-            net,
-            trace,
-            durable: DurableImages::new(),
+            config,
+            cluster,
             nodes,
-            leader,
-            leader_epoch: 1,
-            controller_epoch: 1,
-            in_isr: vec![true; n],
-            high_watermark: 0,
-            unclean_epoch: 0,
-            slow: vec![false; n],
-            isolated: vec![false; n],
-            cut_links: Vec::new(),
-            last_caught_up: vec![0; n],
+            controller,
+            pending: Vec::new(),
+            facts: Vec::with_capacity(n),
+            out: Vec::new(),
+            decided: Vec::new(),
             tick_checks: false,
             violation: None,
-            client_ops: ClientOps::new(),
-            pending: Vec::new(),
-            config,
         })
     }
 
@@ -124,98 +102,32 @@ impl IsrGroup {
         &self.config
     }
 
-    /// The current tick.
-    pub(crate) fn tick_now(&self) -> Tick {
-        self.net.now()
+    /// A typed snapshot of the controller and every replica (copies logs
+    /// and maps: for tests and experiments, not hot paths).
+    #[must_use]
+    pub fn probe(&self) -> IsrProbe {
+        inspect::probe(&self.controller, &self.nodes, &self.cluster)
     }
 
-    /// Index of `node`, or `UnknownNode`.
-    pub(crate) fn index_of(&self, node: &NodeId) -> Result<usize, GroupError> {
-        self.nodes
-            .iter()
-            .position(|n| &n.id == node)
-            .ok_or_else(|| GroupError::UnknownNode(node.clone()))
-    }
-
-    /// Index of `node` when it is alive.
-    pub(crate) fn alive_index(&self, node: &NodeId) -> Result<usize, GroupError> {
-        let idx = self.index_of(node)?;
-        if !self.nodes[idx].alive {
-            return Err(GroupError::NodeDown(node.clone()));
-        }
-        Ok(idx)
-    }
-
-    /// True when the controller's leader is alive and in the ISR.
-    pub(crate) fn leader_available(&self) -> bool {
-        self.nodes[self.leader].alive && self.in_isr[self.leader]
-    }
-
-    /// Number of ISR members.
-    pub(crate) fn isr_len(&self) -> usize {
-        self.in_isr.iter().filter(|&&m| m).count()
-    }
-
-    /// ISR members sorted by id (for traces and probes).
-    pub(crate) fn isr_sorted(&self) -> Vec<NodeId> {
-        let mut isr: Vec<NodeId> = self
-            .nodes
-            .iter()
-            .zip(&self.in_isr)
-            .filter(|(_, m)| **m)
-            .map(|(n, _)| n.id.clone())
-            .collect();
-        isr.sort();
-        isr
-    }
-
-    /// True when packets flow both ways between `a` and `b`.
-    pub(crate) fn linked(&self, a: usize, b: usize) -> bool {
-        let (x, y) = (&self.nodes[a].id, &self.nodes[b].id);
-        !self.net.is_cut(x, y) && !self.net.is_cut(y, x)
-    }
-
-    /// Sends `msg` from node `src` to node `dst`.
-    pub(crate) fn send(&mut self, src: usize, dst: usize, msg: IsrMessage) {
-        self.net.send(
-            &self.nodes[src].id,
-            &self.nodes[dst].id,
-            msg,
-            &mut self.rng,
-            &mut self.trace,
-        );
-    }
-
-    /// Re-derives every cut link: a crashed or isolated node is cut from
-    /// every peer both ways.
-    pub(crate) fn recompute_links(&mut self) {
-        self.net.heal_all();
-        let ids: Vec<NodeId> = self.nodes.iter().map(|n| n.id.clone()).collect();
-        for (i, node) in self.nodes.iter().enumerate() {
-            if !node.alive || self.isolated[i] {
-                self.net.isolate(&node.id, ids.iter());
-            }
-        }
-        for &(from, to) in &self.cut_links {
-            self.net.partition(&ids[from], &ids[to]);
-        }
-    }
-
-    /// One tick: deliver everything due, refresh ISR, HW and lease, then
-    /// re-evaluate every pending write.
-    pub(crate) fn step_tick(&mut self) {
-        self.net.advance();
-        while let Some(env) = self.net.next_delivery(&mut self.trace) {
-            self.deliver(env);
-        }
-        self.refresh();
-        self.settle_pending();
-        if self.tick_checks
-            && self.violation.is_none()
-            && let Err(v) = self.check_invariants()
-        {
-            self.violation = Some(format!("tick {}: {v}", self.tick_now()));
-        }
+    /// Checks, in O(log length × nodes²) (a test aid, not a hot path), the
+    /// state-based safety invariants of SPEC §6:
+    /// 2. entries at or below both nodes' applied HW are identical, and
+    ///    every node's `committed_data` is exactly its log through
+    ///    `applied_hw`; every alive ISR member holds the leader's entries
+    ///    through HW;
+    /// 3. a follower confirmed in the current epoch holds exactly the
+    ///    leader's entries up to its confirmed end;
+    /// 4. the retained window lies inside the leader's own log;
+    ///
+    /// plus HW ≤ leader log end, `applied_hw` ≤ HW and `applied_hw` ≤ the
+    /// node's own log end. After an unclean election, a replica not
+    /// confirmed by a leader since is exempt from the cross-node checks
+    /// (it still holds the committed view the election threw away) until it
+    /// resynchronises. (Monotonicity of HW / `applied_hw` and the survival
+    /// of acknowledged writes need history; the integration tests track
+    /// those across probes.) Returns the first violation found.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        invariants::check(&self.controller, &self.nodes, &self.cluster)
     }
 
     /// Turns on (or off) running [`IsrGroup::check_invariants`] after every
@@ -231,14 +143,133 @@ impl IsrGroup {
         self.violation.as_deref()
     }
 
+    /// True when the controller's leader is alive and in the ISR.
+    pub(crate) fn leader_available(&self) -> bool {
+        let l = self.controller.leader();
+        self.controller.leader_available(self.cluster.is_alive(l))
+    }
+
+    /// ISR members' ids, by id (for messages).
+    pub(crate) fn isr_ids(&self) -> Vec<NodeId> {
+        let ids = self.cluster.ids();
+        self.controller
+            .isr()
+            .into_iter()
+            .map(|i| ids[i].clone())
+            .collect()
+    }
+
+    /// Replica `i` as the controller sees it now, `leader` leading
+    /// `epoch`.
+    fn facts_of(&self, i: usize, leader: usize, epoch: u64) -> ReplicaFacts {
+        let node = &self.nodes[i];
+        ReplicaFacts {
+            alive: self.cluster.is_alive(i),
+            isolated: self.cluster.is_isolated(i),
+            slow: self.cluster.is_slow(i),
+            linked_to_leader: i == leader || self.cluster.linked(i, leader),
+            log_end_offset: node.log_end_offset(),
+            confirmed_log_end: node.confirmed_log_end(epoch),
+        }
+    }
+
+    /// Refills [`IsrGroup::facts`] from the harness and the nodes.
+    pub(crate) fn gather_facts(&mut self) {
+        let (leader, epoch) = (self.controller.leader(), self.controller.leader_epoch());
+        let mut facts = std::mem::take(&mut self.facts);
+        facts.resize(self.nodes.len(), ReplicaFacts::default());
+        for (i, slot) in facts.iter_mut().enumerate() {
+            *slot = self.facts_of(i, leader, epoch);
+        }
+        self.facts = facts;
+    }
+
+    /// Runs `step` on node `i` and carries out what it asked for.
+    pub(crate) fn on_node(&mut self, i: usize, step: impl FnOnce(&mut IsrNode, &mut Vec<Output>)) {
+        let mut out = std::mem::take(&mut self.out);
+        step(&mut self.nodes[i], &mut out);
+        self.dispatch(i, &mut out);
+        self.out = out;
+    }
+
+    /// Sends and records what node `from` asked for, in order; a served
+    /// fetch then starts that follower's catch-up.
+    pub(crate) fn dispatch(&mut self, from: usize, out: &mut Vec<Output>) {
+        let now = self.cluster.now();
+        let mut resync = None;
+        for output in out.drain(..) {
+            match output {
+                Output::Send { to, msg } => {
+                    self.cluster.send(from, to, msg);
+                    if !self.cluster.is_alive(to) {
+                        // A broker that is down accepts no connection: the
+                        // send fails at once, so a restart before the
+                        // delivery tick cannot resurrect it. (Nothing else
+                        // is in flight to or from a down node: its crash
+                        // discarded it all.)
+                        self.cluster
+                            .discard_in_flight(to, "receiver_down", |_| true);
+                    }
+                }
+                Output::Event(event) => {
+                    if let NodeEvent::FetchReceived {
+                        follower,
+                        served: true,
+                        ..
+                    } = event
+                    {
+                        resync = Some(follower);
+                    }
+                    if self.cluster.trace.is_enabled() {
+                        let ids = Arc::clone(self.cluster.ids());
+                        let node = &self.nodes[from];
+                        events::record_node(&mut self.cluster.trace, &ids, now, node, &event);
+                    }
+                }
+            }
+        }
+        if let Some(follower) = resync {
+            self.resync(follower);
+        }
+    }
+
+    /// Records changes the controller made.
+    pub(crate) fn record_decided(&mut self, decided: &[ControllerEvent]) {
+        if !self.cluster.trace.is_enabled() {
+            return;
+        }
+        let now = self.cluster.now();
+        let ids = Arc::clone(self.cluster.ids());
+        for event in decided {
+            events::record_controller(&mut self.cluster.trace, &ids, now, &self.controller, event);
+        }
+    }
+
+    /// One tick: deliver everything due, refresh ISR, HW and lease, then
+    /// re-evaluate every pending write.
+    pub(crate) fn step_tick(&mut self) {
+        self.cluster.advance();
+        while let Some(d) = self.cluster.next_delivery() {
+            self.on_node(d.to, |node, out| node.step(d.from, d.msg, out));
+        }
+        self.refresh();
+        self.settle_pending();
+        if self.tick_checks
+            && self.violation.is_none()
+            && let Err(v) = self.check_invariants()
+        {
+            self.violation = Some(format!("tick {}: {v}", self.cluster.now()));
+        }
+    }
+
     /// Ticks until no message is in flight, at most `max_ticks` times.
     pub(crate) fn run_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         let mut ticks = 0;
-        while self.net.in_flight() > 0 {
+        while self.cluster.in_flight() > 0 {
             if ticks >= max_ticks {
                 return Err(GroupError::NotIdle {
                     ticks: max_ticks,
-                    waiting_for: format!("{} messages in flight", self.net.in_flight()),
+                    waiting_for: format!("{} messages in flight", self.cluster.in_flight()),
                 });
             }
             self.step_tick();
@@ -247,144 +278,81 @@ impl IsrGroup {
         Ok(ticks)
     }
 
-    fn deliver(&mut self, env: Envelope<IsrMessage>) {
-        let Some(dst) = self.nodes.iter().position(|n| n.id == env.dst) else {
-            return;
-        };
-        if !self.nodes[dst].alive {
-            self.net.record_discard(&env, "node_down", &mut self.trace);
+    /// The controller's per-tick work, then every alive replica applies the
+    /// high watermark it may.
+    pub(crate) fn refresh(&mut self) {
+        let now = self.cluster.now();
+        self.gather_facts();
+        let mut decided = std::mem::take(&mut self.decided);
+        if self.controller.refresh(now, &self.facts, &mut decided) {
+            self.record_decided(&decided);
+            for (j, node) in self.nodes.iter_mut().enumerate() {
+                if let Some(hw) = self.controller.replica_high_watermark(j, &self.facts) {
+                    node.apply_high_watermark(hw);
+                }
+            }
+        }
+        decided.clear();
+        self.decided = decided;
+    }
+
+    /// The controller tells replica `j` the leader and epoch, if it can
+    /// reach it.
+    pub(crate) fn notify(&mut self, j: usize) {
+        let (leader, epoch) = (self.controller.leader(), self.controller.leader_epoch());
+        if !self.controller.reaches(&self.facts_of(j, leader, epoch)) {
             return;
         }
-        let src = self.nodes.iter().position(|n| n.id == env.src);
-        let now = self.tick_now();
-        let (packet_epoch, outcome) = match &env.msg {
-            IsrMessage::Append {
-                kind,
-                leader_epoch,
-                source,
-                prev_offset,
-                prev_epoch,
-                entries,
-                leader_log_end,
-                high_watermark,
-            } => (
-                *leader_epoch,
-                self.nodes[dst].step_append(
-                    *kind,
-                    *leader_epoch,
-                    source,
-                    *prev_offset,
-                    *prev_epoch,
-                    entries,
-                    *leader_log_end,
-                    *high_watermark,
-                ),
+        self.on_node(j, |node, out| node.learn_leader(leader, epoch, out));
+    }
+
+    /// The leader starts follower `j`'s catch-up, if the controller lets it.
+    pub(crate) fn resync(&mut self, j: usize) {
+        self.gather_facts();
+        if !self.controller.should_resync(j, &self.facts) {
+            return;
+        }
+        let l = self.controller.leader();
+        debug_assert_eq!(
+            (self.nodes[l].leader_epoch(), self.nodes[l].high_watermark()),
+            (
+                self.controller.leader_epoch(),
+                self.controller.high_watermark()
             ),
-            IsrMessage::Snapshot {
-                leader_epoch,
-                source,
-                log,
-                high_watermark,
-            } => (
-                *leader_epoch,
-                self.nodes[dst].step_snapshot(*leader_epoch, source, log, *high_watermark),
-            ),
-            IsrMessage::Fetch {
-                leader_epoch,
-                log_end,
-            } => {
-                let current = dst == self.leader && *leader_epoch == self.leader_epoch;
-                record!(
-                    self.trace,
-                    now,
-                    "isr_fetch_received",
-                    leader = &env.dst,
-                    node = &env.src,
-                    log_end = *log_end,
-                    served = current
-                );
-                if let (true, Some(src)) = (current, src) {
-                    self.sync(src);
-                }
-                return;
-            }
-        };
-        let node = &self.nodes[dst];
-        match outcome {
-            StepOutcome::Rejected { reason } => {
-                record!(
-                    self.trace,
-                    now,
-                    "isr_append_rejected",
-                    node = &node.id,
-                    source = &env.src,
-                    reason = reason,
-                    packet_epoch = packet_epoch,
-                    known_epoch = node.known_epoch
-                );
-                if let (true, Some(src)) = (reason == "log_mismatch", src) {
-                    let msg = IsrMessage::Fetch {
-                        leader_epoch: node.known_epoch,
-                        log_end: node.log.end(),
-                    };
-                    self.send(dst, src, msg);
-                }
-            }
-            StepOutcome::Accepted {
-                first,
-                last,
-                truncated_to,
-            } => {
-                if let Some(to) = truncated_to {
-                    record!(
-                        self.trace,
-                        now,
-                        "isr_log_truncated",
-                        node = &node.id,
-                        above = to,
-                        reason = "divergence"
-                    );
-                    self.clamp_durable(dst, to);
-                }
-                let node = &self.nodes[dst];
-                if self.trace.is_enabled() {
-                    for offset in first..=last {
-                        let epoch = node.log.epoch_at(offset);
-                        record!(
-                            self.trace,
-                            now,
-                            "isr_entry_appended",
-                            node = &node.id,
-                            offset = offset,
-                            epoch = epoch,
-                            leader_epoch = packet_epoch
-                        );
-                    }
-                }
-            }
-            StepOutcome::Installed { dropped } => {
-                if dropped {
-                    self.clamp_durable(dst, 0);
-                }
-                let node = &self.nodes[dst];
-                record!(
-                    self.trace,
-                    now,
-                    "isr_snapshot_installed",
-                    node = &node.id,
-                    log_end = node.log.end(),
-                    applied_hw = node.log.applied_hw,
-                    leader_epoch = packet_epoch
-                );
-            }
+            "the controller's available leader knows its epoch and applies HW"
+        );
+        let mut out = std::mem::take(&mut self.out);
+        self.nodes[l].catch_up(j, self.nodes[j].log(), &mut out);
+        self.dispatch(l, &mut out);
+        self.out = out;
+    }
+
+    /// Carries out an election of `candidate`: the controller decides, the
+    /// candidate takes office, every reachable replica learns of it, and
+    /// every follower the controller lets is resynchronised.
+    pub(crate) fn elect(&mut self, candidate: usize, reason: ElectionReason) {
+        let now = self.cluster.now();
+        self.gather_facts();
+        let election = self.controller.elect(now, candidate, reason, &self.facts);
+        let ids = Arc::clone(self.cluster.ids());
+        events::record_unclean(&mut self.cluster.trace, &ids, now, &election);
+        let (epoch, hw) = (election.leader_epoch, election.high_watermark);
+        self.on_node(candidate, |node, out| node.become_leader(epoch, hw, out));
+        self.cluster.lift_slow(candidate);
+        if let Some(displaced) = &election.displaced {
+            self.record_decided(std::slice::from_ref(displaced));
+        }
+        events::record_elected(&mut self.cluster.trace, &ids, now, &election);
+        for j in 0..self.nodes.len() {
+            self.notify(j);
+        }
+        for j in 0..self.nodes.len() {
+            self.resync(j);
         }
     }
 
-    /// After a truncation to `end`, the durable marker cannot exceed it.
-    pub(crate) fn clamp_durable(&mut self, idx: usize, end: u64) {
-        let id = self.nodes[idx].id.clone();
-        if let Some(d) = self.durable.image_mut(&id) {
-            *d = (*d).min(end);
-        }
+    /// The current tick.
+    pub(crate) fn tick_now(&self) -> Tick {
+        self.cluster.now()
     }
 }

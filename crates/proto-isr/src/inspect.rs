@@ -1,85 +1,104 @@
-//! Building the probe and the summary.
+//! Building the probe and the summary from the controller, the nodes and
+//! the harness's fault state.
 
-use replication::{GroupSummary, NodeSummary};
+use replication::{Cluster, GroupSummary, NodeSummary};
 
-use crate::group::IsrGroup;
+use crate::controller::Controller;
 use crate::log::LogEntry;
+use crate::message::IsrMessage;
+use crate::node::IsrNode;
 use crate::probe::{IsrProbe, NodeProbe};
 use crate::role::Role;
 
-impl IsrGroup {
-    fn role_of(&self, idx: usize) -> Role {
-        if self.nodes[idx].believes_leader() {
-            Role::Leader
-        } else {
-            Role::Follower
-        }
+fn role_of(node: &IsrNode) -> Role {
+    if node.is_leader() {
+        Role::Leader
+    } else {
+        Role::Follower
     }
+}
 
-    /// A typed snapshot of the controller and every replica (copies logs
-    /// and maps: for tests and experiments, not hot paths).
-    #[must_use]
-    pub fn probe(&self) -> IsrProbe {
-        let (first, last) = self.retained_range();
-        let nodes = self
-            .nodes
+/// The controller's leader while it can serve.
+fn serving_leader(controller: &Controller, cluster: &Cluster<IsrMessage>) -> Option<usize> {
+    let l = controller.leader();
+    controller
+        .leader_available(cluster.is_alive(l))
+        .then_some(l)
+}
+
+/// A typed snapshot of the controller and every replica.
+pub(crate) fn probe(
+    controller: &Controller,
+    nodes: &[IsrNode],
+    cluster: &Cluster<IsrMessage>,
+) -> IsrProbe {
+    let l = controller.leader();
+    let (first, last) = nodes[l].retained_range();
+    let nodes = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| NodeProbe {
+            id: cluster.id(i).clone(),
+            alive: cluster.is_alive(i),
+            role: role_of(n),
+            slow: cluster.is_slow(i),
+            known_leader_epoch: n.leader_epoch(),
+            log: n
+                .log()
+                .entries()
+                .iter()
+                .map(|e| LogEntry::clone(e))
+                .collect(),
+            log_end_offset: n.log_end_offset(),
+            applied_hw: n.high_watermark(),
+            durable_offset: n.durable_offset(),
+            data: n.log().data().clone(),
+            committed_data: n.log().committed_data().clone(),
+            catch_up_mode: n.catch_up_mode(),
+            fenced_packets: n.fenced_packets(),
+        })
+        .collect();
+    IsrProbe {
+        tick: cluster.now(),
+        leader: serving_leader(controller, cluster).map(|i| cluster.id(i).clone()),
+        controller_leader: cluster.id(l).clone(),
+        leader_epoch: controller.leader_epoch(),
+        controller_epoch: controller.controller_epoch(),
+        isr: controller
+            .isr()
+            .into_iter()
+            .map(|i| cluster.id(i).clone())
+            .collect(),
+        high_watermark: controller.high_watermark(),
+        min_insync_replicas: controller.min_insync_replicas(),
+        lease_expiry: controller.lease_expiry(),
+        retained_offsets: (first..=last).collect(),
+        nodes,
+    }
+}
+
+/// The protocol-neutral summary.
+pub(crate) fn summary(
+    controller: &Controller,
+    nodes: &[IsrNode],
+    cluster: &Cluster<IsrMessage>,
+) -> GroupSummary {
+    let mut summary = GroupSummary {
+        protocol: "isr",
+        tick: cluster.now(),
+        leader: serving_leader(controller, cluster).map(|i| cluster.id(i).clone()),
+        nodes: nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| NodeProbe {
-                id: n.id.clone(),
-                alive: n.alive,
-                role: self.role_of(i),
-                slow: self.slow[i],
-                known_leader_epoch: n.known_epoch,
-                log: n.log.entries.iter().map(|e| LogEntry::clone(e)).collect(),
-                log_end_offset: n.log.end(),
-                applied_hw: n.log.applied_hw,
-                durable_offset: self.durable.image(&n.id).copied().unwrap_or(0),
-                data: n.log.data.clone(),
-                committed_data: n.log.committed.clone(),
-                catch_up_mode: n.catch_up_mode,
+            .map(|(i, n)| NodeSummary {
+                id: cluster.id(i).clone(),
+                alive: cluster.is_alive(i),
+                role: role_of(n).name(),
+                applied_offset: n.log_end_offset(),
+                data: n.log().data().clone(),
             })
-            .collect();
-        IsrProbe {
-            tick: self.tick_now(),
-            leader: self
-                .leader_available()
-                .then(|| self.nodes[self.leader].id.clone()),
-            controller_leader: self.nodes[self.leader].id.clone(),
-            leader_epoch: self.leader_epoch,
-            controller_epoch: self.controller_epoch,
-            isr: self.isr_sorted(),
-            high_watermark: self.high_watermark,
-            min_insync_replicas: self.config.min_insync_replicas,
-            lease_expiry: self.lease_expiry,
-            retained_offsets: (first..=last).collect(),
-            nodes,
-        }
-    }
-
-    pub(crate) fn build_summary(&self) -> GroupSummary {
-        GroupSummary {
-            protocol: "isr",
-            tick: self.tick_now(),
-            leader: self
-                .leader_available()
-                .then(|| self.nodes[self.leader].id.clone()),
-            nodes: {
-                let mut nodes: Vec<NodeSummary> = self
-                    .nodes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| NodeSummary {
-                        id: n.id.clone(),
-                        alive: n.alive,
-                        role: self.role_of(i).name(),
-                        applied_offset: n.log.end(),
-                        data: n.log.data.clone(),
-                    })
-                    .collect();
-                nodes.sort_by(|a, b| a.id.cmp(&b.id));
-                nodes
-            },
-        }
-    }
+            .collect(),
+    };
+    summary.nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    summary
 }

@@ -12,7 +12,7 @@ fn per_tick_invariant_check_reports_a_planted_violation() {
     g.tick();
     assert_eq!(g.invariant_violation(), None, "a fresh group is consistent");
     // Plant: HW above the leader's log end.
-    g.high_watermark = 5;
+    g.controller.high_watermark = 5;
     g.tick();
     let violation = g
         .invariant_violation()
@@ -26,7 +26,7 @@ fn per_tick_invariant_check_reports_a_planted_violation() {
 #[test]
 fn planted_violation_goes_unreported_when_per_tick_checks_are_off() {
     let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
-    g.high_watermark = 5;
+    g.controller.high_watermark = 5;
     g.tick();
     assert_eq!(g.invariant_violation(), None);
     assert!(g.check_invariants().is_err());

@@ -59,7 +59,7 @@
 //!   end on recovery).
 //! - **Stale leaders.** A replica learns of an election only when the
 //!   controller can reach it (alive, not isolated). An isolated displaced
-//!   leader therefore still believes it leads: [`IsrGroup::produce_to`]
+//!   leader therefore still believes it leads: [`IsrGroup::write_at`]
 //!   (or `submit(ClientOp::write(..).at(node))`) lets a client with stale
 //!   metadata write to it; its packets carry the old
 //!   epoch and, once it reconnects, are fenced by every receiver before it
@@ -76,6 +76,34 @@
 //!   `isr below min.insync` or `lease expired`), and
 //!   [`IsrGroup::lease_read`] which also requires the named node to be the
 //!   current leader (`lease fenced`).
+//!
+//! ## The shape: pure nodes, a pure controller, one harness
+//!
+//! - [`node::IsrNode`] is one replica as a **pure state machine**, in the
+//!   style of etcd-io/raft: [`IsrNode::step`](node::IsrNode::step) handles
+//!   a delivered message and the calls through which the leader's client
+//!   path and the controller reach it (`append_local`, `catch_up`,
+//!   `learn_leader`, `become_leader`, …) push
+//!   [`Output`](node::Output)s — messages to send, [`NodeEvent`](node::NodeEvent)s
+//!   to record — into a buffer; it never sees the network, the clock, the
+//!   trace or the controller. Its data plane is its [`ReplicaLog`](node::ReplicaLog): every
+//!   entry with its leader epoch, and the high watermark it has applied.
+//!   The follower's half lives in `follower.rs`, the leader's in
+//!   `leader.rs`. The [`node`] module docs show how a model checker drives
+//!   nodes without the group.
+//! - [`controller::Controller`] is the in-process controller as a **pure
+//!   decision maker**: it owns leader, both epochs, the ISR, HW, the
+//!   unclean-election epoch, the lease and each follower's last caught-up
+//!   tick, and decides from [`ReplicaFacts`](controller::ReplicaFacts)
+//!   (alive, slow, linked to the leader, log end, end confirmed in the
+//!   current epoch) — `maybe_shrink_isr`, `maybe_expand_isr`,
+//!   `maybe_increment_leader_hw`, elections, who to resynchronise, the
+//!   read guards — returning what it decided.
+//! - [`IsrGroup`] owns a [`replication::Cluster`] (ids, network, rng,
+//!   trace, client operations, every fault), the nodes, the controller and
+//!   the pending writes; it gathers facts, carries decisions out on the
+//!   nodes and records them. A write's verdict is the pure
+//!   `PendingWrite::decide` over the facts of the moment.
 //!
 //! ## Against real Kafka
 //!
@@ -108,10 +136,10 @@
 //! [`OpId`] without letting time pass; completions come out of
 //! [`ReplicationGroup::take_completions`] /
 //! [`ReplicationGroup::take_completion`] in completion order. The blocking
-//! `client_write` / `client_read` (and [`IsrGroup::produce_to`]) are
-//! `submit` + `await_completion`. Pending writes are re-evaluated at
-//! submission and after every tick; each completes within `ack_timeout`
-//! ticks.
+//! `client_write` / `client_read` (and [`IsrGroup::write_at`]) are
+//! `submit` + `await_completion`. Pending writes are judged after every
+//! tick (one just appended cannot be decided before a tick passes); each
+//! completes within `ack_timeout` ticks.
 //!
 //! | operation | *done* | *failed* (not applied) | *unknown* (appended, not acknowledged) |
 //! |---|---|---|---|
@@ -173,32 +201,31 @@
 //! Runnable: `cargo run -p proto-isr --example shrink_rejoin` (the
 //! chapter's hands-on run).
 
+mod client;
 mod config;
-mod controller;
+pub mod controller;
+mod events;
+mod follower;
 mod group;
-mod inflight;
 mod inspect;
 #[cfg(test)]
 mod invariant_tests;
 mod invariants;
+mod leader;
 mod log;
 mod message;
-mod node;
-#[cfg(test)]
-mod node_tests;
-mod ops;
+pub mod node;
+mod output;
 mod pending;
 mod probe;
 mod reads;
 mod registration;
 mod replication_impl;
 mod role;
-mod writes;
 
 pub use config::IsrConfig;
 pub use group::IsrGroup;
 pub use log::LogEntry;
-pub use message::{AppendKind, IsrMessage};
 pub use probe::{CatchUpMode, IsrProbe, NodeProbe};
 pub use registration::IsrRegistration;
 pub use role::Role;

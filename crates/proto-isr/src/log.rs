@@ -1,4 +1,6 @@
-//! A replica's log and the two key/value views derived from it.
+//! A replica's log and the two key/value views derived from it: the data
+//! plane every node behaviour shares (the entries with their leader epochs,
+//! and the high watermark this replica has applied).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,11 +21,13 @@ pub struct LogEntry {
 }
 
 /// A replica's log, `data` (every appended entry applied) and
-/// `committed_data` (only entries at or below `applied_hw`).
+/// `committed_data` (only entries at or below the high watermark this
+/// replica has applied, `applied_hw`). Read-only outside the crate: a node
+/// changes it only through its own steps.
 ///
 /// Invariant: `entries[i].offset == i + 1`.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ReplicaLog {
+pub struct ReplicaLog {
     pub(crate) entries: Vec<Arc<LogEntry>>,
     pub(crate) data: BTreeMap<Bytes, Bytes>,
     pub(crate) committed: BTreeMap<Bytes, Bytes>,
@@ -32,21 +36,49 @@ pub(crate) struct ReplicaLog {
 
 impl ReplicaLog {
     /// The log end offset (offset of the last entry, 0 when empty).
-    pub(crate) fn end(&self) -> u64 {
+    #[must_use]
+    pub fn end(&self) -> u64 {
         self.entries.len() as u64
     }
 
     /// The entry at `offset`, if held.
-    pub(crate) fn get(&self, offset: u64) -> Option<&Arc<LogEntry>> {
+    #[must_use]
+    pub fn get(&self, offset: u64) -> Option<&Arc<LogEntry>> {
         if offset == 0 {
             return None;
         }
         self.entries.get((offset - 1) as usize)
     }
 
-    /// Entry epoch at `offset` (0 for offset 0 or a missing entry).
-    pub(crate) fn epoch_at(&self, offset: u64) -> u64 {
+    /// Entry (leader) epoch at `offset` (0 for offset 0 or a missing entry).
+    #[must_use]
+    pub fn epoch_at(&self, offset: u64) -> u64 {
         self.get(offset).map_or(0, |e| e.epoch)
+    }
+
+    /// Every entry, in offset order.
+    #[must_use]
+    pub fn entries(&self) -> &[Arc<LogEntry>] {
+        &self.entries
+    }
+
+    /// The high watermark this replica has applied: `committed_data` holds
+    /// exactly entries `1..=applied_hw`.
+    #[must_use]
+    pub fn applied_hw(&self) -> u64 {
+        self.applied_hw
+    }
+
+    /// Every appended entry applied, last write per key winning.
+    #[must_use]
+    pub fn data(&self) -> &BTreeMap<Bytes, Bytes> {
+        &self.data
+    }
+
+    /// Only entries at or below `applied_hw` applied.
+    #[must_use]
+    pub fn committed_data(&self) -> &BTreeMap<Bytes, Bytes> {
+        &self.committed
     }
 
     /// Appends the next entry and applies it to `data`.
@@ -135,7 +167,8 @@ impl ReplicaLog {
 
     /// The highest offset at which this log and `other` hold entries of the
     /// same epoch (the end of their shared prefix, by the log-matching rule).
-    pub(crate) fn shared_prefix_with(&self, other: &ReplicaLog) -> u64 {
+    #[must_use]
+    pub fn shared_prefix_with(&self, other: &ReplicaLog) -> u64 {
         let mut k = self.end().min(other.end());
         while k > 0 && self.epoch_at(k) != other.epoch_at(k) {
             k -= 1;

@@ -1,8 +1,7 @@
-//! Wire messages between replicas.
+//! Wire messages between replicas. Replicas are named by their position in
+//! the group's node list, as in a [`Delivery`](replication::Delivery).
 
 use std::sync::Arc;
-
-use replication::NodeId;
 
 use crate::log::LogEntry;
 
@@ -18,7 +17,7 @@ pub enum AppendKind {
 }
 
 /// A replication message. Every leader packet carries the sender's *packet*
-/// leader epoch and its id; each entry carries its own *entry* epoch.
+/// leader epoch and its position; each entry carries its own *entry* epoch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum IsrMessage {
@@ -28,8 +27,8 @@ pub enum IsrMessage {
         kind: AppendKind,
         /// The sender's leader epoch when it sent the packet.
         leader_epoch: u64,
-        /// The sending leader.
-        source: NodeId,
+        /// The sending leader's position.
+        source: usize,
         /// Offset of the entry just before `entries` (0 = log start).
         prev_offset: u64,
         /// Entry epoch at `prev_offset` (0 when `prev_offset` is 0).
@@ -46,21 +45,35 @@ pub enum IsrMessage {
     Snapshot {
         /// The sender's leader epoch.
         leader_epoch: u64,
-        /// The sending leader.
-        source: NodeId,
+        /// The sending leader's position.
+        source: usize,
         /// The leader's whole log (shared, not copied per receiver).
         log: Arc<[Arc<LogEntry>]>,
         /// The leader's high watermark.
         high_watermark: u64,
     },
     /// Follower → leader: "my log did not fit your packet, resynchronise me"
-    /// (the fetch a Kafka follower would issue).
+    /// (the fetch a Kafka follower would issue; in this push-based chapter
+    /// mode a follower sends it only after a `log_mismatch`).
     Fetch {
         /// The epoch the follower knows.
         leader_epoch: u64,
         /// The follower's log end.
         log_end: u64,
     },
+}
+
+/// The fields of an [`IsrMessage::Append`], borrowed.
+#[derive(Debug)]
+pub(crate) struct Append<'a> {
+    pub(crate) kind: AppendKind,
+    pub(crate) leader_epoch: u64,
+    pub(crate) source: usize,
+    pub(crate) prev_offset: u64,
+    pub(crate) prev_epoch: u64,
+    pub(crate) entries: &'a [Arc<LogEntry>],
+    pub(crate) leader_log_end: u64,
+    pub(crate) high_watermark: u64,
 }
 
 impl sim_core::Payload for IsrMessage {

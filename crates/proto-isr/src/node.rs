@@ -1,23 +1,68 @@
-//! Per-replica state and the pure step logic for one delivered packet.
-//! No simulator access: the group delivers, records and sends.
+//! One ISR replica as a pure state machine: [`IsrNode`].
+//!
+//! A node never sees the network, the clock, the trace or the controller.
+//! Its entry points are [`IsrNode::step`] (a message arrived) and the calls
+//! through which the in-process controller and the client reach it
+//! ([`IsrNode::learn_leader`], [`IsrNode::apply_high_watermark`],
+//! [`IsrNode::append_local`], [`IsrNode::catch_up`],
+//! [`IsrNode::become_leader`], …); everything it wants done comes back as
+//! [`Output`]s: messages to send to a position and [`NodeEvent`]s to record.
+//! The follower's half (append and snapshot handling, fencing) lives in
+//! `follower.rs`, the leader's (its own append path and fan-out, catch-up,
+//! fetch handling, the stale-leader resend) in `leader.rs`.
+//!
+//! # Driving a node without the group
+//!
+//! A downstream model checker builds the replicas itself, delivers each
+//! [`Output::Send`](replication::Output::Send) to the node at `to` by
+//! calling its `step` with the sender's position, and plays the controller
+//! with [`Controller`](crate::controller::Controller) (or by hand):
+//!
+//! ```
+//! use proto_isr::node::{IsrMessage, IsrNode, NodeEvent, Output};
+//! use proto_isr::AckLevel;
+//!
+//! // Three replicas, position 0 leads epoch 1; retention of 8 entries.
+//! let mut nodes: Vec<IsrNode> = (0..3).map(|me| IsrNode::new(me, 3, 0, 8)).collect();
+//! let mut out: Vec<Output> = Vec::new();
+//! let offset = nodes[0].append_local("k".into(), "v".into(), AckLevel::Leader, |_| false, &mut out);
+//! assert_eq!(offset, 1);
+//!
+//! // Deliver every message the leader sent (a FIFO network, nothing lost).
+//! let mut queue: Vec<(usize, usize, IsrMessage)> = Vec::new();
+//! for o in out.drain(..) {
+//!     if let Output::Send { to, msg } = o {
+//!         queue.push((0, to, msg));
+//!     }
+//! }
+//! for (from, to, msg) in queue {
+//!     nodes[to].step(from, msg, &mut out);
+//! }
+//! assert!(out.iter().any(|o| matches!(o, Output::Event(NodeEvent::EntriesAppended { first: 1, last: 1, .. }))));
+//! // Both followers now hold offset 1, confirmed in epoch 1.
+//! assert!(nodes[1..].iter().all(|n| n.confirmed_log_end(1) == Some(1)));
+//! ```
 
-use std::sync::Arc;
-
-use replication::NodeId;
-
-use crate::log::{LogEntry, ReplicaLog};
-use crate::message::AppendKind;
+pub use crate::log::{LogEntry, ReplicaLog};
+pub use crate::message::{AppendKind, IsrMessage};
+pub use crate::output::{NodeEvent, Output, RejectReason, TruncationReason};
 use crate::probe::CatchUpMode;
 
-/// One replica.
+/// One replica: its log (with the leader epoch of every entry and the high
+/// watermark it has applied), the leader and leader epoch it knows, how far
+/// its log is confirmed against that leader, and its durable marker.
 #[derive(Debug, Clone)]
-pub(crate) struct IsrNode {
-    pub(crate) id: NodeId,
-    pub(crate) alive: bool,
+pub struct IsrNode {
+    /// This replica's position.
+    pub(crate) me: usize,
+    /// How many replicas the partition has (positions `0..replicas`).
+    pub(crate) replicas: usize,
+    /// Entries a leader retains for incremental catch-up.
+    pub(crate) retention: usize,
     /// The leader epoch this replica knows (from the controller).
     pub(crate) known_epoch: u64,
     /// The leader this replica knows (from the controller).
-    pub(crate) known_leader: NodeId,
+    pub(crate) known_leader: usize,
     pub(crate) log: ReplicaLog,
     /// Epoch in which the log was last confirmed against the leader.
     pub(crate) matched_epoch: u64,
@@ -25,130 +70,202 @@ pub(crate) struct IsrNode {
     /// of `matched_epoch` (only meaningful when that epoch is current).
     pub(crate) matched_end: u64,
     pub(crate) catch_up_mode: CatchUpMode,
-}
-
-/// What a delivered leader packet did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StepOutcome {
-    /// Accepted: entries `first..=last` appended (empty when `first > last`),
-    /// a suffix above `truncated_to` dropped first if `Some`.
-    Accepted {
-        first: u64,
-        last: u64,
-        truncated_to: Option<u64>,
-    },
-    /// A snapshot replaced the whole log.
-    Installed { dropped: bool },
-    /// Refused before touching state.
-    Rejected { reason: &'static str },
+    /// Log length at the last fsync (an O(1) "durable through" marker).
+    pub(crate) durable_offset: u64,
+    /// Leader packets refused as fenced (stale epoch or non-leader source).
+    pub(crate) fenced_packets: u64,
 }
 
 impl IsrNode {
-    pub(crate) fn new(id: NodeId, leader: NodeId) -> Self {
+    /// Replica `me` of `replicas`, empty, knowing `leader` as the leader of
+    /// epoch 1; `retention` entries are kept for incremental catch-up when
+    /// it leads.
+    #[must_use]
+    pub fn new(me: usize, replicas: usize, leader: usize, retention: usize) -> Self {
         IsrNode {
-            id,
-            alive: true,
+            me,
+            replicas,
+            retention,
             known_epoch: 1,
             known_leader: leader,
             log: ReplicaLog::default(),
             matched_epoch: 1,
             matched_end: 0,
             catch_up_mode: CatchUpMode::Never,
+            durable_offset: 0,
+            fenced_packets: 0,
         }
     }
 
-    /// True when this replica believes it leads.
-    pub(crate) fn believes_leader(&self) -> bool {
-        self.known_leader == self.id
+    /// This replica's position.
+    #[must_use]
+    pub fn me(&self) -> usize {
+        self.me
     }
 
-    /// Packet fencing: epoch first, then source. Nothing is touched.
-    fn fence(&self, epoch: u64, source: &NodeId) -> Option<&'static str> {
-        if epoch != self.known_epoch {
-            Some("stale_leader_epoch")
-        } else if source != &self.known_leader || source == &self.id {
-            Some("non_current_leader")
-        } else {
-            None
-        }
+    /// True when this replica believes it leads (a displaced leader that
+    /// has not heard of the election still does).
+    #[must_use]
+    pub fn is_leader(&self) -> bool {
+        self.known_leader == self.me
     }
 
-    /// Handles an append packet (live or catch-up).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn step_append(
-        &mut self,
-        kind: AppendKind,
-        epoch: u64,
-        source: &NodeId,
-        prev_offset: u64,
-        prev_epoch: u64,
-        entries: &[Arc<LogEntry>],
-        leader_log_end: u64,
-        high_watermark: u64,
-    ) -> StepOutcome {
-        if let Some(reason) = self.fence(epoch, source) {
-            return StepOutcome::Rejected { reason };
-        }
-        let fits = prev_offset <= self.log.end() && self.log.epoch_at(prev_offset) == prev_epoch;
-        if !fits {
-            return StepOutcome::Rejected {
-                reason: "log_mismatch",
-            };
-        }
-        // First entry the log does not already hold with the same epoch.
-        let mut skip = 0usize;
-        while skip < entries.len() {
-            let e = &entries[skip];
-            if self.log.epoch_at(e.offset) != e.epoch || self.log.get(e.offset).is_none() {
-                break;
+    /// The leader this replica knows.
+    #[must_use]
+    pub fn leader(&self) -> usize {
+        self.known_leader
+    }
+
+    /// The leader epoch this replica knows.
+    #[must_use]
+    pub fn leader_epoch(&self) -> u64 {
+        self.known_epoch
+    }
+
+    /// The log, its data views and its applied high watermark.
+    #[must_use]
+    pub fn log(&self) -> &ReplicaLog {
+        &self.log
+    }
+
+    /// The log end offset (0 when empty).
+    #[must_use]
+    pub fn log_end_offset(&self) -> u64 {
+        self.log.end()
+    }
+
+    /// The high watermark this replica knows and has applied.
+    #[must_use]
+    pub fn high_watermark(&self) -> u64 {
+        self.log.applied_hw
+    }
+
+    /// Log length at the last fsync.
+    #[must_use]
+    pub fn durable_offset(&self) -> u64 {
+        self.durable_offset
+    }
+
+    /// How this replica last got its log from a leader.
+    #[must_use]
+    pub fn catch_up_mode(&self) -> CatchUpMode {
+        self.catch_up_mode
+    }
+
+    /// Leader packets this replica refused as fenced so far.
+    #[must_use]
+    pub fn fenced_packets(&self) -> u64 {
+        self.fenced_packets
+    }
+
+    /// The offset through which this replica's log is confirmed to hold the
+    /// leader's log of `leader_epoch` — what the leader of that epoch knows
+    /// of this replica's log end (Kafka: the follower's log end offset in
+    /// the leader's replica state); `None` when it was not confirmed in that
+    /// epoch. For the leader itself, its own appends.
+    #[must_use]
+    pub fn confirmed_log_end(&self, leader_epoch: u64) -> Option<u64> {
+        (self.matched_epoch == leader_epoch).then_some(self.matched_end)
+    }
+
+    /// A message from the replica at position `from` arrived.
+    pub fn step(&mut self, from: usize, msg: IsrMessage, out: &mut Vec<Output>) {
+        match msg {
+            IsrMessage::Append {
+                kind,
+                leader_epoch,
+                source,
+                prev_offset,
+                prev_epoch,
+                entries,
+                leader_log_end,
+                high_watermark,
+            } => {
+                let append = crate::message::Append {
+                    kind,
+                    leader_epoch,
+                    source,
+                    prev_offset,
+                    prev_epoch,
+                    entries: &entries,
+                    leader_log_end,
+                    high_watermark,
+                };
+                self.on_append(from, &append, out);
             }
-            skip += 1;
-        }
-        let mut truncated_to = None;
-        let conflict_at = prev_offset + skip as u64;
-        if skip < entries.len() && self.log.truncate_above(conflict_at) {
-            truncated_to = Some(conflict_at);
-        }
-        if kind == AppendKind::CatchUp && self.log.truncate_above(leader_log_end) {
-            truncated_to = Some(leader_log_end);
-        }
-        let first = self.log.end() + 1;
-        for e in &entries[skip..] {
-            self.log.push(e.clone());
-        }
-        let last = self.log.end();
-        self.matched_epoch = epoch;
-        self.matched_end = self.log.end();
-        self.log.apply_through(high_watermark.min(self.matched_end));
-        self.catch_up_mode = match (kind, self.catch_up_mode) {
-            (AppendKind::CatchUp, _) => CatchUpMode::Incremental,
-            (AppendKind::Live, CatchUpMode::Never) => CatchUpMode::Streaming,
-            (AppendKind::Live, mode) => mode,
-        };
-        StepOutcome::Accepted {
-            first,
-            last,
-            truncated_to,
+            IsrMessage::Snapshot {
+                leader_epoch,
+                source,
+                log,
+                high_watermark,
+            } => self.on_snapshot(from, leader_epoch, source, &log, high_watermark, out),
+            IsrMessage::Fetch {
+                leader_epoch,
+                log_end,
+            } => self.on_fetch(from, leader_epoch, log_end, out),
         }
     }
 
-    /// Handles a full snapshot.
-    pub(crate) fn step_snapshot(
-        &mut self,
-        epoch: u64,
-        source: &NodeId,
-        log: &[Arc<LogEntry>],
-        high_watermark: u64,
-    ) -> StepOutcome {
-        if let Some(reason) = self.fence(epoch, source) {
-            return StepOutcome::Rejected { reason };
+    /// The controller's LeaderAndIsr: `leader` leads `leader_epoch`.
+    /// Records [`NodeEvent::LeaderLearned`] when that is news.
+    pub fn learn_leader(&mut self, leader: usize, leader_epoch: u64, out: &mut Vec<Output>) {
+        if self.known_epoch == leader_epoch && self.known_leader == leader {
+            return;
         }
-        let dropped = self.log.end() > 0;
-        self.log.replace(log);
-        self.matched_epoch = epoch;
-        self.matched_end = self.log.end();
-        self.log.apply_through(high_watermark.min(self.matched_end));
-        self.catch_up_mode = CatchUpMode::Full;
-        StepOutcome::Installed { dropped }
+        self.known_epoch = leader_epoch;
+        self.known_leader = leader;
+        out.push(Output::Event(NodeEvent::LeaderLearned {
+            leader,
+            leader_epoch,
+        }));
+    }
+
+    /// Applies entries up to `high_watermark` (never backwards, never past
+    /// the log end) into `committed_data`.
+    pub fn apply_high_watermark(&mut self, high_watermark: u64) {
+        self.log.apply_through(high_watermark);
+    }
+
+    /// Marks the log durable through its end; returns that offset.
+    pub fn fsync(&mut self) -> u64 {
+        self.durable_offset = self.log.end();
+        self.durable_offset
+    }
+
+    /// A crash: nothing is confirmed against any leader any more; with
+    /// `lose_unfsynced`, the log is truncated to its last fsync
+    /// ([`TruncationReason::PowerLoss`]).
+    pub fn crash(&mut self, lose_unfsynced: bool, out: &mut Vec<Output>) {
+        self.matched_epoch = 0;
+        self.matched_end = 0;
+        if lose_unfsynced {
+            let durable = self.durable_offset;
+            self.truncate(durable, TruncationReason::PowerLoss, out);
+        }
+    }
+
+    /// Truncates the log above `end`, lowering the durable marker with it;
+    /// records [`NodeEvent::LogTruncated`] when something was dropped.
+    pub(crate) fn truncate(&mut self, end: u64, reason: TruncationReason, out: &mut Vec<Output>) {
+        if self.log.truncate_above(end) {
+            self.durable_offset = self.durable_offset.min(end);
+            out.push(Output::Event(NodeEvent::LogTruncated {
+                above: end,
+                reason,
+            }));
+        }
+    }
+
+    /// The retained window of this replica's log: `(first, last)` offsets,
+    /// `first > last` when the log is empty.
+    #[must_use]
+    pub fn retained_range(&self) -> (u64, u64) {
+        let end = self.log.end();
+        let first = end.saturating_sub(self.retention as u64) + 1;
+        (first, end)
     }
 }
+
+#[cfg(test)]
+#[path = "node_tests.rs"]
+mod tests;

@@ -1,18 +1,16 @@
-//! Unit tests of the pure step functions of one replica.
+//! Unit tests of one replica's step, driven directly (no group), as a
+//! downstream model checker would: messages in, outputs out.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
-use replication::NodeId;
 
-use crate::log::LogEntry;
-use crate::message::AppendKind;
-use crate::node::{IsrNode, StepOutcome};
-use crate::probe::CatchUpMode;
+use super::*;
 
-fn leader() -> NodeId {
-    NodeId::new("node-1")
-}
+/// The leader's position (`node-1`).
+const LEADER: usize = 0;
+/// The follower's position (`node-2`).
+const FOLLOWER: usize = 1;
 
 fn entry(offset: u64, epoch: u64, value: &'static str) -> Arc<LogEntry> {
     Arc::new(LogEntry {
@@ -23,9 +21,10 @@ fn entry(offset: u64, epoch: u64, value: &'static str) -> Arc<LogEntry> {
     })
 }
 
-/// A follower `node-2` of `node-1` in `epoch`, holding `log`.
+/// A follower at position 1 of 3, following position 0 in `epoch`,
+/// holding `log` (confirmed through its end).
 fn follower(epoch: u64, log: &[Arc<LogEntry>]) -> IsrNode {
-    let mut f = IsrNode::new(NodeId::new("node-2"), leader());
+    let mut f = IsrNode::new(FOLLOWER, 3, LEADER, 8);
     f.known_epoch = epoch;
     f.matched_epoch = epoch;
     for e in log {
@@ -39,15 +38,77 @@ fn epochs(f: &IsrNode) -> Vec<(u64, u64)> {
     f.log.entries.iter().map(|e| (e.offset, e.epoch)).collect()
 }
 
+/// Delivers an append packet from `source` and returns the outputs.
+#[allow(clippy::too_many_arguments)]
+fn append(
+    f: &mut IsrNode,
+    kind: AppendKind,
+    epoch: u64,
+    source: usize,
+    prev_offset: u64,
+    prev_epoch: u64,
+    entries: &[Arc<LogEntry>],
+    leader_log_end: u64,
+    high_watermark: u64,
+) -> Vec<Output> {
+    let msg = IsrMessage::Append {
+        kind,
+        leader_epoch: epoch,
+        source,
+        prev_offset,
+        prev_epoch,
+        entries: Arc::from(entries),
+        leader_log_end,
+        high_watermark,
+    };
+    let mut out = Vec::new();
+    f.step(source, msg, &mut out);
+    out
+}
+
+fn events(out: &[Output]) -> Vec<NodeEvent> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Event(e) => Some(e.clone()),
+            Output::Send { .. } => None,
+        })
+        .collect()
+}
+
+fn rejected(reason: RejectReason, packet_epoch: u64, known_epoch: u64) -> NodeEvent {
+    NodeEvent::AppendRejected {
+        from: LEADER,
+        reason,
+        packet_epoch,
+        known_epoch,
+    }
+}
+
+fn appended(first: u64, last: u64, packet_epoch: u64) -> NodeEvent {
+    NodeEvent::EntriesAppended {
+        first,
+        last,
+        packet_epoch,
+    }
+}
+
+fn divergence(above: u64) -> NodeEvent {
+    NodeEvent::LogTruncated {
+        above,
+        reason: TruncationReason::Divergence,
+    }
+}
+
 #[test]
 fn append_whose_previous_entry_has_another_epoch_is_rejected_as_log_mismatch() {
     // The follower holds offset 2 from epoch 1; the leader's log has an
     // epoch-2 entry there. The packet must not fit.
     let mut f = follower(2, &[entry(1, 1, "a"), entry(2, 1, "stale")]);
-    let out = f.step_append(
+    let out = append(
+        &mut f,
         AppendKind::Live,
         2,
-        &leader(),
+        LEADER,
         2,
         2,
         &[entry(3, 2, "c")],
@@ -56,9 +117,17 @@ fn append_whose_previous_entry_has_another_epoch_is_rejected_as_log_mismatch() {
     );
     assert_eq!(
         out,
-        StepOutcome::Rejected {
-            reason: "log_mismatch"
-        }
+        vec![
+            Output::Event(rejected(RejectReason::LogMismatch, 2, 2)),
+            Output::Send {
+                to: LEADER,
+                msg: IsrMessage::Fetch {
+                    leader_epoch: 2,
+                    log_end: 2
+                }
+            },
+        ],
+        "a mismatch asks the leader to resynchronise"
     );
     assert_eq!(
         epochs(&f),
@@ -66,15 +135,17 @@ fn append_whose_previous_entry_has_another_epoch_is_rejected_as_log_mismatch() {
         "a rejected append changes nothing"
     );
     assert_eq!(f.matched_end, 2);
+    assert_eq!(f.fenced_packets(), 0, "a mismatch is not fencing");
 }
 
 #[test]
 fn append_past_the_follower_log_end_is_rejected_as_log_mismatch() {
     let mut f = follower(1, &[entry(1, 1, "a")]);
-    let out = f.step_append(
+    let out = append(
+        &mut f,
         AppendKind::Live,
         1,
-        &leader(),
+        LEADER,
         2,
         1,
         &[entry(3, 1, "c")],
@@ -82,10 +153,8 @@ fn append_past_the_follower_log_end_is_rejected_as_log_mismatch() {
         0,
     );
     assert_eq!(
-        out,
-        StepOutcome::Rejected {
-            reason: "log_mismatch"
-        }
+        events(&out),
+        vec![rejected(RejectReason::LogMismatch, 1, 1)]
     );
     assert_eq!(f.log.end(), 1);
 }
@@ -96,24 +165,18 @@ fn duplicate_append_keeps_the_entries_the_follower_already_holds() {
     // follower already holds 1..=3: nothing may be truncated.
     let log = [entry(1, 1, "a"), entry(2, 1, "b"), entry(3, 1, "c")];
     let mut f = follower(1, &log);
-    let out = f.step_append(
+    let out = append(
+        &mut f,
         AppendKind::Live,
         1,
-        &leader(),
+        LEADER,
         1,
         1,
         &[log[1].clone()],
         2,
         0,
     );
-    assert_eq!(
-        out,
-        StepOutcome::Accepted {
-            first: 4,
-            last: 3,
-            truncated_to: None
-        }
-    );
+    assert_eq!(out, vec![Output::Event(appended(4, 3, 1))]);
     assert_eq!(epochs(&f), vec![(1, 1), (2, 1), (3, 1)]);
     assert_eq!(f.log.data.get(&b"k"[..]), Some(&Bytes::from_static(b"c")));
 }
@@ -124,24 +187,18 @@ fn append_replaces_only_the_conflicting_suffix() {
         2,
         &[entry(1, 1, "a"), entry(2, 1, "b"), entry(3, 1, "stale")],
     );
-    let out = f.step_append(
+    let out = append(
+        &mut f,
         AppendKind::Live,
         2,
-        &leader(),
+        LEADER,
         1,
         1,
         &[entry(2, 1, "b"), entry(3, 2, "new")],
         3,
         0,
     );
-    assert_eq!(
-        out,
-        StepOutcome::Accepted {
-            first: 3,
-            last: 3,
-            truncated_to: Some(2)
-        }
-    );
+    assert_eq!(events(&out), vec![divergence(2), appended(3, 3, 2)]);
     assert_eq!(epochs(&f), vec![(1, 1), (2, 1), (3, 2)]);
     assert_eq!(f.log.data.get(&b"k"[..]), Some(&Bytes::from_static(b"new")));
 }
@@ -152,15 +209,8 @@ fn catch_up_truncates_a_suffix_beyond_the_leader_log_end() {
         2,
         &[entry(1, 1, "a"), entry(2, 1, "b"), entry(3, 1, "extra")],
     );
-    let out = f.step_append(AppendKind::CatchUp, 2, &leader(), 2, 1, &[], 2, 2);
-    assert_eq!(
-        out,
-        StepOutcome::Accepted {
-            first: 3,
-            last: 2,
-            truncated_to: Some(2)
-        }
-    );
+    let out = append(&mut f, AppendKind::CatchUp, 2, LEADER, 2, 1, &[], 2, 2);
+    assert_eq!(events(&out), vec![divergence(2), appended(3, 2, 2)]);
     assert_eq!(f.log.end(), 2);
     assert_eq!(f.log.applied_hw, 2);
     assert_eq!(f.catch_up_mode, CatchUpMode::Incremental);
@@ -169,10 +219,11 @@ fn catch_up_truncates_a_suffix_beyond_the_leader_log_end() {
 #[test]
 fn packet_of_another_epoch_or_from_a_non_leader_is_fenced_before_touching_state() {
     let mut f = follower(2, &[entry(1, 1, "a")]);
-    let stale = f.step_append(
+    let stale = append(
+        &mut f,
         AppendKind::Live,
         1,
-        &leader(),
+        LEADER,
         1,
         1,
         &[entry(2, 1, "x")],
@@ -181,34 +232,74 @@ fn packet_of_another_epoch_or_from_a_non_leader_is_fenced_before_touching_state(
     );
     assert_eq!(
         stale,
-        StepOutcome::Rejected {
-            reason: "stale_leader_epoch"
-        }
+        vec![Output::Event(rejected(
+            RejectReason::StaleLeaderEpoch,
+            1,
+            2
+        ))],
+        "fenced: no fetch"
     );
-    let other = NodeId::new("node-3");
-    let foreign = f.step_append(AppendKind::Live, 2, &other, 1, 1, &[entry(2, 2, "x")], 2, 1);
+    let other = 2;
+    let mut out = Vec::new();
+    let msg = IsrMessage::Append {
+        kind: AppendKind::Live,
+        leader_epoch: 2,
+        source: other,
+        prev_offset: 1,
+        prev_epoch: 1,
+        entries: Arc::from([entry(2, 2, "x")]),
+        leader_log_end: 2,
+        high_watermark: 1,
+    };
+    f.step(other, msg, &mut out);
     assert_eq!(
-        foreign,
-        StepOutcome::Rejected {
-            reason: "non_current_leader"
-        }
+        events(&out),
+        vec![NodeEvent::AppendRejected {
+            from: other,
+            reason: RejectReason::NonCurrentLeader,
+            packet_epoch: 2,
+            known_epoch: 2,
+        }]
     );
     assert_eq!(f.log.end(), 1);
     assert_eq!(f.log.applied_hw, 0);
+    assert_eq!(f.fenced_packets(), 2, "both refusals are fencing");
 }
 
-/// A full snapshot says whether it replaced something: a follower that
-/// held entries reports them dropped (the group then clamps its durable
-/// marker, since the new log is not on disk), an empty follower does not.
+/// A full snapshot over entries the follower held drops its durable
+/// marker to 0 (the new log is not on disk); over an empty log there was
+/// nothing to drop.
 #[test]
-fn snapshot_install_reports_whether_it_dropped_the_followers_own_entries() {
-    let snapshot = [entry(1, 1, "a"), entry(2, 1, "b")];
+fn snapshot_install_over_held_entries_drops_the_durable_marker() {
+    let snapshot: Arc<[Arc<LogEntry>]> = Arc::from([entry(1, 1, "a"), entry(2, 1, "b")]);
+    let install = |f: &mut IsrNode| {
+        let mut out = Vec::new();
+        let msg = IsrMessage::Snapshot {
+            leader_epoch: 1,
+            source: LEADER,
+            log: Arc::clone(&snapshot),
+            high_watermark: 2,
+        };
+        f.step(LEADER, msg, &mut out);
+        out
+    };
     let mut holding = follower(1, &[entry(1, 1, "x")]);
-    let outcome = holding.step_snapshot(1, &leader(), &snapshot, 2);
-    assert!(matches!(outcome, StepOutcome::Installed { dropped: true }));
+    assert_eq!(holding.fsync(), 1);
+    let out = install(&mut holding);
+    assert_eq!(
+        events(&out),
+        vec![NodeEvent::SnapshotInstalled {
+            log_end: 2,
+            applied_hw: 2,
+            packet_epoch: 1
+        }]
+    );
     assert_eq!(holding.log.end(), 2);
+    assert_eq!(holding.durable_offset(), 0);
     let mut empty = follower(1, &[]);
-    let outcome = empty.step_snapshot(1, &leader(), &snapshot, 2);
-    assert!(matches!(outcome, StepOutcome::Installed { dropped: false }));
+    assert_eq!(empty.fsync(), 0);
+    install(&mut empty);
     assert_eq!(empty.log.end(), 2);
+    assert_eq!(empty.durable_offset(), 0);
+    assert_eq!(empty.catch_up_mode(), CatchUpMode::Full);
 }

@@ -54,7 +54,7 @@ pub struct NodeProbe {
     /// isolated leader still does until it hears of the election), else
     /// [`Role::Follower`].
     pub role: Role,
-    /// Marked slow with `set_replica_slow`.
+    /// Marked slow with `set_replica_slow` (the harness's slow mark).
     pub slow: bool,
     /// The leader epoch this replica knows.
     pub known_leader_epoch: u64,
@@ -72,6 +72,9 @@ pub struct NodeProbe {
     pub committed_data: BTreeMap<Bytes, Bytes>,
     /// How it last caught up.
     pub catch_up_mode: CatchUpMode,
+    /// Leader packets it refused as fenced so far (`isr_append_rejected`
+    /// with `stale_leader_epoch` or `non_current_leader`).
+    pub fenced_packets: u64,
 }
 
 /// The whole group: controller state plus every replica.

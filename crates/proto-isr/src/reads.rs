@@ -1,157 +1,117 @@
-//! Reads: `Local`, `Leader`, `Linearizable` (HW, ISR and lease guards) and
-//! `lease_read`.
+//! Reads, served at once and changing nothing: `Local` (a node's full
+//! data), `Leader` (the controller's leader's full data), `Linearizable`
+//! (the leader's `committed_data` behind the controller's HW, ISR and lease
+//! guards) and `lease_read`. Functions over the controller, the nodes and
+//! the harness's fault state.
 
-use bytes::Bytes;
-use replication::{GroupError, NodeId, ReadLevel, ReadResult};
+use replication::{Cluster, GroupError, NodeId, ReadLevel, ReadResult};
 
-use crate::group::IsrGroup;
+use crate::controller::{Controller, ReadRefusal};
+use crate::message::IsrMessage;
+use crate::node::IsrNode;
 
-impl IsrGroup {
-    fn blocked(
-        &self,
-        level: ReadLevel,
-        idx: usize,
-        guard: &'static str,
-        reason: String,
-    ) -> GroupError {
-        GroupError::ReadBlocked {
-            level,
-            node: self.nodes[idx].id.clone(),
-            guard,
-            reason,
-        }
+fn blocked(
+    cluster: &Cluster<IsrMessage>,
+    idx: usize,
+    refusal: ReadRefusal,
+    reason: String,
+) -> GroupError {
+    GroupError::ReadBlocked {
+        level: ReadLevel::Linearizable,
+        node: cluster.id(idx).clone(),
+        guard: refusal.guard(),
+        reason,
     }
+}
 
-    /// Index of the controller's leader when it can serve.
-    fn serving_leader(&self) -> Result<usize, GroupError> {
-        let l = self.leader;
-        if !self.nodes[l].alive {
-            return Err(GroupError::NodeDown(self.nodes[l].id.clone()));
-        }
-        if !self.in_isr[l] {
-            return Err(GroupError::NoLeader(format!(
-                "leader {} is not in the ISR (restarted without the committed prefix)",
-                self.nodes[l].id
-            )));
-        }
-        Ok(l)
+/// Position of the controller's leader when it can serve.
+fn serving_leader(
+    controller: &Controller,
+    cluster: &Cluster<IsrMessage>,
+) -> Result<usize, GroupError> {
+    let l = controller.leader();
+    if !cluster.is_alive(l) {
+        return Err(GroupError::NodeDown(cluster.id(l).clone()));
     }
+    if !controller.in_isr(l) {
+        return Err(GroupError::NoLeader(format!(
+            "leader {} is not in the ISR (restarted without the committed prefix)",
+            cluster.id(l)
+        )));
+    }
+    Ok(l)
+}
 
-    /// Serves a read at once, changing nothing: `Err` is an up-front error
-    /// or [`GroupError::ReadBlocked`].
-    pub(crate) fn read(
-        &self,
-        key: &[u8],
-        level: ReadLevel,
-        node: Option<&NodeId>,
-    ) -> Result<ReadResult, GroupError> {
-        match level {
-            ReadLevel::Local => {
-                let idx = match node {
-                    Some(n) => self.alive_index(n)?,
-                    None => self.serving_leader()?,
-                };
-                let n = &self.nodes[idx];
-                Ok(ReadResult {
-                    value: n.log.data.get(key).cloned(),
-                    node: n.id.clone(),
-                    offset: n.log.end(),
-                })
-            }
-            ReadLevel::Leader => {
-                let idx = self.serving_leader()?;
-                let n = &self.nodes[idx];
-                Ok(ReadResult {
-                    value: n.log.data.get(key).cloned(),
-                    node: n.id.clone(),
-                    offset: n.log.end(),
-                })
-            }
-            ReadLevel::Linearizable => self.linearizable(key),
-        }
-    }
+/// Serves a read at once: `Err` is an up-front error or
+/// [`GroupError::ReadBlocked`].
+pub(crate) fn read(
+    controller: &Controller,
+    nodes: &[IsrNode],
+    cluster: &Cluster<IsrMessage>,
+    key: &[u8],
+    level: ReadLevel,
+    node: Option<&NodeId>,
+) -> Result<ReadResult, GroupError> {
+    let idx = match (level, node) {
+        (ReadLevel::Linearizable, _) => return linearizable(controller, nodes, cluster, key),
+        (ReadLevel::Local, Some(n)) => cluster.alive_index(n)?,
+        (ReadLevel::Local | ReadLevel::Leader, _) => serving_leader(controller, cluster)?,
+    };
+    let n = &nodes[idx];
+    Ok(ReadResult {
+        value: n.log().data().get(key).cloned(),
+        node: cluster.id(idx).clone(),
+        offset: n.log_end_offset(),
+    })
+}
 
-    /// The leader's `committed_data`, only when the leader has nothing above
-    /// HW, ISR ≥ min.insync and the lease is live.
-    fn linearizable(&self, key: &[u8]) -> Result<ReadResult, GroupError> {
-        let level = ReadLevel::Linearizable;
-        let l = self.serving_leader()?;
-        let end = self.nodes[l].log.end();
-        let hw = self.high_watermark;
-        if end > hw {
-            return Err(self.blocked(
-                level,
-                l,
-                "above high watermark",
-                format!("leader log end {end} is above HW {hw}"),
-            ));
-        }
-        let (size, min) = (self.isr_len(), self.config.min_insync_replicas);
-        if size < min {
-            return Err(self.blocked(
-                level,
-                l,
-                "isr below min.insync",
-                format!("ISR size {size} is below min.insync.replicas {min}"),
-            ));
-        }
-        let now = self.tick_now();
-        if now >= self.lease_expiry {
-            return Err(self.blocked(
-                level,
-                l,
-                "lease expired",
-                format!("lease expired at tick {} (now {now})", self.lease_expiry),
-            ));
-        }
-        let n = &self.nodes[l];
-        debug_assert_eq!(n.log.applied_hw, hw, "leader applies HW as it advances");
-        Ok(ReadResult {
-            value: n.log.committed.get(key).cloned(),
-            node: n.id.clone(),
-            offset: n.log.applied_hw,
-        })
-    }
+/// The leader's `committed_data`, only when the controller's guards pass:
+/// nothing above HW, ISR ≥ min.insync, a live lease.
+fn linearizable(
+    controller: &Controller,
+    nodes: &[IsrNode],
+    cluster: &Cluster<IsrMessage>,
+    key: &[u8],
+) -> Result<ReadResult, GroupError> {
+    let l = serving_leader(controller, cluster)?;
+    let n = &nodes[l];
+    controller
+        .linearizable_read(cluster.now(), n.log_end_offset())
+        .map_err(|r| blocked(cluster, l, r, r.reason()))?;
+    debug_assert_eq!(
+        n.high_watermark(),
+        controller.high_watermark(),
+        "leader applies HW as it advances"
+    );
+    Ok(ReadResult {
+        value: n.log().committed_data().get(key).cloned(),
+        node: cluster.id(l).clone(),
+        offset: n.high_watermark(),
+    })
+}
 
-    /// A lease-checked read addressed to `node`: it must be the controller's
-    /// current leader with a live lease (else blocked with guard
-    /// `lease fenced` / `lease expired`), then the `Linearizable` guards
-    /// apply. A displaced old leader therefore fails closed.
-    pub fn lease_read(
-        &mut self,
-        node: &NodeId,
-        key: impl AsRef<[u8]>,
-    ) -> Result<ReadResult, GroupError> {
-        let idx = self.alive_index(node)?;
-        let level = ReadLevel::Linearizable;
-        if idx != self.leader || !self.in_isr[idx] {
-            return Err(self.blocked(
-                level,
-                idx,
-                "lease fenced",
-                format!(
-                    "{node} is not the current leader (controller leader {} in epoch {}; \
-                     {node} knows epoch {})",
-                    self.nodes[self.leader].id, self.leader_epoch, self.nodes[idx].known_epoch
-                ),
-            ));
-        }
-        let now = self.tick_now();
-        if now >= self.lease_expiry {
-            return Err(self.blocked(
-                level,
-                idx,
-                "lease expired",
-                format!("lease expired at tick {} (now {now})", self.lease_expiry),
-            ));
-        }
-        self.linearizable(key.as_ref())
+/// `lease_read`: `node` must be the controller's current leader with a
+/// live lease, then the `Linearizable` guards apply.
+pub(crate) fn lease_read(
+    controller: &Controller,
+    nodes: &[IsrNode],
+    cluster: &Cluster<IsrMessage>,
+    node: &NodeId,
+    key: &[u8],
+) -> Result<ReadResult, GroupError> {
+    let idx = cluster.alive_index(node)?;
+    if let Err(refusal) = controller.lease_read(cluster.now(), idx) {
+        let reason = match refusal {
+            ReadRefusal::NotLeader => format!(
+                "{node} is not the current leader (controller leader {} in epoch {}; \
+                 {node} knows epoch {})",
+                cluster.id(controller.leader()),
+                controller.leader_epoch(),
+                nodes[idx].leader_epoch()
+            ),
+            other => other.reason(),
+        };
+        return Err(blocked(cluster, idx, refusal, reason));
     }
-
-    /// The value of `key` in `node`'s `committed_data` (no guard; for
-    /// inspection).
-    pub fn committed_value(&self, node: &NodeId, key: &[u8]) -> Result<Option<Bytes>, GroupError> {
-        let idx = self.index_of(node)?;
-        Ok(self.nodes[idx].log.committed.get(key).cloned())
-    }
+    linearizable(controller, nodes, cluster, key)
 }

@@ -1,10 +1,19 @@
-//! The shared driver surface.
+//! The shared driver surface, and the two ISR operator calls behind its
+//! `set_slow` and `failover`. Every fault goes through the harness
+//! ([`replication::Cluster`]), then the ISR hook says what it means here: a
+//! crashed replica leaves the ISR (and a power loss rolls its log back to
+//! its last fsync), a restarted or healed follower catches up, a restarted
+//! leader is re-elected in a new epoch, a healed displaced leader resends
+//! its uncommitted suffix in its old epoch before it hears of the election.
 
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReplicationGroup, Tick, Trace,
 };
+use sim_core::record;
 
+use crate::controller::{ElectionReason, ElectionRefusal, RestartDecision};
 use crate::group::IsrGroup;
+use crate::inspect;
 
 impl ReplicationGroup for IsrGroup {
     fn protocol(&self) -> &'static str {
@@ -12,13 +21,13 @@ impl ReplicationGroup for IsrGroup {
     }
 
     fn node_ids(&self) -> Vec<NodeId> {
-        self.nodes.iter().map(|n| n.id.clone()).collect()
+        self.cluster.ids().to_vec()
     }
 
     /// The controller's leader while it is alive and in the ISR.
     fn leader(&self) -> Option<NodeId> {
         self.leader_available()
-            .then(|| self.nodes[self.leader].id.clone())
+            .then(|| self.cluster.id(self.controller.leader()).clone())
     }
 
     /// Starts a write or a read; no time passes.
@@ -29,7 +38,7 @@ impl ReplicationGroup for IsrGroup {
     ///   crashed, [`GroupError::NoLeader`] when it restarted without the
     ///   committed prefix). A named node ([`ClientOp::at`]) is a produce
     ///   request from a client whose metadata may be stale, as
-    ///   [`IsrGroup::produce_to`]: the controller's leader serves it
+    ///   [`IsrGroup::write_at`]: the controller's leader serves it
     ///   normally; a displaced leader that has not heard of the election
     ///   appends it in its old epoch; any other replica answers
     ///   [`GroupError::NotPermitted`].
@@ -50,11 +59,11 @@ impl ReplicationGroup for IsrGroup {
     }
 
     fn take_completions(&mut self) -> Vec<Completion> {
-        self.client_ops.take_all()
+        self.cluster.take_completions()
     }
 
     fn take_completion(&mut self, id: OpId) -> Option<Completion> {
-        self.client_ops.take(id)
+        self.cluster.take_completion(id)
     }
 
     fn tick(&mut self) {
@@ -65,28 +74,86 @@ impl ReplicationGroup for IsrGroup {
         self.run_idle(max_ticks)
     }
 
+    /// The harness's crash (everything in flight to or from the node is
+    /// lost), then: the replica leaves the ISR and nothing of its log is
+    /// confirmed any more; with `lose_unfsynced` its log is truncated to
+    /// its last fsync.
     fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError> {
-        self.crash_node(node, lose_unfsynced)
+        let i = self.cluster.crash(node, lose_unfsynced)?;
+        self.gather_facts();
+        if let Some(removed) = self.controller.on_replica_crashed(i, &self.facts) {
+            self.record_decided(std::slice::from_ref(&removed));
+        }
+        self.on_node(i, |n, out| n.crash(lose_unfsynced, out));
+        Ok(())
     }
 
+    /// The harness's restart, then: the controller tells the replica the
+    /// leader and epoch (if it can reach it); a follower catches up; the
+    /// leader is re-elected in a new epoch if it still holds HW, else it
+    /// stays unavailable (`isr_leader_unavailable`).
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.restart_node(node)
+        let i = self.cluster.restart(node)?;
+        self.notify(i);
+        self.gather_facts();
+        match self.controller.on_replica_restarted(i, &self.facts) {
+            RestartDecision::Resync => self.resync(i),
+            RestartDecision::Reelect => self.elect(i, ElectionReason::LeaderRestarted),
+            RestartDecision::LeaderUnavailable {
+                log_end,
+                high_watermark,
+            } => record!(
+                self.cluster.trace,
+                self.tick_now(),
+                "isr_leader_unavailable",
+                node = node,
+                log_end = log_end,
+                high_watermark = high_watermark
+            ),
+        }
+        Ok(())
     }
 
     fn isolate(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.isolate_node(node)
+        self.cluster.isolate(node).map(drop)
     }
 
+    /// The harness's heal, then, for a live replica: a displaced leader
+    /// that still believes it leads resends its uncommitted suffix in its
+    /// old epoch (and is fenced); the controller tells it the leader and
+    /// epoch; the leader resynchronises every follower, a follower is
+    /// resynchronised.
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.heal_node(node)
+        let i = self.cluster.heal(node)?;
+        if !self.cluster.is_alive(i) {
+            return Ok(());
+        }
+        let leader = self.controller.leader();
+        if i != leader {
+            self.on_node(i, |n, out| n.resend_as_stale_leader(out));
+        }
+        self.notify(i);
+        if i == leader {
+            for j in 0..self.nodes.len() {
+                self.resync(j);
+            }
+        } else {
+            self.resync(i);
+        }
+        Ok(())
     }
 
+    /// Cuts the one-way link `from → to` (kept across isolate / heal of
+    /// other nodes; `heal` of either end restores it).
     fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.cut_one_way(from, to)
+        self.cluster.cut_link(from, to).map(drop)
     }
 
+    /// Restores the one-way link `from → to`; the receiver catches up.
     fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.restore_one_way(from, to)
+        let (_, to) = self.cluster.restore_link(from, to)?;
+        self.resync(to);
+        Ok(())
     }
 
     /// [`IsrGroup::set_replica_slow`]: refused for the leader.
@@ -98,8 +165,18 @@ impl ReplicationGroup for IsrGroup {
         IsrGroup::check_invariants(self)
     }
 
+    /// Marks the replica's log durable through its end (`isr_fsync`).
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.fsync_node(node)
+        let i = self.cluster.alive_index(node)?;
+        let end = self.nodes[i].fsync();
+        record!(
+            self.cluster.trace,
+            self.tick_now(),
+            "isr_fsync",
+            node = node,
+            durable_offset = end
+        );
+        Ok(())
     }
 
     /// `Some(n)` = [`IsrGroup::controller_elect`]`(n)`; `None` = the first
@@ -109,37 +186,18 @@ impl ReplicationGroup for IsrGroup {
     fn failover(&mut self, candidate: Option<&NodeId>) -> Result<NodeId, GroupError> {
         let node = match candidate {
             Some(n) => n.clone(),
-            None => match self.first_eligible().or_else(|| {
-                self.unclean_permitted()
-                    .then(|| self.first_unclean_candidate())
-                    .flatten()
-            }) {
-                Some(j) => self.nodes[j].id.clone(),
-                None => {
-                    return Err(GroupError::NoLeader(format!(
-                        "no live ISR member other than {} to elect (ISR {:?}; \
-                         unclean.leader.election.enable is {})",
-                        self.nodes[self.leader].id,
-                        self.isr_sorted(),
-                        if self.config.unclean_leader_election {
-                            "on, but no replica is alive"
-                        } else {
-                            "off"
-                        }
-                    )));
-                }
-            },
+            None => self.failover_candidate()?,
         };
         self.controller_elect(&node)?;
         Ok(node)
     }
 
     fn trace(&self) -> &Trace {
-        &self.trace
+        &self.cluster.trace
     }
 
     fn trace_mut(&mut self) -> &mut Trace {
-        &mut self.trace
+        &mut self.cluster.trace
     }
 
     fn now(&self) -> Tick {
@@ -147,6 +205,83 @@ impl ReplicationGroup for IsrGroup {
     }
 
     fn summary(&self) -> GroupSummary {
-        self.build_summary()
+        inspect::summary(&self.controller, &self.nodes, &self.cluster)
+    }
+}
+
+/// The operator calls behind `set_slow` and `failover`.
+impl IsrGroup {
+    /// Controller election of `node`: only a live ISR member other than the
+    /// current leader. Both epochs + 1, the candidate truncated to HW, the
+    /// old leader out of the ISR, a new lease, followers resynchronised.
+    /// Returns the new leader epoch.
+    ///
+    /// With `unclean.leader.election.enable` on and no ISR member alive, a
+    /// live out-of-sync replica (the leader itself, if it restarted without
+    /// the committed prefix) may be elected instead: an *unclean* election
+    /// ([`IsrConfig::unclean_leader_election`](crate::IsrConfig::unclean_leader_election)),
+    /// traced as `isr_unclean_election`.
+    pub fn controller_elect(&mut self, node: &NodeId) -> Result<u64, GroupError> {
+        let idx = self.cluster.alive_index(node)?;
+        self.gather_facts();
+        match self.controller.check_election(idx, &self.facts) {
+            Ok(reason) => {
+                self.elect(idx, reason);
+                Ok(self.controller.leader_epoch())
+            }
+            Err(ElectionRefusal::AlreadyLeader) => {
+                Err(GroupError::not_permitted(node, "already the leader"))
+            }
+            Err(ElectionRefusal::NotInIsr { unclean_enabled }) => {
+                let why = if unclean_enabled {
+                    "a live ISR member can still be elected cleanly"
+                } else {
+                    "a clean election picks only ISR members \
+                     (unclean.leader.election.enable is off)"
+                };
+                Err(GroupError::not_permitted(
+                    node,
+                    format!("not in the ISR {:?}; {why}", self.isr_ids()),
+                ))
+            }
+        }
+    }
+
+    /// Marks follower `node` slow (the harness's slow mark: the leader
+    /// sends it nothing and records `isr_replication_delayed`) or clears
+    /// the mark (which starts its catch-up). Marking the leader is
+    /// [`GroupError::NotPermitted`] and changes nothing.
+    pub fn set_replica_slow(&mut self, node: &NodeId, slow: bool) -> Result<(), GroupError> {
+        let idx = self.cluster.index(node)?;
+        if idx == self.controller.leader() {
+            return Err(GroupError::not_permitted(
+                node,
+                "the leader cannot be marked slow",
+            ));
+        }
+        self.cluster.set_slow(idx, slow);
+        if !slow {
+            self.resync(idx);
+        }
+        Ok(())
+    }
+
+    /// The replica `failover(None)` elects, or why there is none.
+    pub(crate) fn failover_candidate(&mut self) -> Result<NodeId, GroupError> {
+        self.gather_facts();
+        match self.controller.failover_candidate(&self.facts) {
+            Some(j) => Ok(self.cluster.id(j).clone()),
+            None => Err(GroupError::NoLeader(format!(
+                "no live ISR member other than {} to elect (ISR {:?}; \
+                 unclean.leader.election.enable is {})",
+                self.cluster.id(self.controller.leader()),
+                self.isr_ids(),
+                if self.config.unclean_leader_election {
+                    "on, but no replica is alive"
+                } else {
+                    "off"
+                }
+            ))),
+        }
     }
 }

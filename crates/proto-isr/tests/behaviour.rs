@@ -218,7 +218,7 @@ fn displaced_leaders_divergent_suffix_is_repaired_after_heal() {
     g.isolate(&n("node-1")).unwrap();
     g.controller_elect(&n("node-2")).unwrap();
     // Same offset (2), different epochs.
-    g.produce_to(&n("node-1"), b("k"), b("old"), AckLevel::Leader)
+    g.write_at(&n("node-1"), b("k"), b("old"), AckLevel::Leader)
         .unwrap();
     g.client_write(b("k"), b("new"), AckLevel::AllIsr).unwrap();
     g.heal(&n("node-1")).unwrap();
@@ -451,7 +451,7 @@ fn every_bad_node_call_is_an_error_and_changes_nothing() {
             GroupError::UnknownNode(ghost.clone()),
         ),
         (
-            g.produce_to(&ghost, b("k"), b("v"), AckLevel::Leader)
+            g.write_at(&ghost, b("k"), b("v"), AckLevel::Leader)
                 .unwrap_err(),
             GroupError::UnknownNode(ghost.clone()),
         ),
@@ -488,7 +488,7 @@ fn every_bad_node_call_is_an_error_and_changes_nothing() {
     for err in [
         g.set_replica_slow(&n("node-1"), true).unwrap_err(),
         g.controller_elect(&n("node-1")).unwrap_err(),
-        g.produce_to(&n("node-2"), b("k"), b("v"), AckLevel::Leader)
+        g.write_at(&n("node-2"), b("k"), b("v"), AckLevel::Leader)
             .unwrap_err(),
     ] {
         assert!(matches!(err, GroupError::NotPermitted { .. }), "{err:?}");

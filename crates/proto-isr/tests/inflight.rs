@@ -479,7 +479,7 @@ fn controller_election_while_an_all_isr_write_is_pending_completes_it_unknown() 
 }
 
 #[test]
-fn produce_to_is_submit_at_a_node_plus_await() {
+fn write_at_is_submit_at_a_node_plus_await() {
     let run = |via_submit: bool| {
         let mut g = group(IsrConfig::default().with_seed(3));
         g.client_write(Bytes::from("k"), Bytes::from("base"), AckLevel::AllIsr)
@@ -496,7 +496,7 @@ fn produce_to_is_submit_at_a_node_plus_await() {
                 .into_write_result()
                 .unwrap()
         } else {
-            g.produce_to(
+            g.write_at(
                 &n("node-1"),
                 Bytes::from("k"),
                 Bytes::from("old"),

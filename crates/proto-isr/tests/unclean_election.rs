@@ -114,6 +114,6 @@ fn power_loss_lowers_applied_hw_so_a_stale_leader_append_keeps_committed_data_co
     g.isolate(&n("node-1")).unwrap();
     g.failover(Some(&n("node-2"))).unwrap();
     g.restart(&n("node-1")).unwrap();
-    let _ = g.produce_to(&n("node-1"), b("k"), b("stale"), AckLevel::Leader);
+    let _ = g.write_at(&n("node-1"), b("k"), b("stale"), AckLevel::Leader);
     g.check_invariants().unwrap();
 }

@@ -161,4 +161,12 @@ impl<M: Payload> Cluster<M> {
             slow = slow
         );
     }
+
+    /// Clears node `i`'s slow mark without recording `node_slow`: for a
+    /// protocol transition that implies it and that the protocol records
+    /// itself (an ISR replica elected leader is never slow; the election is
+    /// the event). [`Cluster::set_slow`] is the fault call and records.
+    pub fn lift_slow(&mut self, i: usize) {
+        self.faults.slow[i] = false;
+    }
 }
