@@ -3,8 +3,8 @@
 //! its probe ([`ScenarioGroup`]).
 
 use replication::{
-    AckLevel, ExplorerRow, GroupError, Levels, NodeId, ReadLevel, ReadResult, Registration,
-    ReplicationGroup, ScenarioGroup, SettingDoc, SettingKind, Settings, WriteResult,
+    AckLevel, ExplorerRow, GroupError, Levels, NodeId, ReadLevel, Registration, ScenarioGroup,
+    SettingDoc, SettingKind, Settings,
 };
 
 use crate::{IsrConfig, IsrGroup};
@@ -108,45 +108,5 @@ impl Registration for IsrRegistration {
             &[("unclean_election", "true")],
         ));
         rows
-    }
-}
-
-impl ScenarioGroup for IsrGroup {
-    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
-        Some(IsrGroup::lease_read(self, node, key))
-    }
-
-    fn catch_up(&self, node: &NodeId) -> Option<String> {
-        let probe = self.probe();
-        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
-    }
-
-    fn fenced(&self) -> u64 {
-        self.trace()
-            .of_kind("isr_append_rejected")
-            .filter(|e| {
-                e.field("reason").is_some_and(|r| {
-                    let r = r.to_string();
-                    r.contains("stale_leader_epoch") || r.contains("non_current_leader")
-                })
-            })
-            .count() as u64
-    }
-
-    fn gate(&self, node: &NodeId, _level: AckLevel, _write: &WriteResult) -> String {
-        let probe = self.probe();
-        let mut text = if probe.in_isr(node) {
-            "still in ISR".to_owned()
-        } else {
-            "removed from ISR".to_owned()
-        };
-        if probe.isr.len() < probe.min_insync_replicas {
-            text.push_str(&format!(
-                "; ISR {} below min.insync {}",
-                probe.isr.len(),
-                probe.min_insync_replicas
-            ));
-        }
-        text
     }
 }

@@ -6,6 +6,7 @@
 //! leader is re-elected in a new epoch, a healed displaced leader resends
 //! its uncommitted suffix in its old epoch before it hears of the election.
 
+use replication::{AckLevel, ReadResult, ScenarioGroup, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReplicationGroup, Tick, Trace,
 };
@@ -165,6 +166,66 @@ impl ReplicationGroup for IsrGroup {
         IsrGroup::check_invariants(self)
     }
 
+    fn set_network(&mut self, net: replication::NetConfig) -> Result<(), GroupError> {
+        self.cluster.set_network(net)
+    }
+
+    /// The controller's leader is up and reachable, and at least
+    /// `min.insync.replicas` replicas (the leader among them) are up, not
+    /// slow and linked to it both ways: an `acks=all` write then commits
+    /// once the lag timeout has dropped the others from the ISR.
+    fn tolerates_current_faults(&self) -> bool {
+        let l = self.controller.leader();
+        if !self.cluster.is_alive(l) || self.cluster.is_isolated(l) || self.lag_outpaced().is_some()
+        {
+            return false;
+        }
+        let healthy = (0..self.nodes.len())
+            .filter(|&i| {
+                self.cluster.is_alive(i)
+                    && !self.cluster.is_slow(i)
+                    && (i == l || self.cluster.linked(i, l))
+            })
+            .count();
+        healthy >= self.controller.min_insync_replicas()
+    }
+
+    /// The lag timeout that shrinks the ISR to the healthy replicas, a
+    /// lease, and a few ticks to catch up.
+    fn recovery_bound(&self) -> u64 {
+        self.config.replica_lag_timeout + self.config.lease_duration + 10
+    }
+
+    /// An offline partition: the controller's leader is down or out of the
+    /// ISR, no live ISR member is left to elect, and unclean leader
+    /// election is off — Kafka keeps the partition offline rather than
+    /// lose committed records.
+    fn unavailable(&self) -> Option<String> {
+        if let Some(why) = self.lag_outpaced() {
+            return Some(why);
+        }
+        let l = self.controller.leader();
+        if self.controller.leader_available(self.cluster.is_alive(l)) {
+            return None;
+        }
+        let live_isr = self
+            .controller
+            .isr()
+            .into_iter()
+            .any(|i| i != l && self.cluster.is_alive(i));
+        (!live_isr && !self.config.unclean_leader_election).then(|| {
+            format!(
+                "offline partition: leader {} is not a live ISR member, no other ISR member ({:?}) is alive, and unclean.leader.election.enable is off",
+                self.cluster.id(l),
+                self.controller
+                    .isr()
+                    .iter()
+                    .map(|&i| self.cluster.id(i).to_string())
+                    .collect::<Vec<_>>()
+            )
+        })
+    }
+
     /// Marks the replica's log durable through its end (`isr_fsync`).
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.cluster.alive_index(node)?;
@@ -283,5 +344,70 @@ impl IsrGroup {
                 }
             ))),
         }
+    }
+}
+
+impl IsrGroup {
+    /// Why no follower can stay in the ISR on this network, if it cannot:
+    /// Kafka assumes `replica.lag.time.max.ms` well above a replication
+    /// round; with a one-way delay (a stall included) at or above it, every
+    /// follower leaves the ISR before the leader's entries reach it, so no
+    /// `acks=all` write can be acknowledged.
+    fn lag_outpaced(&self) -> Option<String> {
+        let net = self.cluster.net_config();
+        let worst = net.max_delay
+            + if net.stall_rate > 0.0 {
+                net.stall_ticks
+            } else {
+                0
+            };
+        (worst >= self.config.replica_lag_timeout).then(|| {
+            format!(
+                "replica.lag.time.max.ms ({} ticks) is not above the network's worst delay ({worst} ticks): followers leave the ISR before they can catch up",
+                self.config.replica_lag_timeout
+            )
+        })
+    }
+}
+
+/// What a scenario reads from the group in the protocol's own words (see
+/// [`ScenarioGroup`]).
+impl ScenarioGroup for IsrGroup {
+    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
+        Some(IsrGroup::lease_read(self, node, key))
+    }
+
+    fn catch_up(&self, node: &NodeId) -> Option<String> {
+        let probe = self.probe();
+        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
+    }
+
+    fn fenced(&self) -> u64 {
+        self.trace()
+            .of_kind("isr_append_rejected")
+            .filter(|e| {
+                e.field("reason").is_some_and(|r| {
+                    let r = r.to_string();
+                    r.contains("stale_leader_epoch") || r.contains("non_current_leader")
+                })
+            })
+            .count() as u64
+    }
+
+    fn gate(&self, node: &NodeId, _level: AckLevel, _write: &WriteResult) -> String {
+        let probe = self.probe();
+        let mut text = if probe.in_isr(node) {
+            "still in ISR".to_owned()
+        } else {
+            "removed from ISR".to_owned()
+        };
+        if probe.isr.len() < probe.min_insync_replicas {
+            text.push_str(&format!(
+                "; ISR {} below min.insync {}",
+                probe.isr.len(),
+                probe.min_insync_replicas
+            ));
+        }
+        text
     }
 }
