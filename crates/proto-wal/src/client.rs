@@ -14,19 +14,18 @@ use replication::{
 use sim_core::{NodeId, record};
 
 use crate::group::{PROTOCOL, WalShippingGroup};
-use crate::message::WalMsg;
 use crate::pending::{Facts, PendingWrite, Verdict};
-use crate::role::Role;
 use crate::sync_rep::{self, Candidate, SyncDecision, WaitReason};
 
 impl WalShippingGroup {
     /// The current primary's index, alive, or the reason there is none.
     pub(crate) fn current_primary(&self) -> Result<usize, GroupError> {
         let p = self
-            .primary
+            .operator
+            .primary()
             .ok_or_else(|| GroupError::NoLeader("no primary has been promoted".into()))?;
-        if !self.nodes[p].alive {
-            return Err(GroupError::NodeDown(self.nodes[p].id.clone()));
+        if !self.cluster.is_alive(p) {
+            return Err(GroupError::NodeDown(self.cluster.id(p).clone()));
         }
         Ok(p)
     }
@@ -47,11 +46,11 @@ impl WalShippingGroup {
             });
         }
         let p = match node {
-            Some(node) => self.alive_index(node)?,
+            Some(node) => self.cluster.alive_index(node)?,
             None => self.current_primary()?,
         };
-        let id = &self.nodes[p].id;
-        if self.nodes[p].role != Role::Primary {
+        let id = self.cluster.id(p);
+        if !self.nodes[p].is_primary() {
             return Err(GroupError::not_permitted(
                 id,
                 "not a primary: standbys are read-only",
@@ -73,7 +72,7 @@ impl WalShippingGroup {
                 protocol: PROTOCOL,
                 level,
             }),
-            (ReadLevel::Local, Some(node)) => self.alive_index(node),
+            (ReadLevel::Local, Some(node)) => self.cluster.alive_index(node),
             _ => self.current_primary(),
         }
     }
@@ -98,18 +97,17 @@ impl WalShippingGroup {
                 ref node,
             } => {
                 let i = self.read_target(level, node.as_ref())?;
-                let now = self.net.now();
-                let id = self.client.submitted(&mut self.trace, now, &op);
+                let now = self.now_tick();
+                let id = self.cluster.submitted(&op);
                 let n = &self.nodes[i];
                 let read = ReadResult {
-                    value: n.data.get(key).cloned(),
-                    node: n.id.clone(),
-                    offset: n.applied_lsn,
+                    value: n.data().get(key).cloned(),
+                    node: self.cluster.id(i).clone(),
+                    offset: n.applied_lsn(),
                 };
                 let node = Some(read.node.clone());
                 let outcome = Outcome::Read(read);
-                self.client
-                    .complete(&mut self.trace, now, id, op, now, node, outcome);
+                self.cluster.complete(id, op, now, node, outcome);
                 Ok(id)
             }
             other => Err(GroupError::not_permitted(
@@ -132,13 +130,18 @@ impl WalShippingGroup {
         value: Bytes,
         level: AckLevel,
     ) -> OpId {
-        let now = self.net.now();
-        let id = self.client.submitted(&mut self.trace, now, &op);
-        let lsn = self.append_and_ship(p, key, value);
+        let now = self.now_tick();
+        let id = self.cluster.submitted(&op);
+        let mut lsn = 0;
+        self.with_node(p, |n, out| {
+            lsn = n
+                .append(key, value, out)
+                .expect("write_target checked that the node is a primary and the sizes fit");
+        });
         if level == AckLevel::Leader {
-            let node = self.nodes[p].id.clone();
+            let node = self.cluster.id(p).clone();
             record!(
-                self.trace,
+                self.cluster.trace,
                 now,
                 "wal_write_acked",
                 node = &node,
@@ -149,17 +152,16 @@ impl WalShippingGroup {
                 offset: lsn,
                 message: format!("flushed on {node} at LSN {lsn}"),
             };
-            self.client
-                .complete(&mut self.trace, now, id, op, now, Some(node), outcome);
+            self.cluster.complete(id, op, now, Some(node), outcome);
         } else {
-            let node = &self.nodes[p].id;
+            let node = self.cluster.id(p);
             if self.config.is_classic_sync() && self.config.synchronous_standbys.contains(node) {
                 // PostgreSQL never counts the primary's own flush as a
                 // synchronous standby's: with its only synchronous standby
                 // promoted, a QUORUM commit waits (here, at most
                 // `ack_timeout`) instead of being acknowledged.
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "wal_commit_waits_for_sync_standby",
                     node = node,
@@ -177,7 +179,7 @@ impl WalShippingGroup {
                     ),
                 };
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "wal_commit_waits_for_sync_standby",
                     node = node,
@@ -199,35 +201,11 @@ impl WalShippingGroup {
                 submitted: now,
                 primary: p,
                 lsn,
-                timeline: self.top_timeline,
+                timeline: self.operator.newest_timeline(),
             });
             self.settle_pending();
         }
         id
-    }
-
-    /// Appends and flushes the record on `p` and streams it to every other
-    /// node; returns its LSN.
-    fn append_and_ship(&mut self, p: usize, key: Bytes, value: Bytes) -> u64 {
-        let mut frame = Bytes::new();
-        self.with_node(p, |n, now, trace, fx| {
-            frame = n.append(key, value, now, trace, fx)
-        });
-        for j in 0..self.nodes.len() {
-            if j != p {
-                let msg = WalMsg::Record {
-                    frame: frame.clone(),
-                };
-                self.net.send(
-                    &self.nodes[p].id,
-                    &self.nodes[j].id,
-                    msg,
-                    &mut self.rng,
-                    &mut self.trace,
-                );
-            }
-        }
-        self.nodes[p].lsn()
     }
 
     /// Re-judges every pending write, in submission order, and completes
@@ -240,12 +218,11 @@ impl WalShippingGroup {
         let mut k = 0;
         while k < self.pending.len() {
             let w = &self.pending[k];
-            let primary = &self.nodes[w.primary];
             let facts = Facts {
-                now: self.net.now(),
-                alive: primary.alive,
-                is_primary: primary.role == Role::Primary,
-                newest_timeline: self.top_timeline,
+                now: self.now_tick(),
+                alive: self.cluster.is_alive(w.primary),
+                is_primary: self.nodes[w.primary].is_primary(),
+                newest_timeline: self.operator.newest_timeline(),
                 missing: self.sync_decision(w.primary, w.lsn).missing(),
                 ack_timeout: self.config.ack_timeout,
             };
@@ -261,15 +238,15 @@ impl WalShippingGroup {
 
     /// Records and completes a decided write.
     fn finish(&mut self, w: PendingWrite, verdict: Verdict) {
-        let now = self.net.now();
-        let node = self.nodes[w.primary].id.clone();
+        let now = self.now_tick();
+        let node = self.cluster.id(w.primary).clone();
         let lsn = w.lsn;
         let ack_timeout = self.config.ack_timeout;
         let (answered_by, outcome) = match verdict {
             Verdict::Wait => unreachable!("a waiting write is not finished"),
             Verdict::Acked { waited } => {
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "wal_write_acked",
                     node = &node,
@@ -294,7 +271,7 @@ impl WalShippingGroup {
                     let position = self.config.synchronous_commit.position();
                     let names = self.config.synchronous_standby_names().to_string();
                     record!(
-                        self.trace,
+                        self.cluster.trace,
                         now,
                         "wal_sync_confirmed",
                         node = &node,
@@ -348,7 +325,7 @@ impl WalShippingGroup {
                 (None, Outcome::unknown(Some(lsn), message))
             }
             Verdict::Superseded { missing, timeline } => {
-                let promoted = self.primary.map(|i| self.nodes[i].id.clone());
+                let promoted = self.operator.primary().map(|i| self.cluster.id(i).clone());
                 let promoted = promoted.as_ref().map_or("another node", NodeId::as_str);
                 let message = format!(
                     "{promoted} was promoted to timeline {timeline} before synchronous \
@@ -357,22 +334,15 @@ impl WalShippingGroup {
                 (None, Outcome::unknown(Some(lsn), message))
             }
         };
-        self.client.complete(
-            &mut self.trace,
-            now,
-            w.id,
-            w.op,
-            w.submitted,
-            answered_by,
-            outcome,
-        );
+        self.cluster
+            .complete(w.id, w.op, w.submitted, answered_by, outcome);
     }
 
     /// The primary gave up waiting for `missing` (timeout or step-down).
     fn record_refused(&mut self, node: &NodeId, lsn: u64, missing: &NodeId, waited: u64) {
         record!(
-            self.trace,
-            self.net.now(),
+            self.cluster.trace,
+            self.cluster.now(),
             "wal_write_refused",
             node = node,
             level = "QUORUM",
@@ -393,30 +363,19 @@ impl WalShippingGroup {
         let primary = &self.nodes[p];
         let commit = self.config.synchronous_commit;
         let candidates: Vec<Candidate> = self
-            .config
-            .synchronous_standbys
+            .synchronous
             .iter()
-            .map(|s| {
-                let standby = self.nodes.iter().find(|n| &n.id == s);
-                let connected = s != &primary.id
-                    && standby.is_some_and(|n| {
-                        n.alive
-                            && n.role == Role::Standby
-                            && n.following.as_ref() == Some(&primary.id)
-                            && n.timeline == primary.timeline
-                    })
-                    && !self.net.is_cut(&primary.id, s)
-                    && !self.net.is_cut(s, &primary.id);
-                let reached = if s == &primary.id {
+            .map(|&s| Candidate {
+                id: self.cluster.id(s).clone(),
+                connected: s != p
+                    && self.cluster.is_alive(s)
+                    && self.nodes[s].streams_from(p, primary.timeline())
+                    && self.cluster.linked(p, s),
+                reached: if s == p {
                     None
                 } else {
                     primary.reported(s, commit)
-                };
-                Candidate {
-                    id: s.clone(),
-                    connected,
-                    reached,
-                }
+                },
             })
             .collect();
         sync_rep::decide(self.config.sync_quorum, lsn, &candidates)

@@ -49,7 +49,7 @@
 //! LSN. The answer is *incremental* — the missing records from the retained
 //! tail — when the standby is on the primary's timeline and that LSN is
 //! still retained; otherwise *full* — a base backup replacing its WAL and
-//! data. [`SyncMode`] in the [`WalProbe`] shows the most recent mode.
+//! data. [`CatchUpMode`] in the [`WalProbe`] shows the most recent mode.
 //!
 //! **Promotion.** [`WalShippingGroup::promote`] (or `failover`) moves the
 //! primary to a new timeline (one higher than any issued), clears retention,
@@ -169,33 +169,28 @@
 //!
 //! A longer runnable example: `cargo run -p proto-wal --example wal_failover`.
 
-#[cfg(test)]
-mod catchup_tests;
 mod client;
 mod config;
-mod failover;
+mod events;
 mod group;
 mod invariants;
 mod message;
-mod node;
+pub mod node;
+mod operator;
+mod output;
 mod pending;
-mod primary;
-#[cfg(test)]
-mod primary_tests;
 mod probe;
 mod record;
 mod replication_impl;
 mod role;
-mod standby;
 mod sync_names;
 mod sync_rep;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;
-pub use message::WalMsg;
-pub use probe::{WalNodeProbe, WalProbe};
+pub use probe::{NodeProbe, WalProbe};
 pub use record::{RecordError, WalRecord};
-pub use role::{Role, SyncMode};
+pub use role::{CatchUpMode, Role};
 pub use sync_names::{SyncQuorum, SynchronousCommit, SynchronousStandbyNames};
 
 // The shared vocabulary, so that depending on this crate is enough.
@@ -210,7 +205,7 @@ pub use sim_core::NetConfig;
 pub mod prelude {
     pub use crate::{
         AckLevel, Bytes, ClientOp, Completion, GroupError, NodeId, OpId, Outcome, OutcomeStatus,
-        ReadLevel, ReplicationGroup, Role, SyncMode, SyncQuorum, SynchronousCommit, WalConfig,
+        ReadLevel, ReplicationGroup, Role, CatchUpMode, SyncQuorum, SynchronousCommit, WalConfig,
         WalShippingGroup,
     };
 }

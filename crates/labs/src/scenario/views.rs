@@ -93,7 +93,7 @@ impl ScenarioGroup for AsyncPrimaryGroup {
 impl ScenarioGroup for WalShippingGroup {
     fn catch_up(&self, node: &NodeId) -> Option<String> {
         let probe = self.probe();
-        probe.node(node).map(|n| n.sync_mode.name().to_owned())
+        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
     }
 
     fn fenced(&self) -> u64 {
