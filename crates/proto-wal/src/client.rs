@@ -295,42 +295,21 @@ impl WalShippingGroup {
                 };
                 (Some(node), outcome)
             }
-            Verdict::TimedOut { missing, waited } => {
-                self.record_refused(&node, lsn, &missing, waited);
-                let message = if missing == node {
-                    format!(
-                        "no synchronous standby other than {node} itself can confirm LSN {lsn}: \
-                         the primary's own flush never counts; waited {ack_timeout} ticks"
-                    )
-                } else {
-                    format!(
-                        "synchronous standby {missing} did not acknowledge LSN {lsn} \
-                         within {ack_timeout} ticks"
-                    )
-                };
+            Verdict::TimedOut {
+                ref missing,
+                waited,
+            }
+            | Verdict::SteppedDown {
+                ref missing,
+                waited,
+            } => {
+                self.record_refused(&node, lsn, missing, waited);
+                let message = verdict.unknown_reason(&node, lsn, ack_timeout, None);
                 (Some(node), Outcome::unknown(Some(lsn), message))
             }
-            Verdict::SteppedDown { missing, waited } => {
-                self.record_refused(&node, lsn, &missing, waited);
-                let message = format!(
-                    "{node} stepped down (it heard a newer timeline) before synchronous \
-                     standby {missing} acknowledged LSN {lsn}"
-                );
-                (Some(node), Outcome::unknown(Some(lsn), message))
-            }
-            Verdict::Crashed { missing } => {
-                let message = format!(
-                    "{node} crashed before synchronous standby {missing} acknowledged LSN {lsn}"
-                );
-                (None, Outcome::unknown(Some(lsn), message))
-            }
-            Verdict::Superseded { missing, timeline } => {
-                let promoted = self.operator.primary().map(|i| self.cluster.id(i).clone());
-                let promoted = promoted.as_ref().map_or("another node", NodeId::as_str);
-                let message = format!(
-                    "{promoted} was promoted to timeline {timeline} before synchronous \
-                     standby {missing} acknowledged LSN {lsn} on {node}"
-                );
+            Verdict::Crashed { .. } | Verdict::Superseded { .. } => {
+                let promoted = self.operator.primary().map(|i| self.cluster.id(i));
+                let message = verdict.unknown_reason(&node, lsn, ack_timeout, promoted);
                 (None, Outcome::unknown(Some(lsn), message))
             }
         };

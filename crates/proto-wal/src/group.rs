@@ -142,7 +142,11 @@ impl WalShippingGroup {
 
     /// Runs `step` on node `i` with the reusable outputs buffer, then
     /// carries out what it asked for.
-    pub(crate) fn with_node(&mut self, i: usize, step: impl FnOnce(&mut WalNode, &mut Vec<Output>)) {
+    pub(crate) fn with_node(
+        &mut self,
+        i: usize,
+        step: impl FnOnce(&mut WalNode, &mut Vec<Output>),
+    ) {
         let mut out = std::mem::take(&mut self.out);
         step(&mut self.nodes[i], &mut out);
         self.dispatch(i, &mut out);
@@ -154,19 +158,30 @@ impl WalShippingGroup {
     /// every message in order — a step's events precede its sends in the
     /// trace.
     fn dispatch(&mut self, from: usize, out: &mut Vec<Output>) {
+        if out.is_empty() {
+            return;
+        }
         let now = self.cluster.now();
-        let recording = self.cluster.trace.is_enabled();
-        let ids = std::sync::Arc::clone(self.cluster.ids());
+        let ids = self
+            .cluster
+            .trace
+            .is_enabled()
+            .then(|| std::sync::Arc::clone(self.cluster.ids()));
         for output in out.iter() {
             match output {
-                Output::Event(WalEvent::Fsync(mark)) => match self.disk.image_mut(&ids[from]) {
-                    Some(image) => *image = *mark,
-                    None => self.disk.fsync(&ids[from], *mark),
-                },
-                Output::Event(event) if recording => {
-                    events::render(&mut self.cluster.trace, &ids, now, from, event);
+                Output::Event(WalEvent::Fsync(mark)) => {
+                    let id = self.cluster.id(from);
+                    match self.disk.image_mut(id) {
+                        Some(image) => *image = *mark,
+                        None => self.disk.fsync(id, *mark),
+                    }
                 }
-                Output::Event(_) | Output::Send { .. } => {}
+                Output::Event(event) => {
+                    if let Some(ids) = &ids {
+                        events::render(&mut self.cluster.trace, ids, now, from, event);
+                    }
+                }
+                Output::Send { .. } => {}
             }
         }
         for output in out.drain(..) {
@@ -290,7 +305,13 @@ impl WalShippingGroup {
     /// A typed snapshot (copies every node's WAL and data).
     #[must_use]
     pub fn probe(&self) -> WalProbe {
-        probe::snapshot(self)
+        probe::snapshot(
+            &self.cluster,
+            &self.nodes,
+            &self.operator,
+            &self.config,
+            &self.disk,
+        )
     }
 
     /// Checks the protocol's safety invariants and returns the first one
@@ -309,12 +330,7 @@ impl WalShippingGroup {
     ///    standby that follows it on its timeline has at least the LSN it
     ///    reported flushed.
     pub fn check_invariants(&self) -> Result<(), String> {
-        invariants::check(self)
-    }
-
-    /// The node's durable LSN (0 before any fsync).
-    pub(crate) fn durable_lsn(&self, i: usize) -> u64 {
-        self.disk.image(self.cluster.id(i)).map_or(0, |m| m.lsn)
+        invariants::check(&self.cluster, &self.nodes, &self.operator, &self.disk)
     }
 
     /// The group's trace.

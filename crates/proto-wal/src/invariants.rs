@@ -4,17 +4,26 @@
 
 use std::collections::BTreeMap;
 
-use crate::group::WalShippingGroup;
-use crate::node::WalNode;
+use replication::Cluster;
+use sim_core::DurableImages;
 
-/// See [`WalShippingGroup::check_invariants`].
-pub(crate) fn check(g: &WalShippingGroup) -> Result<(), String> {
-    let ids = g.cluster.ids();
-    for (i, node) in g.nodes.iter().enumerate() {
-        node.check_invariants(&ids[i], g.durable_lsn(i))?;
+use crate::node::{DurableMark, WalMsg, WalNode};
+use crate::operator::Operator;
+
+/// Checks a group made of these parts (see
+/// [`WalShippingGroup::check_invariants`](crate::WalShippingGroup::check_invariants)).
+pub(crate) fn check(
+    cluster: &Cluster<WalMsg>,
+    nodes: &[WalNode],
+    operator: &Operator,
+    disk: &DurableImages<DurableMark>,
+) -> Result<(), String> {
+    let ids = cluster.ids();
+    for (i, node) in nodes.iter().enumerate() {
+        node.check_invariants(&ids[i], disk.image(&ids[i]).map_or(0, |m| m.lsn))?;
     }
     let mut primaries: BTreeMap<u64, usize> = BTreeMap::new();
-    for (i, a) in g.nodes.iter().enumerate() {
+    for (i, a) in nodes.iter().enumerate() {
         if a.is_primary()
             && let Some(b) = primaries.insert(a.timeline(), i)
         {
@@ -25,7 +34,7 @@ pub(crate) fn check(g: &WalShippingGroup) -> Result<(), String> {
                 a.timeline()
             ));
         }
-        for (j, b) in g.nodes.iter().enumerate().skip(i + 1) {
+        for (j, b) in nodes.iter().enumerate().skip(i + 1) {
             if a.timeline() == b.timeline() {
                 let n = a.wal().len().min(b.wal().len());
                 if a.wal()[..n] != b.wal()[..n] {
@@ -39,21 +48,21 @@ pub(crate) fn check(g: &WalShippingGroup) -> Result<(), String> {
             }
         }
     }
-    if let Some(p) = g.operator.primary() {
-        let primary = &g.nodes[p];
-        if primary.timeline() != g.operator.newest_timeline() {
+    if let Some(p) = operator.primary() {
+        let primary = &nodes[p];
+        if primary.timeline() != operator.newest_timeline() {
             return Err(format!(
                 "current primary {} is on timeline {}, newest is {}",
                 ids[p],
                 primary.timeline(),
-                g.operator.newest_timeline()
+                operator.newest_timeline()
             ));
         }
     }
     for &p in primaries.values() {
-        let primary: &WalNode = &g.nodes[p];
+        let primary: &WalNode = &nodes[p];
         for (peer, flushed) in primary.flush_reports() {
-            let s = &g.nodes[peer];
+            let s = &nodes[peer];
             if s.timeline() == primary.timeline() && s.following() == Some(p) && s.lsn() < flushed {
                 return Err(format!(
                     "{} reported LSN {flushed} flushed to {} but holds only {}",

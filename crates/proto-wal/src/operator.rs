@@ -79,9 +79,10 @@ impl Operator {
     /// node is alive.
     pub fn failover_candidate(&self, nodes: &[Standing]) -> Option<usize> {
         let eligible = |sync: bool| {
-            nodes.iter().enumerate().position(|(i, n)| {
-                n.alive && Some(i) != self.primary && (!sync || n.synchronous)
-            })
+            nodes
+                .iter()
+                .enumerate()
+                .position(|(i, n)| n.alive && Some(i) != self.primary && (!sync || n.synchronous))
         };
         eligible(true).or_else(|| eligible(false))
     }

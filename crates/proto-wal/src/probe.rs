@@ -3,9 +3,12 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use sim_core::{NodeId, Tick};
+use replication::Cluster;
+use sim_core::{DurableImages, NodeId, Tick};
 
-use crate::group::WalShippingGroup;
+use crate::config::WalConfig;
+use crate::node::{DurableMark, WalMsg, WalNode};
+use crate::operator::Operator;
 use crate::role::{CatchUpMode, Role};
 
 /// One node in a [`WalProbe`].
@@ -43,7 +46,7 @@ pub struct NodeProbe {
     pub catch_up_mode: CatchUpMode,
 }
 
-/// A snapshot of a [`WalShippingGroup`].
+/// A snapshot of a [`WalShippingGroup`](crate::WalShippingGroup).
 ///
 /// Building one copies every node's WAL and data: it is for tests and
 /// experiments, not for hot loops.
@@ -74,23 +77,32 @@ impl WalProbe {
     }
 }
 
-/// The probe of `g` (copies every node's WAL and data).
-pub(crate) fn snapshot(g: &WalShippingGroup) -> WalProbe {
-    let ids = g.cluster.ids();
-    let primary = g.operator.primary().map(|p| &g.nodes[p]);
+/// The probe of a group made of these parts (copies every node's WAL and
+/// data).
+pub(crate) fn snapshot(
+    cluster: &Cluster<WalMsg>,
+    nodes: &[WalNode],
+    operator: &Operator,
+    config: &WalConfig,
+    disk: &DurableImages<DurableMark>,
+) -> WalProbe {
+    let ids = cluster.ids();
+    let primary = operator.primary().map(|p| &nodes[p]);
     WalProbe {
-        tick: g.now_tick(),
-        leader: g.leader_index().map(|p| ids[p].clone()),
-        timeline: g.operator.newest_timeline(),
-        synchronous_standbys: g.config.synchronous_standbys.clone(),
+        tick: cluster.now(),
+        leader: operator
+            .primary()
+            .filter(|&p| cluster.is_alive(p))
+            .map(|p| ids[p].clone()),
+        timeline: operator.newest_timeline(),
+        synchronous_standbys: config.synchronous_standbys.clone(),
         retained_lsns: primary.map_or_else(Vec::new, |p| (p.retained_first()..=p.lsn()).collect()),
-        nodes: g
-            .nodes
+        nodes: nodes
             .iter()
             .enumerate()
             .map(|(i, n)| NodeProbe {
                 id: ids[i].clone(),
-                alive: g.cluster.is_alive(i),
+                alive: cluster.is_alive(i),
                 role: n.role(),
                 timeline: n.timeline(),
                 following: n.following().map(|p| ids[p].clone()),
@@ -99,7 +111,7 @@ pub(crate) fn snapshot(g: &WalShippingGroup) -> WalProbe {
                 applied_lsn: n.applied_lsn(),
                 received_lsn: n.lsn(),
                 flushed_lsn: n.flushed_lsn(),
-                durable_lsn: g.durable_lsn(i),
+                durable_lsn: disk.image(&ids[i]).map_or(0, |m| m.lsn),
                 data: n.data().clone(),
                 catch_up_mode: n.catch_up_mode(),
             })

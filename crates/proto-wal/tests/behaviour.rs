@@ -4,8 +4,8 @@ mod common;
 
 use common::{b, group_with_sync, id, lsns, records};
 use proto_wal::{
-    AckLevel, Bytes, GroupError, NetConfig, ReadLevel, ReplicationGroup, Role, CatchUpMode, WalConfig,
-    WalRecord, WalShippingGroup,
+    AckLevel, Bytes, CatchUpMode, GroupError, NetConfig, ReadLevel, ReplicationGroup, Role,
+    WalConfig, WalRecord, WalShippingGroup,
 };
 
 #[test]
@@ -228,7 +228,10 @@ fn reconnect_is_incremental_inside_retention_and_full_outside_it() {
     }
     g.restart(&s).unwrap();
     g.run_until_idle(50).unwrap();
-    assert_eq!(g.probe().node(&s).unwrap().catch_up_mode, CatchUpMode::Incremental);
+    assert_eq!(
+        g.probe().node(&s).unwrap().catch_up_mode,
+        CatchUpMode::Incremental
+    );
     assert_eq!(lsns(&g, "standby-1").0, 2);
 
     g.crash(&s, false).unwrap();

@@ -41,7 +41,10 @@ impl WalNode {
         for (record, &recorded_end) in records.into_iter().zip(&self.record_ends) {
             end += record.encoded_len();
             if end != recorded_end {
-                return Err(format!("{name}: record end of LSN {} misplaced", record.lsn));
+                return Err(format!(
+                    "{name}: record end of LSN {} misplaced",
+                    record.lsn
+                ));
             }
             if record.timeline < last_timeline || record.timeline > self.timeline {
                 return Err(format!(

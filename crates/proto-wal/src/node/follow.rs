@@ -99,7 +99,10 @@ impl WalNode {
         self.retained.clear();
         self.forget_peers();
         self.following = Some(primary);
-        out.push(Output::Event(WalEvent::FollowingChanged { primary, timeline }));
+        out.push(Output::Event(WalEvent::FollowingChanged {
+            primary,
+            timeline,
+        }));
         self.request_catchup(true, out);
     }
 

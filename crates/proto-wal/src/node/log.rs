@@ -1,14 +1,48 @@
-//! A node's write-ahead log: appending frames, replaying them into the
-//! data (at once or after a replay delay), and cutting the log back to a
-//! durable mark after a power loss.
+//! A node's write-ahead log and its durability: appending frames,
+//! replaying them into the data (at once or after a replay delay),
+//! flushing, and cutting the log back to a durable mark after a power
+//! loss.
 
 use bytes::Bytes;
 use sim_core::Tick;
 
-use super::{Output, WalEvent, WalNode};
+use super::{DurableMark, Output, WalEvent, WalMsg, WalNode};
 use crate::record::WalRecord;
+use crate::role::Role;
 
 impl WalNode {
+    /// `fsync`: marks the whole WAL flushed and asks for it to be stored
+    /// ([`WalEvent::Fsync`]); a standby reports its new flush position.
+    pub fn flush(&mut self, out: &mut Vec<Output>) {
+        self.flushed_lsn = self.lsn();
+        out.push(Output::Event(WalEvent::Fsync(self.durable_mark())));
+        if self.role == Role::Standby
+            && let Some(primary) = self.following
+        {
+            out.push(Output::Send {
+                to: primary,
+                msg: WalMsg::FlushAck {
+                    timeline: self.timeline,
+                    flushed_lsn: self.flushed_lsn,
+                },
+            });
+        }
+    }
+
+    /// A power loss: back to `durable` (the last mark this node asked to
+    /// be stored): the WAL is truncated to its LSN, the data rebuilt by
+    /// replaying what is left, the timeline restored, every standby
+    /// position forgotten. Records [`WalEvent::PowerLossRestored`].
+    pub fn power_loss(&mut self, durable: DurableMark, out: &mut Vec<Output>) {
+        let lsn_before = self.lsn();
+        self.restore(durable.lsn, durable.timeline);
+        out.push(Output::Event(WalEvent::PowerLossRestored {
+            lsn_before,
+            lsn: self.lsn(),
+            timeline: self.timeline,
+        }));
+    }
+
     /// Appends a record to the WAL and replays it at once.
     pub(super) fn push_record(&mut self, frame: &[u8], key: Bytes, value: Bytes) {
         debug_assert!(

@@ -68,6 +68,7 @@ mod check;
 mod follow;
 mod log;
 mod primary;
+mod settings;
 mod standby;
 
 #[cfg(test)]
@@ -87,67 +88,7 @@ pub use crate::message::WalMsg;
 pub use crate::output::{DurableMark, Output, WalEvent};
 use crate::role::{CatchUpMode, Role};
 use crate::sync_names::SynchronousCommit;
-
-/// The settings one node runs with (its part of a
-/// [`WalConfig`](crate::WalConfig)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct NodeSettings {
-    /// Records a primary retains for incremental catch-up
-    /// (`wal_keep_size`, in records; at least 1).
-    pub retention: usize,
-    /// Listed in `synchronous_standby_names`: fsyncs on receipt (unless
-    /// `remote_write`) and reports the position `synchronous_commit` waits
-    /// for.
-    pub synchronous: bool,
-    /// The position a synchronous standby reports.
-    pub synchronous_commit: SynchronousCommit,
-    /// Ticks between receiving a record and replaying it
-    /// (`recovery_min_apply_delay`).
-    pub recovery_min_apply_delay: u64,
-}
-
-impl Default for NodeSettings {
-    /// Retention 8, asynchronous, `synchronous_commit = on`, no replay delay.
-    fn default() -> Self {
-        NodeSettings {
-            retention: 8,
-            synchronous: false,
-            synchronous_commit: SynchronousCommit::On,
-            recovery_min_apply_delay: 0,
-        }
-    }
-}
-
-impl NodeSettings {
-    /// Retains `records` records.
-    #[must_use]
-    pub fn with_retention(mut self, records: usize) -> Self {
-        self.retention = records;
-        self
-    }
-
-    /// Listed as a synchronous standby, or not.
-    #[must_use]
-    pub fn with_synchronous(mut self, synchronous: bool) -> Self {
-        self.synchronous = synchronous;
-        self
-    }
-
-    /// Reports `level`'s position when synchronous.
-    #[must_use]
-    pub fn with_synchronous_commit(mut self, level: SynchronousCommit) -> Self {
-        self.synchronous_commit = level;
-        self
-    }
-
-    /// Holds each received record back `ticks` ticks before replaying it.
-    #[must_use]
-    pub fn with_recovery_min_apply_delay(mut self, ticks: u64) -> Self {
-        self.recovery_min_apply_delay = ticks;
-        self
-    }
-}
+pub use settings::NodeSettings;
 
 /// One PostgreSQL-shaped server: its WAL, the data replayed from it, its
 /// timeline and the primary it follows, and — as a primary — the retained
@@ -217,10 +158,7 @@ impl WalNode {
             ));
         }
         if settings.retention == 0 {
-            return Err(GroupError::config(
-                "retention",
-                "must be at least 1 record",
-            ));
+            return Err(GroupError::config("retention", "must be at least 1 record"));
         }
         let role = if me == primary {
             Role::Primary
@@ -294,38 +232,6 @@ impl WalNode {
         }
     }
 
-    /// `fsync`: marks the whole WAL flushed and asks for it to be stored
-    /// ([`WalEvent::Fsync`]); a standby reports its new flush position.
-    pub fn flush(&mut self, out: &mut Vec<Output>) {
-        self.flushed_lsn = self.lsn();
-        out.push(Output::Event(WalEvent::Fsync(self.durable_mark())));
-        if self.role == Role::Standby
-            && let Some(primary) = self.following
-        {
-            out.push(Output::Send {
-                to: primary,
-                msg: WalMsg::FlushAck {
-                    timeline: self.timeline,
-                    flushed_lsn: self.flushed_lsn,
-                },
-            });
-        }
-    }
-
-    /// A power loss: back to `durable` (the last mark this node asked to
-    /// be stored): the WAL is truncated to its LSN, the data rebuilt by
-    /// replaying what is left, the timeline restored, every standby
-    /// position forgotten. Records [`WalEvent::PowerLossRestored`].
-    pub fn power_loss(&mut self, durable: DurableMark, out: &mut Vec<Output>) {
-        let lsn_before = self.lsn();
-        self.restore(durable.lsn, durable.timeline);
-        out.push(Output::Event(WalEvent::PowerLossRestored {
-            lsn_before,
-            lsn: self.lsn(),
-            timeline: self.timeline,
-        }));
-    }
-
     /// This node's position.
     #[must_use]
     pub fn position(&self) -> usize {
@@ -366,9 +272,7 @@ impl WalNode {
     /// stream a synchronous standby confirms commits on.
     #[must_use]
     pub fn streams_from(&self, primary: usize, timeline: u64) -> bool {
-        self.role == Role::Standby
-            && self.following == Some(primary)
-            && self.timeline == timeline
+        self.role == Role::Standby && self.following == Some(primary) && self.timeline == timeline
     }
 
     /// Listed in `synchronous_standby_names`.

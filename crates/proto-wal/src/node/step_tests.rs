@@ -240,5 +240,7 @@ fn a_power_loss_rolls_back_to_the_durable_mark_and_reports_what_it_restored() {
     assert_eq!(nodes[2].lsn(), 1);
     assert_eq!(nodes[2].data().get(&b("k")), Some(&b("1")));
     let name = sim_core::NodeId::new("standby-2");
-    nodes[2].check_invariants(&name, 1).expect("a consistent node");
+    nodes[2]
+        .check_invariants(&name, 1)
+        .expect("a consistent node");
 }
