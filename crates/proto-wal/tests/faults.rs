@@ -79,7 +79,7 @@ fn a_power_loss_records_the_lsn_and_timeline_it_rolled_back_to() {
     g.run_until_idle(20).unwrap();
     let mark = g.trace().len();
     g.crash(&id("standby-2"), true).unwrap();
-    let kinds: Vec<&str> = g.trace().since(mark).map(|e| e.kind.as_ref()).collect();
+    let kinds: Vec<&str> = g.trace().since(mark).map(|e| e.kind).collect();
     assert_eq!(kinds, ["node_crashed", "wal_power_loss_restored"]);
     let restored = g
         .trace()
