@@ -171,6 +171,7 @@ impl WalShippingGroup {
             } else if !self.config.is_classic_sync()
                 && let SyncDecision::Waiting { missing, why } = self.sync_decision(p, lsn)
             {
+                let missing = self.cluster.id(missing);
                 let (reason, connected) = match why {
                     WaitReason::NotConfirmed => ("not_yet_confirmed", None),
                     WaitReason::TooFewConnected { connected, .. } => (
@@ -185,7 +186,7 @@ impl WalShippingGroup {
                     node = node,
                     lsn = lsn,
                     reason = reason,
-                    waiting_for = &missing,
+                    waiting_for = missing,
                     position = self.config.synchronous_commit.position(),
                     synchronous_standby_names = self.config.synchronous_standby_names().to_string(),
                     connected = connected,
@@ -223,7 +224,10 @@ impl WalShippingGroup {
                 alive: self.cluster.is_alive(w.primary),
                 is_primary: self.nodes[w.primary].is_primary(),
                 newest_timeline: self.operator.newest_timeline(),
-                missing: self.sync_decision(w.primary, w.lsn).missing(),
+                missing: self
+                    .sync_decision(w.primary, w.lsn)
+                    .missing()
+                    .map(|j| self.cluster.id(j).clone()),
                 ack_timeout: self.config.ack_timeout,
             };
             match w.judge(facts) {
@@ -262,8 +266,10 @@ impl WalShippingGroup {
                 } else if self.config.is_classic_sync() {
                     format!("flushed on {node} and every synchronous standby at LSN {lsn}")
                 } else {
-                    let by = match self.sync_decision(w.primary, lsn) {
-                        SyncDecision::Confirmed { by } => by,
+                    let by: Vec<NodeId> = match self.sync_decision(w.primary, lsn) {
+                        SyncDecision::Confirmed { by } => {
+                            by.into_iter().map(|j| self.cluster.id(j).clone()).collect()
+                        }
                         SyncDecision::Waiting { .. } => {
                             unreachable!("an acknowledged write was confirmed in this same step")
                         }
@@ -338,14 +344,14 @@ impl WalShippingGroup {
     /// that is `p` itself is never connected and never confirms: the
     /// primary's own flush is not a standby's confirmation (as in
     /// PostgreSQL, the commit waits).
-    pub(crate) fn sync_decision(&self, p: usize, lsn: u64) -> SyncDecision {
-        let primary = &self.nodes[p];
-        let commit = self.config.synchronous_commit;
-        let candidates: Vec<Candidate> = self
-            .synchronous
-            .iter()
-            .map(|&s| Candidate {
-                id: self.cluster.id(s).clone(),
+    pub(crate) fn sync_decision(&self, p: usize, lsn: u64) -> SyncDecision<usize> {
+        /// Candidates judged without a heap allocation (the judge runs
+        /// after every tick while a commit waits); longer lists use a Vec.
+        const ON_STACK: usize = 8;
+        let candidate = |s: usize| {
+            let primary = &self.nodes[p];
+            Candidate {
+                id: s,
                 connected: s != p
                     && self.cluster.is_alive(s)
                     && self.nodes[s].streams_from(p, primary.timeline())
@@ -353,11 +359,26 @@ impl WalShippingGroup {
                 reached: if s == p {
                     None
                 } else {
-                    primary.reported(s, commit)
+                    primary.reported(s, self.config.synchronous_commit)
                 },
-            })
-            .collect();
-        sync_rep::decide(self.config.sync_quorum, lsn, &candidates)
+            }
+        };
+        let quorum = self.config.sync_quorum;
+        let listed = &self.synchronous;
+        if listed.len() <= ON_STACK {
+            let mut buf = [Candidate {
+                id: 0,
+                connected: false,
+                reached: None,
+            }; ON_STACK];
+            for (slot, &s) in buf.iter_mut().zip(listed) {
+                *slot = candidate(s);
+            }
+            sync_rep::decide(quorum, lsn, &buf[..listed.len()])
+        } else {
+            let candidates: Vec<Candidate<usize>> = listed.iter().map(|&s| candidate(s)).collect();
+            sync_rep::decide(quorum, lsn, &candidates)
+        }
     }
 
     /// Writes `key = value` at `node` and waits for `level`:

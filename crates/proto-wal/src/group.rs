@@ -156,30 +156,33 @@ impl WalShippingGroup {
     /// Carries out node `from`'s outputs and empties `out`: first every
     /// event in order (recorded; an fsync stores the durable mark), then
     /// every message in order — a step's events precede its sends in the
-    /// trace.
+    /// trace, as when the node recorded them itself.
+    #[inline]
     fn dispatch(&mut self, from: usize, out: &mut Vec<Output>) {
         if out.is_empty() {
             return;
         }
-        let now = self.cluster.now();
-        let ids = self
-            .cluster
-            .trace
-            .is_enabled()
-            .then(|| std::sync::Arc::clone(self.cluster.ids()));
-        for output in out.iter() {
-            match output {
-                Output::Event(WalEvent::Fsync(mark)) => {
-                    let id = self.cluster.id(from);
-                    match self.disk.image_mut(id) {
-                        Some(image) => *image = *mark,
-                        None => self.disk.fsync(id, *mark),
+        if !self.cluster.trace.is_enabled() {
+            // Nothing is recorded, so the order of fsyncs and sends is all
+            // that is left, and it is kept: one pass.
+            for output in out.drain(..) {
+                match output {
+                    Output::Event(WalEvent::Fsync(mark)) => self.persist(from, mark),
+                    Output::Event(_) => {}
+                    Output::Send { to, msg } => {
+                        self.cluster.send(from, to, msg);
                     }
                 }
+            }
+            return;
+        }
+        let now = self.cluster.now();
+        let ids = std::sync::Arc::clone(self.cluster.ids());
+        for output in out.iter() {
+            match output {
+                Output::Event(WalEvent::Fsync(mark)) => self.persist(from, *mark),
                 Output::Event(event) => {
-                    if let Some(ids) = &ids {
-                        events::render(&mut self.cluster.trace, ids, now, from, event);
-                    }
+                    events::render(&mut self.cluster.trace, &ids, now, from, event);
                 }
                 Output::Send { .. } => {}
             }
@@ -188,6 +191,15 @@ impl WalShippingGroup {
             if let Output::Send { to, msg } = output {
                 self.cluster.send(from, to, msg);
             }
+        }
+    }
+
+    /// Stores `mark` as node `from`'s durable image.
+    fn persist(&mut self, from: usize, mark: DurableMark) {
+        let id = self.cluster.id(from);
+        match self.disk.image_mut(id) {
+            Some(image) => *image = mark,
+            None => self.disk.fsync(id, mark),
         }
     }
 

@@ -226,7 +226,11 @@ impl WalNode {
     /// Time passed: replays every received record whose replay delay is
     /// over at `now`; a `remote_apply` synchronous standby reports its new
     /// replay position.
+    #[inline]
     pub fn tick(&mut self, now: Tick, out: &mut Vec<Output>) {
+        if self.replay_due.is_empty() {
+            return;
+        }
         if self.replay_until(now, out) && self.reports_apply() {
             self.report_applied(out);
         }
