@@ -7,10 +7,7 @@
 //! promotion, until it is acknowledged or ends *unknown*.
 
 use bytes::Bytes;
-use replication::{
-    AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult, ReplicationGroup,
-    WriteResult,
-};
+use replication::{AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult};
 use sim_core::{NodeId, record};
 
 use crate::group::{PROTOCOL, WalShippingGroup};
@@ -379,35 +376,5 @@ impl WalShippingGroup {
             let candidates: Vec<Candidate<usize>> = listed.iter().map(|&s| candidate(s)).collect();
             sync_rep::decide(quorum, lsn, &candidates)
         }
-    }
-
-    /// Writes `key = value` at `node` and waits for `level`:
-    /// [`submit`](crate::ReplicationGroup::submit) of the write sent to
-    /// `node`, then
-    /// [`await_completion`](crate::ReplicationGroup::await_completion).
-    ///
-    /// `node` must believe it is a primary: the current one, or a displaced
-    /// one that has not heard of its successor — how a split-brain write is
-    /// attempted. `LEADER` is acknowledged once the record is appended and
-    /// flushed on `node`; `QUORUM` once the synchronous standbys
-    /// `synchronous_standby_names` calls for (every listed one, `FIRST n`
-    /// or `ANY n`) have confirmed it to `node` at the `synchronous_commit`
-    /// position (written, flushed or applied), else, after at most
-    /// `ack_timeout` ticks, `accepted = false` with the LSN (the record
-    /// stays appended). A listed synchronous standby that is `node` itself
-    /// (it was promoted) never confirms, so such a write waits out
-    /// `ack_timeout`, as PostgreSQL's commit waits; only an empty
-    /// `synchronous_standby_names` commits on the local flush. `NONE`
-    /// and `ALL_ISR` are [`GroupError::UnsupportedAck`]; a standby or
-    /// crashed `node` is an error.
-    pub fn write_at(
-        &mut self,
-        node: &NodeId,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        let id = self.submit(ClientOp::write(key, value, level).at(node))?;
-        self.await_completion(id)?.outcome.into_write_result()
     }
 }
