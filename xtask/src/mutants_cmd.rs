@@ -45,7 +45,15 @@ pub const SAFETY_FILES: &[(&str, &[&str])] = &[
     ),
     (
         "proto-wal",
-        &["standby.rs", "primary.rs", "node.rs", "group.rs"],
+        &[
+            "node/standby.rs",
+            "node/primary.rs",
+            "node/follow.rs",
+            "node/log.rs",
+            "node/mod.rs",
+            "group.rs",
+            "operator.rs",
+        ],
     ),
     (
         "proto-async",

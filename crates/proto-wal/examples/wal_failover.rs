@@ -41,7 +41,7 @@ fn main() -> Result<(), GroupError> {
             node.role.name(),
             node.timeline,
             node.applied_lsn,
-            node.sync_mode,
+            node.catch_up_mode,
             node.data.get(&Bytes::from("colour"))
         );
     }

@@ -7,26 +7,22 @@
 //! promotion, until it is acknowledged or ends *unknown*.
 
 use bytes::Bytes;
-use replication::{
-    AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult, ReplicationGroup,
-    WriteResult,
-};
+use replication::{AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult};
 use sim_core::{NodeId, record};
 
 use crate::group::{PROTOCOL, WalShippingGroup};
-use crate::message::WalMsg;
 use crate::pending::{Facts, PendingWrite, Verdict};
-use crate::role::Role;
 use crate::sync_rep::{self, Candidate, SyncDecision, WaitReason};
 
 impl WalShippingGroup {
     /// The current primary's index, alive, or the reason there is none.
     pub(crate) fn current_primary(&self) -> Result<usize, GroupError> {
         let p = self
-            .primary
+            .operator
+            .primary()
             .ok_or_else(|| GroupError::NoLeader("no primary has been promoted".into()))?;
-        if !self.nodes[p].alive {
-            return Err(GroupError::NodeDown(self.nodes[p].id.clone()));
+        if !self.cluster.is_alive(p) {
+            return Err(GroupError::NodeDown(self.cluster.id(p).clone()));
         }
         Ok(p)
     }
@@ -47,11 +43,11 @@ impl WalShippingGroup {
             });
         }
         let p = match node {
-            Some(node) => self.alive_index(node)?,
+            Some(node) => self.cluster.alive_index(node)?,
             None => self.current_primary()?,
         };
-        let id = &self.nodes[p].id;
-        if self.nodes[p].role != Role::Primary {
+        let id = self.cluster.id(p);
+        if !self.nodes[p].is_primary() {
             return Err(GroupError::not_permitted(
                 id,
                 "not a primary: standbys are read-only",
@@ -73,7 +69,7 @@ impl WalShippingGroup {
                 protocol: PROTOCOL,
                 level,
             }),
-            (ReadLevel::Local, Some(node)) => self.alive_index(node),
+            (ReadLevel::Local, Some(node)) => self.cluster.alive_index(node),
             _ => self.current_primary(),
         }
     }
@@ -98,18 +94,17 @@ impl WalShippingGroup {
                 ref node,
             } => {
                 let i = self.read_target(level, node.as_ref())?;
-                let now = self.net.now();
-                let id = self.client.submitted(&mut self.trace, now, &op);
+                let now = self.now_tick();
+                let id = self.cluster.submitted(&op);
                 let n = &self.nodes[i];
                 let read = ReadResult {
-                    value: n.data.get(key).cloned(),
-                    node: n.id.clone(),
-                    offset: n.applied_lsn,
+                    value: n.data().get(key).cloned(),
+                    node: self.cluster.id(i).clone(),
+                    offset: n.applied_lsn(),
                 };
                 let node = Some(read.node.clone());
                 let outcome = Outcome::Read(read);
-                self.client
-                    .complete(&mut self.trace, now, id, op, now, node, outcome);
+                self.cluster.complete(id, op, now, node, outcome);
                 Ok(id)
             }
             other => Err(GroupError::not_permitted(
@@ -132,13 +127,18 @@ impl WalShippingGroup {
         value: Bytes,
         level: AckLevel,
     ) -> OpId {
-        let now = self.net.now();
-        let id = self.client.submitted(&mut self.trace, now, &op);
-        let lsn = self.append_and_ship(p, key, value);
+        let now = self.now_tick();
+        let id = self.cluster.submitted(&op);
+        let mut lsn = 0;
+        self.with_node(p, |n, out| {
+            lsn = n
+                .append(key, value, out)
+                .expect("write_target checked that the node is a primary and the sizes fit");
+        });
         if level == AckLevel::Leader {
-            let node = self.nodes[p].id.clone();
+            let node = self.cluster.id(p).clone();
             record!(
-                self.trace,
+                self.cluster.trace,
                 now,
                 "wal_write_acked",
                 node = &node,
@@ -149,17 +149,16 @@ impl WalShippingGroup {
                 offset: lsn,
                 message: format!("flushed on {node} at LSN {lsn}"),
             };
-            self.client
-                .complete(&mut self.trace, now, id, op, now, Some(node), outcome);
+            self.cluster.complete(id, op, now, Some(node), outcome);
         } else {
-            let node = &self.nodes[p].id;
+            let node = self.cluster.id(p);
             if self.config.is_classic_sync() && self.config.synchronous_standbys.contains(node) {
                 // PostgreSQL never counts the primary's own flush as a
                 // synchronous standby's: with its only synchronous standby
                 // promoted, a QUORUM commit waits (here, at most
                 // `ack_timeout`) instead of being acknowledged.
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "wal_commit_waits_for_sync_standby",
                     node = node,
@@ -169,6 +168,7 @@ impl WalShippingGroup {
             } else if !self.config.is_classic_sync()
                 && let SyncDecision::Waiting { missing, why } = self.sync_decision(p, lsn)
             {
+                let missing = self.cluster.id(missing);
                 let (reason, connected) = match why {
                     WaitReason::NotConfirmed => ("not_yet_confirmed", None),
                     WaitReason::TooFewConnected { connected, .. } => (
@@ -177,13 +177,13 @@ impl WalShippingGroup {
                     ),
                 };
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "wal_commit_waits_for_sync_standby",
                     node = node,
                     lsn = lsn,
                     reason = reason,
-                    waiting_for = &missing,
+                    waiting_for = missing,
                     position = self.config.synchronous_commit.position(),
                     synchronous_standby_names = self.config.synchronous_standby_names().to_string(),
                     connected = connected,
@@ -199,35 +199,11 @@ impl WalShippingGroup {
                 submitted: now,
                 primary: p,
                 lsn,
-                timeline: self.top_timeline,
+                timeline: self.operator.newest_timeline(),
             });
             self.settle_pending();
         }
         id
-    }
-
-    /// Appends and flushes the record on `p` and streams it to every other
-    /// node; returns its LSN.
-    fn append_and_ship(&mut self, p: usize, key: Bytes, value: Bytes) -> u64 {
-        let mut frame = Bytes::new();
-        self.with_node(p, |n, now, trace, fx| {
-            frame = n.append(key, value, now, trace, fx)
-        });
-        for j in 0..self.nodes.len() {
-            if j != p {
-                let msg = WalMsg::Record {
-                    frame: frame.clone(),
-                };
-                self.net.send(
-                    &self.nodes[p].id,
-                    &self.nodes[j].id,
-                    msg,
-                    &mut self.rng,
-                    &mut self.trace,
-                );
-            }
-        }
-        self.nodes[p].lsn()
     }
 
     /// Re-judges every pending write, in submission order, and completes
@@ -240,13 +216,15 @@ impl WalShippingGroup {
         let mut k = 0;
         while k < self.pending.len() {
             let w = &self.pending[k];
-            let primary = &self.nodes[w.primary];
             let facts = Facts {
-                now: self.net.now(),
-                alive: primary.alive,
-                is_primary: primary.role == Role::Primary,
-                newest_timeline: self.top_timeline,
-                missing: self.sync_decision(w.primary, w.lsn).missing(),
+                now: self.now_tick(),
+                alive: self.cluster.is_alive(w.primary),
+                is_primary: self.nodes[w.primary].is_primary(),
+                newest_timeline: self.operator.newest_timeline(),
+                missing: self
+                    .sync_decision(w.primary, w.lsn)
+                    .missing()
+                    .map(|j| self.cluster.id(j).clone()),
                 ack_timeout: self.config.ack_timeout,
             };
             match w.judge(facts) {
@@ -261,15 +239,15 @@ impl WalShippingGroup {
 
     /// Records and completes a decided write.
     fn finish(&mut self, w: PendingWrite, verdict: Verdict) {
-        let now = self.net.now();
-        let node = self.nodes[w.primary].id.clone();
+        let now = self.now_tick();
+        let node = self.cluster.id(w.primary).clone();
         let lsn = w.lsn;
         let ack_timeout = self.config.ack_timeout;
         let (answered_by, outcome) = match verdict {
             Verdict::Wait => unreachable!("a waiting write is not finished"),
             Verdict::Acked { waited } => {
                 record!(
-                    self.trace,
+                    self.cluster.trace,
                     now,
                     "wal_write_acked",
                     node = &node,
@@ -285,8 +263,10 @@ impl WalShippingGroup {
                 } else if self.config.is_classic_sync() {
                     format!("flushed on {node} and every synchronous standby at LSN {lsn}")
                 } else {
-                    let by = match self.sync_decision(w.primary, lsn) {
-                        SyncDecision::Confirmed { by } => by,
+                    let by: Vec<NodeId> = match self.sync_decision(w.primary, lsn) {
+                        SyncDecision::Confirmed { by } => {
+                            by.into_iter().map(|j| self.cluster.id(j).clone()).collect()
+                        }
                         SyncDecision::Waiting { .. } => {
                             unreachable!("an acknowledged write was confirmed in this same step")
                         }
@@ -294,7 +274,7 @@ impl WalShippingGroup {
                     let position = self.config.synchronous_commit.position();
                     let names = self.config.synchronous_standby_names().to_string();
                     record!(
-                        self.trace,
+                        self.cluster.trace,
                         now,
                         "wal_sync_confirmed",
                         node = &node,
@@ -318,61 +298,33 @@ impl WalShippingGroup {
                 };
                 (Some(node), outcome)
             }
-            Verdict::TimedOut { missing, waited } => {
-                self.record_refused(&node, lsn, &missing, waited);
-                let message = if missing == node {
-                    format!(
-                        "no synchronous standby other than {node} itself can confirm LSN {lsn}: \
-                         the primary's own flush never counts; waited {ack_timeout} ticks"
-                    )
-                } else {
-                    format!(
-                        "synchronous standby {missing} did not acknowledge LSN {lsn} \
-                         within {ack_timeout} ticks"
-                    )
-                };
+            Verdict::TimedOut {
+                ref missing,
+                waited,
+            }
+            | Verdict::SteppedDown {
+                ref missing,
+                waited,
+            } => {
+                self.record_refused(&node, lsn, missing, waited);
+                let message = verdict.unknown_reason(&node, lsn, ack_timeout, None);
                 (Some(node), Outcome::unknown(Some(lsn), message))
             }
-            Verdict::SteppedDown { missing, waited } => {
-                self.record_refused(&node, lsn, &missing, waited);
-                let message = format!(
-                    "{node} stepped down (it heard a newer timeline) before synchronous \
-                     standby {missing} acknowledged LSN {lsn}"
-                );
-                (Some(node), Outcome::unknown(Some(lsn), message))
-            }
-            Verdict::Crashed { missing } => {
-                let message = format!(
-                    "{node} crashed before synchronous standby {missing} acknowledged LSN {lsn}"
-                );
-                (None, Outcome::unknown(Some(lsn), message))
-            }
-            Verdict::Superseded { missing, timeline } => {
-                let promoted = self.primary.map(|i| self.nodes[i].id.clone());
-                let promoted = promoted.as_ref().map_or("another node", NodeId::as_str);
-                let message = format!(
-                    "{promoted} was promoted to timeline {timeline} before synchronous \
-                     standby {missing} acknowledged LSN {lsn} on {node}"
-                );
+            Verdict::Crashed { .. } | Verdict::Superseded { .. } => {
+                let promoted = self.operator.primary().map(|i| self.cluster.id(i));
+                let message = verdict.unknown_reason(&node, lsn, ack_timeout, promoted);
                 (None, Outcome::unknown(Some(lsn), message))
             }
         };
-        self.client.complete(
-            &mut self.trace,
-            now,
-            w.id,
-            w.op,
-            w.submitted,
-            answered_by,
-            outcome,
-        );
+        self.cluster
+            .complete(w.id, w.op, w.submitted, answered_by, outcome);
     }
 
     /// The primary gave up waiting for `missing` (timeout or step-down).
     fn record_refused(&mut self, node: &NodeId, lsn: u64, missing: &NodeId, waited: u64) {
         record!(
-            self.trace,
-            self.net.now(),
+            self.cluster.trace,
+            self.cluster.now(),
             "wal_write_refused",
             node = node,
             level = "QUORUM",
@@ -389,66 +341,40 @@ impl WalShippingGroup {
     /// that is `p` itself is never connected and never confirms: the
     /// primary's own flush is not a standby's confirmation (as in
     /// PostgreSQL, the commit waits).
-    pub(crate) fn sync_decision(&self, p: usize, lsn: u64) -> SyncDecision {
-        let primary = &self.nodes[p];
-        let commit = self.config.synchronous_commit;
-        let candidates: Vec<Candidate> = self
-            .config
-            .synchronous_standbys
-            .iter()
-            .map(|s| {
-                let standby = self.nodes.iter().find(|n| &n.id == s);
-                let connected = s != &primary.id
-                    && standby.is_some_and(|n| {
-                        n.alive
-                            && n.role == Role::Standby
-                            && n.following.as_ref() == Some(&primary.id)
-                            && n.timeline == primary.timeline
-                    })
-                    && !self.net.is_cut(&primary.id, s)
-                    && !self.net.is_cut(s, &primary.id);
-                let reached = if s == &primary.id {
+    pub(crate) fn sync_decision(&self, p: usize, lsn: u64) -> SyncDecision<usize> {
+        /// Candidates judged without a heap allocation (the judge runs
+        /// after every tick while a commit waits); longer lists use a Vec.
+        const ON_STACK: usize = 8;
+        let candidate = |s: usize| {
+            let primary = &self.nodes[p];
+            Candidate {
+                id: s,
+                connected: s != p
+                    && self.cluster.is_alive(s)
+                    && self.nodes[s].streams_from(p, primary.timeline())
+                    && self.cluster.linked(p, s),
+                reached: if s == p {
                     None
                 } else {
-                    primary.reported(s, commit)
-                };
-                Candidate {
-                    id: s.clone(),
-                    connected,
-                    reached,
-                }
-            })
-            .collect();
-        sync_rep::decide(self.config.sync_quorum, lsn, &candidates)
-    }
-
-    /// Writes `key = value` at `node` and waits for `level`:
-    /// [`submit`](crate::ReplicationGroup::submit) of the write sent to
-    /// `node`, then
-    /// [`await_completion`](crate::ReplicationGroup::await_completion).
-    ///
-    /// `node` must believe it is a primary: the current one, or a displaced
-    /// one that has not heard of its successor — how a split-brain write is
-    /// attempted. `LEADER` is acknowledged once the record is appended and
-    /// flushed on `node`; `QUORUM` once the synchronous standbys
-    /// `synchronous_standby_names` calls for (every listed one, `FIRST n`
-    /// or `ANY n`) have confirmed it to `node` at the `synchronous_commit`
-    /// position (written, flushed or applied), else, after at most
-    /// `ack_timeout` ticks, `accepted = false` with the LSN (the record
-    /// stays appended). A listed synchronous standby that is `node` itself
-    /// (it was promoted) never confirms, so such a write waits out
-    /// `ack_timeout`, as PostgreSQL's commit waits; only an empty
-    /// `synchronous_standby_names` commits on the local flush. `NONE`
-    /// and `ALL_ISR` are [`GroupError::UnsupportedAck`]; a standby or
-    /// crashed `node` is an error.
-    pub fn write_at(
-        &mut self,
-        node: &NodeId,
-        key: Bytes,
-        value: Bytes,
-        level: AckLevel,
-    ) -> Result<WriteResult, GroupError> {
-        let id = self.submit(ClientOp::write(key, value, level).at(node))?;
-        self.await_completion(id)?.outcome.into_write_result()
+                    primary.reported(s, self.config.synchronous_commit)
+                },
+            }
+        };
+        let quorum = self.config.sync_quorum;
+        let listed = &self.synchronous;
+        if listed.len() <= ON_STACK {
+            let mut buf = [Candidate {
+                id: 0,
+                connected: false,
+                reached: None,
+            }; ON_STACK];
+            for (slot, &s) in buf.iter_mut().zip(listed) {
+                *slot = candidate(s);
+            }
+            sync_rep::decide(quorum, lsn, &buf[..listed.len()])
+        } else {
+            let candidates: Vec<Candidate<usize>> = listed.iter().map(|&s| candidate(s)).collect();
+            sync_rep::decide(quorum, lsn, &candidates)
+        }
     }
 }

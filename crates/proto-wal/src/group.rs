@@ -1,28 +1,25 @@
-//! The group: owns the simulator and is the only place that sends, delivers
-//! and persists.
+//! [`WalShippingGroup`]: the nodes on one simulated network, the durable
+//! images and the operator. The only place that sends, delivers and
+//! persists; what a fault means for WAL shipping (a power loss restores the
+//! fsynced image, a node that comes back reconnects) is its hooks.
 
 use std::fmt;
 
 use bytes::Bytes;
-use replication::{ClientOps, GroupError};
-use sim_core::{DurableImages, NetConfig, NodeId, Rng, SimNet, Tick, Trace, record};
+use replication::{AckLevel, ClientOp, Cluster, GroupError, ReplicationGroup, WriteResult};
+use sim_core::{DurableImages, NetConfig, NodeId, Tick, Trace, record};
 
 use crate::config::WalConfig;
-use crate::message::WalMsg;
-use crate::node::{Effects, WalNode};
+use crate::events;
+use crate::invariants;
+use crate::node::{DurableMark, NodeSettings, Output, WalEvent, WalMsg, WalNode};
+use crate::operator::Operator;
 use crate::pending::PendingWrite;
+use crate::probe::{self, WalProbe};
 use crate::record::WalRecord;
-use crate::role::{Role, SyncMode};
 
 /// Protocol name used in errors and summaries.
 pub(crate) const PROTOCOL: &str = "wal";
-
-/// What survives a power loss: an O(1) marker into the append-only WAL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct DurableMark {
-    pub lsn: u64,
-    pub timeline: u64,
-}
 
 /// A PostgreSQL-shaped primary with streaming standbys on one simulator.
 ///
@@ -34,36 +31,29 @@ pub(crate) struct DurableMark {
 /// [`probe`](WalShippingGroup::probe).
 pub struct WalShippingGroup {
     pub(crate) config: WalConfig,
+    /// Ids, network, rng, trace, client operations and faults.
+    pub(crate) cluster: Cluster<WalMsg>,
     /// Every node, in configuration order (primary, then standbys).
     pub(crate) nodes: Vec<WalNode>,
-    pub(crate) net: SimNet<WalMsg>,
-    pub(crate) rng: Rng,
-    pub(crate) trace: Trace,
+    /// Each node's last fsynced mark.
     pub(crate) disk: DurableImages<DurableMark>,
-    /// Index of the last promoted primary (the operator's view).
-    pub(crate) primary: Option<usize>,
-    /// The newest timeline ever issued.
-    pub(crate) top_timeline: u64,
-    /// Op ids, client events and completions not yet taken.
-    pub(crate) client: ClientOps,
+    /// The last promoted primary and the newest timeline.
+    pub(crate) operator: Operator,
+    /// Positions of `synchronous_standby_names`, in priority order.
+    pub(crate) synchronous: Vec<usize>,
     /// `QUORUM` writes waiting for their synchronous standbys, in
     /// submission order.
     pub(crate) pending: Vec<PendingWrite>,
-    fx: Effects,
+    /// The outputs buffer every step reuses.
+    out: Vec<Output>,
 }
 
 impl fmt::Debug for WalShippingGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WalShippingGroup")
-            .field("tick", &self.net.now())
-            .field(
-                "leader",
-                &self
-                    .primary
-                    .filter(|&p| self.nodes[p].alive)
-                    .map(|p| &self.nodes[p].id),
-            )
-            .field("timeline", &self.top_timeline)
+            .field("tick", &self.cluster.now())
+            .field("leader", &self.leader_index().map(|p| self.cluster.id(p)))
+            .field("timeline", &self.operator.newest_timeline())
             .field("nodes", &self.nodes.len())
             .field("pending", &self.pending.len())
             .finish_non_exhaustive()
@@ -82,59 +72,56 @@ impl WalShippingGroup {
     /// delay range, drops, reordering); `config.delay` is ignored.
     pub fn with_network(config: WalConfig, net: NetConfig) -> Result<Self, GroupError> {
         config.validate()?;
-        let net = SimNet::new(net)?;
-        let nodes: Vec<WalNode> = config
-            .node_ids()
-            .into_iter()
-            .map(|id| {
-                let role = if id == config.primary {
-                    Role::Primary
-                } else {
-                    Role::Standby
-                };
-                let sync = config.synchronous_standbys.contains(&id);
-                let mut node = WalNode::new(id, role, &config.primary, sync, config.retention);
-                node.commit = config.synchronous_commit;
-                node.apply_delay = config.recovery_min_apply_delay;
-                node
-            })
+        let ids = config.node_ids();
+        let cluster = Cluster::new(ids.clone(), net, config.seed)?;
+        let primary = ids.iter().position(|id| id == &config.primary);
+        let synchronous: Vec<usize> = config
+            .synchronous_standbys
+            .iter()
+            .filter_map(|s| ids.iter().position(|id| id == s))
             .collect();
-        let primary = nodes.iter().position(|n| n.id == config.primary);
+        let mut nodes = Vec::with_capacity(ids.len());
+        let mut disk = DurableImages::new();
+        for (i, id) in ids.iter().enumerate() {
+            let settings = NodeSettings::default()
+                .with_retention(config.retention)
+                .with_synchronous(synchronous.contains(&i))
+                .with_synchronous_commit(config.synchronous_commit)
+                .with_recovery_min_apply_delay(config.recovery_min_apply_delay);
+            let node = WalNode::new(i, ids.len(), primary.unwrap_or(0), settings)?;
+            disk.fsync(id, node.durable_mark());
+            nodes.push(node);
+        }
         let mut group = WalShippingGroup {
-            rng: Rng::new(config.seed),
-            trace: Trace::new(),
-            disk: DurableImages::new(),
-            net,
+            cluster,
             nodes,
-            primary,
-            top_timeline: 1,
-            client: ClientOps::new(),
+            disk,
+            operator: Operator::new(primary),
+            synchronous,
             pending: Vec::new(),
-            fx: Effects::default(),
+            out: Vec::new(),
             config,
         };
-        for i in 0..group.nodes.len() {
-            group.persist(i);
-        }
+        let config = &group.config;
         record!(
-            group.trace,
+            group.cluster.trace,
             0,
             "wal_group_created",
-            primary = &group.config.primary,
-            standbys = group.config.standbys.clone(),
-            synchronous_standbys = group.config.synchronous_standbys.clone(),
-            retention = group.config.retention,
+            primary = &config.primary,
+            standbys = config.standbys.clone(),
+            synchronous_standbys = config.synchronous_standbys.clone(),
+            retention = config.retention,
             timeline = 1u64,
-            seed = group.config.seed
+            seed = config.seed
         );
-        if !group.config.is_classic_sync() {
+        if !config.is_classic_sync() {
             record!(
-                group.trace,
+                group.cluster.trace,
                 0,
                 "wal_sync_replication_configured",
-                synchronous_standby_names = group.config.synchronous_standby_names().to_string(),
-                synchronous_commit = group.config.synchronous_commit.name(),
-                recovery_min_apply_delay = group.config.recovery_min_apply_delay
+                synchronous_standby_names = config.synchronous_standby_names().to_string(),
+                synchronous_commit = config.synchronous_commit.name(),
+                recovery_min_apply_delay = config.recovery_min_apply_delay
             );
         }
         Ok(group)
@@ -146,94 +133,181 @@ impl WalShippingGroup {
         &self.config
     }
 
-    pub(crate) fn index(&self, node: &NodeId) -> Result<usize, GroupError> {
-        self.nodes
-            .iter()
-            .position(|n| &n.id == node)
-            .ok_or_else(|| GroupError::UnknownNode(node.clone()))
+    /// The last promoted primary, if it is alive.
+    pub(crate) fn leader_index(&self) -> Option<usize> {
+        self.operator
+            .primary()
+            .filter(|&p| self.cluster.is_alive(p))
     }
 
-    pub(crate) fn alive_index(&self, node: &NodeId) -> Result<usize, GroupError> {
-        let i = self.index(node)?;
-        if !self.nodes[i].alive {
-            return Err(GroupError::NodeDown(node.clone()));
-        }
-        Ok(i)
-    }
-
-    /// Stores node `i`'s durable mark (its WAL end and timeline).
-    fn persist(&mut self, i: usize) {
-        let node = &self.nodes[i];
-        let mark = DurableMark {
-            lsn: node.lsn(),
-            timeline: node.timeline,
-        };
-        match self.disk.image_mut(&node.id) {
-            Some(image) => *image = mark,
-            None => self.disk.fsync(&node.id, mark),
-        }
-    }
-
-    /// Carries out what node `i` asked for in `fx`, then clears it.
-    fn apply_effects(&mut self, i: usize, fx: &mut Effects) {
-        if fx.fsync {
-            self.persist(i);
-            fx.fsync = false;
-        }
-        for (dst, msg) in fx.sends.drain(..) {
-            self.net
-                .send(&self.nodes[i].id, &dst, msg, &mut self.rng, &mut self.trace);
-        }
-    }
-
-    /// Runs `step` on node `i` with a reusable effects buffer, then applies it.
+    /// Runs `step` on node `i` with the reusable outputs buffer, then
+    /// carries out what it asked for.
     pub(crate) fn with_node(
         &mut self,
         i: usize,
-        step: impl FnOnce(&mut WalNode, Tick, &mut Trace, &mut Effects),
+        step: impl FnOnce(&mut WalNode, &mut Vec<Output>),
     ) {
-        let mut fx = std::mem::take(&mut self.fx);
-        let now = self.net.now();
-        step(&mut self.nodes[i], now, &mut self.trace, &mut fx);
-        self.apply_effects(i, &mut fx);
-        self.fx = fx;
+        let mut out = std::mem::take(&mut self.out);
+        step(&mut self.nodes[i], &mut out);
+        self.dispatch(i, &mut out);
+        self.out = out;
     }
 
-    /// Flushes node `i` (`fsync`); a standby reports the new flush LSN.
-    pub(crate) fn flush_node(&mut self, i: usize) {
-        self.with_node(i, |n, _, _, fx| n.flush(fx));
-    }
-
-    /// Advances one tick, delivers every message now due, replays every
-    /// received record whose replay delay has passed, then re-judges every
-    /// pending write.
-    pub(crate) fn step(&mut self) {
-        self.net.advance();
-        while let Some(env) = self.net.next_delivery(&mut self.trace) {
-            let Some(i) = self.nodes.iter().position(|n| n.id == env.dst) else {
-                self.net
-                    .record_discard(&env, "unknown_receiver", &mut self.trace);
-                continue;
-            };
-            if !self.nodes[i].alive {
-                self.net
-                    .record_discard(&env, "receiver_down", &mut self.trace);
-                continue;
+    /// Carries out node `from`'s outputs and empties `out`: first every
+    /// event in order (recorded; an fsync stores the durable mark), then
+    /// every message in order — a step's events precede its sends in the
+    /// trace, as when the node recorded them itself.
+    #[inline]
+    fn dispatch(&mut self, from: usize, out: &mut Vec<Output>) {
+        if out.is_empty() {
+            return;
+        }
+        if !self.cluster.trace.is_enabled() {
+            // Nothing is recorded, so the order of fsyncs and sends is all
+            // that is left, and it is kept: one pass.
+            for output in out.drain(..) {
+                match output {
+                    Output::Event(WalEvent::Fsync(mark)) => self.persist(from, mark),
+                    Output::Event(_) => {}
+                    Output::Send { to, msg } => {
+                        self.cluster.send(from, to, msg);
+                    }
+                }
             }
-            let src = env.src;
-            let msg = env.msg;
-            self.with_node(i, |node, now, trace, fx| {
-                node.handle(&src, msg, now, trace, fx)
-            });
+            return;
+        }
+        let now = self.cluster.now();
+        let ids = std::sync::Arc::clone(self.cluster.ids());
+        for output in out.iter() {
+            match output {
+                Output::Event(WalEvent::Fsync(mark)) => self.persist(from, *mark),
+                Output::Event(event) => {
+                    events::render(&mut self.cluster.trace, &ids, now, from, event);
+                }
+                Output::Send { .. } => {}
+            }
+        }
+        for output in out.drain(..) {
+            if let Output::Send { to, msg } = output {
+                self.cluster.send(from, to, msg);
+            }
+        }
+    }
+
+    /// Stores `mark` as node `from`'s durable image.
+    fn persist(&mut self, from: usize, mark: DurableMark) {
+        let id = self.cluster.id(from);
+        match self.disk.image_mut(id) {
+            Some(image) => *image = mark,
+            None => self.disk.fsync(id, mark),
+        }
+    }
+
+    /// One tick: advance the clock, deliver every message now due, let
+    /// every running node replay what its replay delay released, then
+    /// re-judge every pending write.
+    pub(crate) fn step_tick(&mut self) {
+        let now = self.cluster.advance();
+        let mut out = std::mem::take(&mut self.out);
+        while let Some(d) = self.cluster.next_delivery() {
+            self.nodes[d.to].step(now, d.from, d.msg, &mut out);
+            self.dispatch(d.to, &mut out);
         }
         for i in 0..self.nodes.len() {
-            if self.nodes[i].alive && !self.nodes[i].replay_due.is_empty() {
-                self.with_node(i, |node, now, trace, fx| {
-                    node.replay_due_records(now, trace, fx)
-                });
+            if self.cluster.is_alive(i) {
+                self.nodes[i].tick(now, &mut out);
+                self.dispatch(i, &mut out);
             }
         }
+        self.out = out;
         self.settle_pending();
+    }
+
+    /// The crash hook: a power loss (`lose_unfsynced`) rolls node `i` back
+    /// to its durable mark; a `QUORUM` write waiting on it is re-judged.
+    pub(crate) fn on_crash(&mut self, i: usize, lose_unfsynced: bool) {
+        if lose_unfsynced {
+            let mark = self
+                .disk
+                .image(self.cluster.id(i))
+                .copied()
+                .unwrap_or(DurableMark {
+                    lsn: 0,
+                    timeline: 1,
+                });
+            self.with_node(i, |n, out| n.power_loss(mark, out));
+        }
+        self.settle_pending();
+    }
+
+    /// The restart hook: whatever was sent to node `i` while it was down
+    /// had no connection to arrive on (`sent_while_down`); then it
+    /// reconnects.
+    pub(crate) fn on_restart(&mut self, i: usize) {
+        self.cluster
+            .discard_in_flight(i, "sent_while_down", |_| true);
+        self.reconnect(i);
+    }
+
+    /// After a restart, heal or restored link of running node `i`: it
+    /// reconnects (a standby asks for catch-up, a primary announces itself
+    /// and re-ships what its peers have not flushed), and every other
+    /// running primary announces itself to it.
+    pub(crate) fn reconnect(&mut self, i: usize) {
+        self.with_node(i, WalNode::reconnect);
+        for j in 0..self.nodes.len() {
+            if j != i && self.cluster.is_alive(j) {
+                self.with_node(j, |n, out| n.peer_reconnected(i, out));
+            }
+        }
+    }
+
+    /// Promotes `node` (`pg_promote`): timeline + 1, retention cleared, the
+    /// new primary fsyncs and announces its timeline to every other node;
+    /// those that hear it follow it and resynchronise. A `QUORUM` write
+    /// still waiting completes *unknown* at once: its client's primary was
+    /// replaced under it.
+    pub fn promote(&mut self, node: &NodeId) -> Result<(), GroupError> {
+        let i = self.cluster.alive_index(node)?;
+        let promotion = self
+            .operator
+            .promote(i)
+            .map_err(|_| GroupError::not_permitted(node, "already the primary"))?;
+        self.with_node(i, |n, out| {
+            n.promote(promotion.timeline, promotion.previous, out);
+        });
+        self.settle_pending();
+        Ok(())
+    }
+
+    /// Writes `key = value` at `node` and waits for `level`:
+    /// [`submit`](crate::ReplicationGroup::submit) of the write sent to
+    /// `node`, then
+    /// [`await_completion`](crate::ReplicationGroup::await_completion).
+    ///
+    /// `node` must believe it is a primary: the current one, or a displaced
+    /// one that has not heard of its successor — how a split-brain write is
+    /// attempted. `LEADER` is acknowledged once the record is appended and
+    /// flushed on `node`; `QUORUM` once the synchronous standbys
+    /// `synchronous_standby_names` calls for (every listed one, `FIRST n`
+    /// or `ANY n`) have confirmed it to `node` at the `synchronous_commit`
+    /// position (written, flushed or applied), else, after at most
+    /// `ack_timeout` ticks, `accepted = false` with the LSN (the record
+    /// stays appended). A listed synchronous standby that is `node` itself
+    /// (it was promoted) never confirms, so such a write waits out
+    /// `ack_timeout`, as PostgreSQL's commit waits; only an empty
+    /// `synchronous_standby_names` commits on the local flush. `NONE`
+    /// and `ALL_ISR` are [`GroupError::UnsupportedAck`]; a standby or
+    /// crashed `node` is an error.
+    pub fn write_at(
+        &mut self,
+        node: &NodeId,
+        key: Bytes,
+        value: Bytes,
+        level: AckLevel,
+    ) -> Result<WriteResult, GroupError> {
+        let id = self.submit(ClientOp::write(key, value, level).at(node))?;
+        self.await_completion(id)?.outcome.into_write_result()
     }
 
     /// Hands raw bytes to standby `node` as if its primary had streamed
@@ -241,24 +315,22 @@ impl WalShippingGroup {
     /// [`GroupError::Malformed`] and nothing is applied; a record that
     /// decodes goes through the ordinary fencing and LSN-order checks.
     pub fn deliver_raw(&mut self, node: &NodeId, bytes: &[u8]) -> Result<(), GroupError> {
-        let i = self.alive_index(node)?;
-        let Some(src) = self.nodes[i]
-            .following
-            .clone()
-            .filter(|_| self.nodes[i].role == Role::Standby)
-        else {
+        let i = self.cluster.alive_index(node)?;
+        let Some(src) = self.nodes[i].upstream() else {
             return Err(GroupError::not_permitted(
                 node,
                 "a primary does not receive WAL",
             ));
         };
         if let Err(err) = WalRecord::decode(bytes) {
+            let now = self.cluster.now();
+            let ids = std::sync::Arc::clone(self.cluster.ids());
             record!(
-                self.trace,
-                self.net.now(),
+                self.cluster.trace,
+                now,
                 "wal_record_malformed",
                 node = node,
-                src = &src,
+                src = &ids[src],
                 reason = err.to_string()
             );
             return Err(GroupError::Malformed {
@@ -267,15 +339,49 @@ impl WalShippingGroup {
             });
         }
         let frame = Bytes::copy_from_slice(bytes);
-        self.with_node(i, |n, now, trace, fx| {
-            let _ = n.receive_frame(&src, &frame, SyncMode::Streaming, now, trace, fx);
-        });
+        let now = self.cluster.now();
+        self.with_node(i, |n, out| n.step(now, src, WalMsg::Record { frame }, out));
         Ok(())
+    }
+
+    /// A typed snapshot (copies every node's WAL and data).
+    #[must_use]
+    pub fn probe(&self) -> WalProbe {
+        probe::snapshot(
+            &self.cluster,
+            &self.nodes,
+            &self.operator,
+            &self.config,
+            &self.disk,
+        )
+    }
+
+    /// Checks the protocol's safety invariants and returns the first one
+    /// that fails, described. O(total WAL size): meant for tests.
+    ///
+    /// 1. Every node's WAL decodes to records with LSNs 1, 2, 3, … (applied
+    ///    contiguously), with non-decreasing timeline tags no newer than the
+    ///    node's own timeline, and its data is exactly the replay of it.
+    /// 2. Flushed and durable LSNs never exceed the WAL's end.
+    /// 3. Nodes on the same timeline hold WALs of which the shorter is a
+    ///    byte prefix of the longer: every WAL is a prefix of its timeline's
+    ///    history.
+    /// 4. At most one node believes it is primary on any timeline; the
+    ///    current primary is on the newest one.
+    /// 5. A primary's retained records are the tail of its own WAL, and a
+    ///    standby that follows it on its timeline has at least the LSN it
+    ///    reported flushed.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        invariants::check(&self.cluster, &self.nodes, &self.operator, &self.disk)
     }
 
     /// The group's trace.
     #[must_use]
     pub fn trace(&self) -> &Trace {
-        &self.trace
+        &self.cluster.trace
+    }
+
+    pub(crate) fn now_tick(&self) -> Tick {
+        self.cluster.now()
     }
 }

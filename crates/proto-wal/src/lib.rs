@@ -9,6 +9,18 @@
 //! deterministic `sim-core` simulator and implements
 //! [`ReplicationGroup`].
 //!
+//! **The node is a pure state machine.** A [`node::WalNode`] never sees the
+//! network, the clock or the trace: [`step`](node::WalNode::step) (a
+//! message arrived) and [`tick`](node::WalNode::tick) (time passed) write
+//! [`node::Output`]s — messages to send, [`node::WalEvent`]s to record, and
+//! fsyncs ([`node::WalEvent::Fsync`]) the group carries out against the
+//! durable images. [`WalShippingGroup`] owns a [`replication::Cluster`]
+//! (ids, network, rng, trace, client operations, every fault), the nodes,
+//! the durable images and the operator's view (the last promoted primary,
+//! the newest timeline), delivers, records, and adds what each fault means
+//! here. The [`node`] module says how a model checker drives nodes without
+//! the group.
+//!
 //! | level | meaning here |
 //! |---|---|
 //! | `LEADER` write | the primary has appended and flushed the record |
@@ -49,7 +61,7 @@
 //! LSN. The answer is *incremental* — the missing records from the retained
 //! tail — when the standby is on the primary's timeline and that LSN is
 //! still retained; otherwise *full* — a base backup replacing its WAL and
-//! data. [`SyncMode`] in the [`WalProbe`] shows the most recent mode.
+//! data. [`CatchUpMode`] in the [`WalProbe`] shows the most recent mode.
 //!
 //! **Promotion.** [`WalShippingGroup::promote`] (or `failover`) moves the
 //! primary to a new timeline (one higher than any issued), clears retention,
@@ -88,6 +100,20 @@
 //! The durable image is an O(1) marker (LSN and timeline) into the
 //! append-only WAL, so `crash(node, lose_unfsynced = true)` truncates the
 //! WAL to it and rebuilds the data by replay.
+//!
+//! **Trace.** Besides SimNet's `message_*` and the shared
+//! `client_op_submitted` / `client_op_completed`: the `wal_` events listed
+//! in the [`node::WalEvent`] docs and the group's `wal_group_created`,
+//! `wal_sync_replication_configured`, `wal_write_acked`,
+//! `wal_write_refused`, `wal_commit_waits_for_sync_standby`,
+//! `wal_sync_confirmed` and `wal_fsynced`. Faults are the harness's
+//! neutral events (`node_crashed`, `node_restarted`, `node_isolated`,
+//! `node_healed`, `link_cut`, `link_restored`, see
+//! [`replication::Cluster`]); a power loss adds
+//! `wal_power_loss_restored lsn_before lsn timeline` (what it rolled back
+//! to), and a restart drops what was sent to the node while it was down
+//! (`message_dropped reason="sent_while_down"`: a new connection starts
+//! from a catch-up request).
 //!
 //! ## Mirrors, simplifies, omits (PostgreSQL)
 //!
@@ -169,35 +195,30 @@
 //!
 //! A longer runnable example: `cargo run -p proto-wal --example wal_failover`.
 
-#[cfg(test)]
-mod catchup_tests;
 mod client;
 mod config;
-mod failover;
+mod events;
 mod group;
 mod invariants;
 mod message;
-mod node;
+pub mod node;
+mod operator;
+mod output;
 mod pending;
-mod primary;
-#[cfg(test)]
-mod primary_tests;
 mod probe;
 mod record;
 mod registration;
 mod replication_impl;
 mod role;
-mod standby;
 mod sync_names;
 mod sync_rep;
 
 pub use config::WalConfig;
 pub use group::WalShippingGroup;
-pub use message::WalMsg;
-pub use probe::{WalNodeProbe, WalProbe};
+pub use probe::{NodeProbe, WalProbe};
 pub use record::{RecordError, WalRecord};
 pub use registration::WalRegistration;
-pub use role::{Role, SyncMode};
+pub use role::{CatchUpMode, Role};
 pub use sync_names::{SyncQuorum, SynchronousCommit, SynchronousStandbyNames};
 
 // The shared vocabulary, so that depending on this crate is enough.
@@ -211,8 +232,8 @@ pub use sim_core::NetConfig;
 /// `use proto_wal::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AckLevel, Bytes, ClientOp, Completion, GroupError, NodeId, OpId, Outcome, OutcomeStatus,
-        ReadLevel, ReplicationGroup, Role, SyncMode, SyncQuorum, SynchronousCommit, WalConfig,
+        AckLevel, Bytes, CatchUpMode, ClientOp, Completion, GroupError, NodeId, OpId, Outcome,
+        OutcomeStatus, ReadLevel, ReplicationGroup, Role, SyncQuorum, SynchronousCommit, WalConfig,
         WalShippingGroup,
     };
 }

@@ -88,6 +88,46 @@ impl PendingWrite {
     }
 }
 
+impl Verdict {
+    /// Why a write that ended *unknown* is unknown, for its client: on
+    /// `node` at `lsn`, after at most `ack_timeout` ticks; `promoted` is
+    /// the node promoted meanwhile (for [`Verdict::Superseded`]). Empty for
+    /// [`Verdict::Wait`] and [`Verdict::Acked`].
+    pub fn unknown_reason(
+        &self,
+        node: &NodeId,
+        lsn: u64,
+        ack_timeout: u64,
+        promoted: Option<&NodeId>,
+    ) -> String {
+        match self {
+            Verdict::Wait | Verdict::Acked { .. } => String::new(),
+            Verdict::TimedOut { missing, .. } if missing == node => format!(
+                "no synchronous standby other than {node} itself can confirm LSN {lsn}: \
+                 the primary's own flush never counts; waited {ack_timeout} ticks"
+            ),
+            Verdict::TimedOut { missing, .. } => format!(
+                "synchronous standby {missing} did not acknowledge LSN {lsn} \
+                 within {ack_timeout} ticks"
+            ),
+            Verdict::SteppedDown { missing, .. } => format!(
+                "{node} stepped down (it heard a newer timeline) before synchronous \
+                 standby {missing} acknowledged LSN {lsn}"
+            ),
+            Verdict::Crashed { missing } => format!(
+                "{node} crashed before synchronous standby {missing} acknowledged LSN {lsn}"
+            ),
+            Verdict::Superseded { missing, timeline } => {
+                let promoted = promoted.map_or("another node", NodeId::as_str);
+                format!(
+                    "{promoted} was promoted to timeline {timeline} before synchronous \
+                     standby {missing} acknowledged LSN {lsn} on {node}"
+                )
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

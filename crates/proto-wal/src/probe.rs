@@ -3,15 +3,18 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use sim_core::{NodeId, Tick};
+use replication::Cluster;
+use sim_core::{DurableImages, NodeId, Tick};
 
-use crate::group::WalShippingGroup;
-use crate::role::{Role, SyncMode};
+use crate::config::WalConfig;
+use crate::node::{DurableMark, WalMsg, WalNode};
+use crate::operator::Operator;
+use crate::role::{CatchUpMode, Role};
 
 /// One node in a [`WalProbe`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct WalNodeProbe {
+pub struct NodeProbe {
     /// The node.
     pub id: NodeId,
     /// False while crashed.
@@ -40,10 +43,10 @@ pub struct WalNodeProbe {
     /// Its key/value state.
     pub data: BTreeMap<Bytes, Bytes>,
     /// How it most recently received WAL.
-    pub sync_mode: SyncMode,
+    pub catch_up_mode: CatchUpMode,
 }
 
-/// A snapshot of a [`WalShippingGroup`].
+/// A snapshot of a [`WalShippingGroup`](crate::WalShippingGroup).
 ///
 /// Building one copies every node's WAL and data: it is for tests and
 /// experiments, not for hot loops.
@@ -63,48 +66,55 @@ pub struct WalProbe {
     pub retained_lsns: Vec<u64>,
     /// One entry per node, in configuration order (primary, then the
     /// standbys as listed).
-    pub nodes: Vec<WalNodeProbe>,
+    pub nodes: Vec<NodeProbe>,
 }
 
 impl WalProbe {
     /// The probe of `id`, if it is in the group.
     #[must_use]
-    pub fn node(&self, id: &NodeId) -> Option<&WalNodeProbe> {
+    pub fn node(&self, id: &NodeId) -> Option<&NodeProbe> {
         self.nodes.iter().find(|n| &n.id == id)
     }
 }
 
-impl WalShippingGroup {
-    /// A typed snapshot (copies every node's WAL and data).
-    #[must_use]
-    pub fn probe(&self) -> WalProbe {
-        let primary = self.primary.map(|p| &self.nodes[p]);
-        WalProbe {
-            tick: self.net.now(),
-            leader: primary.filter(|p| p.alive).map(|p| p.id.clone()),
-            timeline: self.top_timeline,
-            synchronous_standbys: self.config.synchronous_standbys.clone(),
-            retained_lsns: primary
-                .map_or_else(Vec::new, |p| (p.retained_first()..=p.lsn()).collect()),
-            nodes: self
-                .nodes
-                .iter()
-                .map(|n| WalNodeProbe {
-                    id: n.id.clone(),
-                    alive: n.alive,
-                    role: n.role,
-                    timeline: n.timeline,
-                    following: n.following.clone(),
-                    synchronous: n.synchronous,
-                    wal: Bytes::copy_from_slice(&n.wal),
-                    applied_lsn: n.applied_lsn,
-                    received_lsn: n.lsn(),
-                    flushed_lsn: n.flushed_lsn,
-                    durable_lsn: self.disk.image(&n.id).map_or(0, |m| m.lsn),
-                    data: n.data.clone(),
-                    sync_mode: n.sync_mode,
-                })
-                .collect(),
-        }
+/// The probe of a group made of these parts (copies every node's WAL and
+/// data).
+pub(crate) fn snapshot(
+    cluster: &Cluster<WalMsg>,
+    nodes: &[WalNode],
+    operator: &Operator,
+    config: &WalConfig,
+    disk: &DurableImages<DurableMark>,
+) -> WalProbe {
+    let ids = cluster.ids();
+    let primary = operator.primary().map(|p| &nodes[p]);
+    WalProbe {
+        tick: cluster.now(),
+        leader: operator
+            .primary()
+            .filter(|&p| cluster.is_alive(p))
+            .map(|p| ids[p].clone()),
+        timeline: operator.newest_timeline(),
+        synchronous_standbys: config.synchronous_standbys.clone(),
+        retained_lsns: primary.map_or_else(Vec::new, |p| (p.retained_first()..=p.lsn()).collect()),
+        nodes: nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| NodeProbe {
+                id: ids[i].clone(),
+                alive: cluster.is_alive(i),
+                role: n.role(),
+                timeline: n.timeline(),
+                following: n.following().map(|p| ids[p].clone()),
+                synchronous: n.is_synchronous(),
+                wal: Bytes::copy_from_slice(n.wal()),
+                applied_lsn: n.applied_lsn(),
+                received_lsn: n.lsn(),
+                flushed_lsn: n.flushed_lsn(),
+                durable_lsn: disk.image(&ids[i]).map_or(0, |m| m.lsn),
+                data: n.data().clone(),
+                catch_up_mode: n.catch_up_mode(),
+            })
+            .collect(),
     }
 }

@@ -4,10 +4,10 @@
 
 use replication::{
     AckLevel, ExplorerRow, GroupError, Levels, NodeId, ReadLevel, Registration, ScenarioGroup,
-    SettingDoc, SettingKind, Settings, WriteResult,
+    SettingDoc, SettingKind, Settings,
 };
 
-use crate::{SyncQuorum, SynchronousCommit, WalConfig, WalShippingGroup};
+use crate::{SynchronousCommit, WalConfig, WalShippingGroup};
 
 /// Schedules the `remote_write` rows run at least: losing a `remote_write`
 /// commit takes three faults in a row — a power loss on the synchronous
@@ -181,57 +181,5 @@ impl Registration for WalRegistration {
             }
         }
         rows
-    }
-}
-
-fn acked(write: &WriteResult) -> &'static str {
-    if write.accepted { "acked" } else { "refused" }
-}
-
-fn offset(write: &WriteResult) -> String {
-    write.offset.map_or("-".to_owned(), |o| o.to_string())
-}
-
-impl ScenarioGroup for WalShippingGroup {
-    fn catch_up(&self, node: &NodeId) -> Option<String> {
-        let probe = self.probe();
-        probe.node(node).map(|n| n.sync_mode.name().to_owned())
-    }
-
-    fn fenced(&self) -> u64 {
-        self.trace().count("wal_fenced") as u64
-    }
-
-    fn gate(&self, node: &NodeId, level: AckLevel, write: &WriteResult) -> String {
-        let probe = self.probe();
-        let lsn = probe.node(node).map_or(0, |n| n.applied_lsn);
-        let config = self.config();
-        if matches!(
-            config.sync_quorum,
-            SyncQuorum::First(_) | SyncQuorum::Any(_)
-        ) {
-            let confirmed_by = self
-                .trace()
-                .of_kind("wal_sync_confirmed")
-                .last()
-                .and_then(|e| e.field("confirmed_by"))
-                .map_or_else(|| "nobody".to_owned(), |v| v.to_string());
-            return format!(
-                "{}: {node} cut off, confirmed by {confirmed_by}: {} LSN {} while {node} was at LSN {lsn}",
-                config.synchronous_standby_names(),
-                acked(write),
-                offset(write),
-            );
-        }
-        let outcome = format!(
-            "{} LSN {} while it was at LSN {lsn}",
-            acked(write),
-            offset(write)
-        );
-        if probe.synchronous_standbys.contains(node) {
-            format!("synchronous standby {node} gates {level} commit: {outcome}")
-        } else {
-            format!("async standby {node} does not gate commit: {outcome}")
-        }
     }
 }

@@ -1,11 +1,15 @@
 //! The shared driver surface for WAL shipping.
 
+use crate::SyncQuorum;
+use replication::{AckLevel, ScenarioGroup, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
 use sim_core::{NodeId, Tick, Trace, record};
 
-use crate::group::{DurableMark, PROTOCOL, WalShippingGroup};
+use crate::group::{PROTOCOL, WalShippingGroup};
+use crate::node::WalNode;
+use crate::operator::Standing;
 
 impl ReplicationGroup for WalShippingGroup {
     fn protocol(&self) -> &'static str {
@@ -13,13 +17,12 @@ impl ReplicationGroup for WalShippingGroup {
     }
 
     fn node_ids(&self) -> Vec<NodeId> {
-        self.nodes.iter().map(|n| n.id.clone()).collect()
+        self.cluster.ids().to_vec()
     }
 
+    /// The last promoted primary, if it is alive.
     fn leader(&self) -> Option<NodeId> {
-        self.primary
-            .filter(|&p| self.nodes[p].alive)
-            .map(|p| self.nodes[p].id.clone())
+        self.leader_index().map(|p| self.cluster.id(p).clone())
     }
 
     /// Starts `op` without letting time pass.
@@ -47,15 +50,15 @@ impl ReplicationGroup for WalShippingGroup {
     }
 
     fn take_completions(&mut self) -> Vec<Completion> {
-        self.client.take_all()
+        self.cluster.take_completions()
     }
 
     fn take_completion(&mut self, id: OpId) -> Option<Completion> {
-        self.client.take(id)
+        self.cluster.take_completion(id)
     }
 
     fn tick(&mut self) {
-        self.step();
+        self.step_tick();
     }
 
     /// Ticks until no WAL message is in flight, no `QUORUM` write is
@@ -64,16 +67,15 @@ impl ReplicationGroup for WalShippingGroup {
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         let mut ticks = 0;
         let replaying = |g: &Self| {
-            g.nodes
-                .iter()
-                .filter(|n| n.alive)
-                .map(|n| n.replay_due.len())
+            (0..g.nodes.len())
+                .filter(|&i| g.cluster.is_alive(i))
+                .map(|i| g.nodes[i].records_awaiting_replay())
                 .sum::<usize>()
         };
-        while self.net.in_flight() > 0 || !self.pending.is_empty() || replaying(self) > 0 {
+        while self.cluster.in_flight() > 0 || !self.pending.is_empty() || replaying(self) > 0 {
             if ticks >= max_ticks {
-                let waiting_for = if self.net.in_flight() > 0 {
-                    format!("{} WAL messages in flight", self.net.in_flight())
+                let waiting_for = if self.cluster.in_flight() > 0 {
+                    format!("{} WAL messages in flight", self.cluster.in_flight())
                 } else if self.pending.is_empty() {
                     format!("{} received records waiting to replay", replaying(self))
                 } else {
@@ -84,7 +86,7 @@ impl ReplicationGroup for WalShippingGroup {
                     waiting_for,
                 });
             }
-            self.step();
+            self.step_tick();
             ticks += 1;
         }
         Ok(ticks)
@@ -92,76 +94,34 @@ impl ReplicationGroup for WalShippingGroup {
 
     /// A process crash keeps the WAL; `lose_unfsynced` (a power loss) rolls
     /// the node back to its last fsynced LSN and timeline and rebuilds its
-    /// data from that WAL prefix. Traffic to and from it is lost, and a
+    /// data from that WAL prefix (`wal_power_loss_restored`, after the
+    /// harness's `node_crashed`). Traffic to and from it is lost, and a
     /// `QUORUM` write waiting on it completes *unknown* at once.
     fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError> {
-        let i = self.alive_index(node)?;
-        let now = self.net.now();
-        let before = self.nodes[i].lsn();
-        self.nodes[i].alive = false;
-        self.net.discard_where(
-            |env| &env.src == node || &env.dst == node,
-            "node_crashed",
-            &mut self.trace,
-        );
-        if lose_unfsynced {
-            let mark = self.disk.image(node).copied().unwrap_or(DurableMark {
-                lsn: 0,
-                timeline: 1,
-            });
-            self.nodes[i].restore(mark.lsn, mark.timeline);
-        }
-        record!(
-            self.trace,
-            now,
-            "wal_node_crashed",
-            node = node,
-            lose_unfsynced = lose_unfsynced,
-            lsn_before = before,
-            lsn_after = self.nodes[i].lsn()
-        );
-        self.settle_pending();
+        let i = self.cluster.crash(node, lose_unfsynced)?;
+        self.on_crash(i, lose_unfsynced);
         Ok(())
     }
 
     /// Restarts a crashed node in the role it had. Messages sent to it while
-    /// it was down are dropped (`sent_while_down`); it then reconnects (a
-    /// standby asks for catch-up, a primary announces itself).
+    /// it was down are dropped (`sent_while_down`: they had no connection
+    /// to arrive on); it then reconnects (a standby asks for catch-up, a
+    /// primary announces itself).
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        let i = self.index(node)?;
-        if self.nodes[i].alive {
-            return Err(GroupError::AlreadyRunning(node.clone()));
-        }
-        self.nodes[i].alive = true;
-        // Whatever was sent while it was down had no connection to arrive on.
-        self.net
-            .discard_where(|env| &env.dst == node, "sent_while_down", &mut self.trace);
-        record!(
-            self.trace,
-            self.net.now(),
-            "wal_node_restarted",
-            node = node,
-            role = self.nodes[i].role.name(),
-            lsn = self.nodes[i].lsn()
-        );
-        self.reconnect(i);
+        let i = self.cluster.restart(node)?;
+        self.on_restart(i);
         Ok(())
     }
 
     fn isolate(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        self.index(node)?;
-        let peers = self.node_ids();
-        self.net.isolate(node, peers.iter());
-        record!(self.trace, self.net.now(), "wal_node_isolated", node = node);
-        Ok(())
+        self.cluster.isolate(node).map(drop)
     }
 
-    /// Restores every link of `node`; if it is alive it reconnects.
+    /// Restores every link of `node` (another isolated node stays
+    /// isolated); if it is alive it reconnects.
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        let i = self.index(node)?;
-        self.net.heal_node(node);
-        record!(self.trace, self.net.now(), "wal_node_healed", node = node);
-        if self.nodes[i].alive {
+        let i = self.cluster.heal(node)?;
+        if self.cluster.is_alive(i) {
             self.reconnect(i);
         }
         Ok(())
@@ -170,32 +130,14 @@ impl ReplicationGroup for WalShippingGroup {
     /// Drops every message from `from` to `to` until `heal` of either
     /// node or [`restore_link`](ReplicationGroup::restore_link).
     fn cut_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.index(from)?;
-        self.index(to)?;
-        self.net.partition(from, to);
-        record!(
-            self.trace,
-            self.net.now(),
-            "wal_link_cut",
-            from = from,
-            to = to
-        );
-        Ok(())
+        self.cluster.cut_link(from, to).map(drop)
     }
 
-    /// Restores `from → to`; the receiving node, if alive, reconnects.
+    /// Restores `from → to` (an isolated end stays isolated); the
+    /// receiving node, if alive, reconnects.
     fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
-        self.index(from)?;
-        let j = self.index(to)?;
-        self.net.heal(from, to);
-        record!(
-            self.trace,
-            self.net.now(),
-            "wal_link_restored",
-            from = from,
-            to = to
-        );
-        if self.nodes[j].alive {
+        let (_, j) = self.cluster.restore_link(from, to)?;
+        if self.cluster.is_alive(j) {
             self.reconnect(j);
         }
         Ok(())
@@ -207,15 +149,15 @@ impl ReplicationGroup for WalShippingGroup {
 
     /// Flushes `node`'s WAL; a standby reports the new flush LSN.
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        let i = self.alive_index(node)?;
+        let i = self.cluster.alive_index(node)?;
         record!(
-            self.trace,
-            self.net.now(),
+            self.cluster.trace,
+            self.cluster.now(),
             "wal_fsynced",
             node = node,
             lsn = self.nodes[i].lsn()
         );
-        self.flush_node(i);
+        self.with_node(i, WalNode::flush);
         Ok(())
     }
 
@@ -227,15 +169,17 @@ impl ReplicationGroup for WalShippingGroup {
         let chosen = match candidate {
             Some(node) => node.clone(),
             None => {
-                let eligible = |sync: bool| {
-                    self.nodes.iter().enumerate().find(|(i, n)| {
-                        n.alive && Some(*i) != self.primary && (!sync || n.synchronous)
+                let standings: Vec<Standing> = (0..self.nodes.len())
+                    .map(|i| Standing {
+                        alive: self.cluster.is_alive(i),
+                        synchronous: self.synchronous.contains(&i),
                     })
-                };
-                let (_, node) = eligible(true)
-                    .or_else(|| eligible(false))
+                    .collect();
+                let i = self
+                    .operator
+                    .failover_candidate(&standings)
                     .ok_or_else(|| GroupError::NoLeader("no alive standby to promote".into()))?;
-                node.id.clone()
+                self.cluster.id(i).clone()
             }
         };
         self.promote(&chosen)?;
@@ -243,33 +187,88 @@ impl ReplicationGroup for WalShippingGroup {
     }
 
     fn trace(&self) -> &Trace {
-        &self.trace
+        &self.cluster.trace
     }
 
     fn trace_mut(&mut self) -> &mut Trace {
-        &mut self.trace
+        &mut self.cluster.trace
     }
 
     fn now(&self) -> Tick {
-        self.net.now()
+        self.now_tick()
     }
 
     fn summary(&self) -> GroupSummary {
         GroupSummary {
             protocol: PROTOCOL,
-            tick: self.net.now(),
+            tick: self.now_tick(),
             leader: self.leader(),
             nodes: self
                 .nodes
                 .iter()
-                .map(|n| NodeSummary {
-                    id: n.id.clone(),
-                    alive: n.alive,
-                    role: n.role.name(),
-                    applied_offset: n.applied_lsn,
-                    data: n.data.clone(),
+                .enumerate()
+                .map(|(i, n)| NodeSummary {
+                    id: self.cluster.id(i).clone(),
+                    alive: self.cluster.is_alive(i),
+                    role: n.role().name(),
+                    applied_offset: n.applied_lsn(),
+                    data: n.data().clone(),
                 })
                 .collect(),
+        }
+    }
+}
+
+fn acked(write: &WriteResult) -> &'static str {
+    if write.accepted { "acked" } else { "refused" }
+}
+
+fn offset(write: &WriteResult) -> String {
+    write.offset.map_or("-".to_owned(), |o| o.to_string())
+}
+
+/// What a scenario reads from the group in the protocol's own words (see
+/// [`ScenarioGroup`]).
+impl ScenarioGroup for WalShippingGroup {
+    fn catch_up(&self, node: &NodeId) -> Option<String> {
+        let probe = self.probe();
+        probe.node(node).map(|n| n.catch_up_mode.name().to_owned())
+    }
+
+    fn fenced(&self) -> u64 {
+        self.trace().count("wal_fenced") as u64
+    }
+
+    fn gate(&self, node: &NodeId, level: AckLevel, write: &WriteResult) -> String {
+        let probe = self.probe();
+        let lsn = probe.node(node).map_or(0, |n| n.applied_lsn);
+        let config = self.config();
+        if matches!(
+            config.sync_quorum,
+            SyncQuorum::First(_) | SyncQuorum::Any(_)
+        ) {
+            let confirmed_by = self
+                .trace()
+                .of_kind("wal_sync_confirmed")
+                .last()
+                .and_then(|e| e.field("confirmed_by"))
+                .map_or_else(|| "nobody".to_owned(), |v| v.to_string());
+            return format!(
+                "{}: {node} cut off, confirmed by {confirmed_by}: {} LSN {} while {node} was at LSN {lsn}",
+                config.synchronous_standby_names(),
+                acked(write),
+                offset(write),
+            );
+        }
+        let outcome = format!(
+            "{} LSN {} while it was at LSN {lsn}",
+            acked(write),
+            offset(write)
+        );
+        if probe.synchronous_standbys.contains(node) {
+            format!("synchronous standby {node} gates {level} commit: {outcome}")
+        } else {
+            format!("async standby {node} does not gate commit: {outcome}")
         }
     }
 }

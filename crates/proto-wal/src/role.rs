@@ -1,4 +1,4 @@
-//! A node's role and how it last received WAL.
+//! A node's role and how it last caught up (received WAL).
 
 use std::fmt;
 
@@ -32,7 +32,7 @@ impl fmt::Display for Role {
 /// How a node most recently received WAL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
-pub enum SyncMode {
+pub enum CatchUpMode {
     /// Nothing received yet.
     Never,
     /// Records streamed one by one as the primary wrote them.
@@ -43,20 +43,20 @@ pub enum SyncMode {
     Full,
 }
 
-impl SyncMode {
+impl CatchUpMode {
     /// `never`, `streaming`, `incremental` or `full`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            SyncMode::Never => "never",
-            SyncMode::Streaming => "streaming",
-            SyncMode::Incremental => "incremental",
-            SyncMode::Full => "full",
+            CatchUpMode::Never => "never",
+            CatchUpMode::Streaming => "streaming",
+            CatchUpMode::Incremental => "incremental",
+            CatchUpMode::Full => "full",
         }
     }
 }
 
-impl fmt::Display for SyncMode {
+impl fmt::Display for CatchUpMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }

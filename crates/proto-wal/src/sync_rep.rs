@@ -8,10 +8,11 @@ use sim_core::NodeId;
 
 use crate::sync_names::SyncQuorum;
 
-/// One standby listed in `synchronous_standby_names`, as the primary sees it.
-#[derive(Debug, Clone)]
-pub(crate) struct Candidate {
-    pub id: NodeId,
+/// One standby listed in `synchronous_standby_names`, as the primary sees
+/// it. `Id` names it: a [`NodeId`] in tests, a node position in the group.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate<Id = NodeId> {
+    pub id: Id,
     /// Streaming from this primary now: alive, a standby following it on
     /// its timeline, the link open both ways. A listed node that is the
     /// primary itself is never connected (its own flush never confirms).
@@ -21,7 +22,7 @@ pub(crate) struct Candidate {
     pub reached: Option<u64>,
 }
 
-impl Candidate {
+impl<Id> Candidate<Id> {
     fn confirms(&self, lsn: u64) -> bool {
         self.reached.is_some_and(|r| r >= lsn)
     }
@@ -40,17 +41,17 @@ pub(crate) enum WaitReason {
 
 /// Whether a commit LSN is confirmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum SyncDecision {
+pub(crate) enum SyncDecision<Id = NodeId> {
     /// Confirmed; `by` are the synchronous standbys that reported it, in
     /// priority order.
-    Confirmed { by: Vec<NodeId> },
+    Confirmed { by: Vec<Id> },
     /// Still waiting, first of all for `missing`.
-    Waiting { missing: NodeId, why: WaitReason },
+    Waiting { missing: Id, why: WaitReason },
 }
 
-impl SyncDecision {
+impl<Id: Clone> SyncDecision<Id> {
     /// The standby waited for, `None` once confirmed.
-    pub fn missing(&self) -> Option<NodeId> {
+    pub fn missing(&self) -> Option<Id> {
         match self {
             SyncDecision::Confirmed { .. } => None,
             SyncDecision::Waiting { missing, .. } => Some(missing.clone()),
@@ -60,30 +61,34 @@ impl SyncDecision {
 
 /// Decides whether `lsn` is confirmed under `quorum` by `candidates`
 /// (listed in priority order; no synchronous standbys at all means the
-/// local flush commits).
+/// local flush commits). Allocates only the `by` list of a confirmation:
+/// the group asks after every tick while a commit waits.
 ///
 /// - [`SyncQuorum::Every`]: every listed standby reported it (connected or
 ///   not); a listed primary never confirms.
 /// - [`SyncQuorum::First`]`(n)`: the first `n` connected candidates are the
 ///   synchronous standbys; all of them reported it, and there are `n`.
 /// - [`SyncQuorum::Any`]`(n)`: at least `n` connected candidates reported it.
-pub(crate) fn decide(quorum: SyncQuorum, lsn: u64, candidates: &[Candidate]) -> SyncDecision {
-    let first_unconnected = || {
-        candidates
-            .iter()
-            .find(|c| !c.connected)
-            .map(|c| c.id.clone())
-    };
+pub(crate) fn decide<Id: Clone>(
+    quorum: SyncQuorum,
+    lsn: u64,
+    candidates: &[Candidate<Id>],
+) -> SyncDecision<Id> {
     let needed = quorum.needed(candidates.len());
-    let connected: Vec<&Candidate> = candidates.iter().filter(|c| c.connected).collect();
-    let too_few = |missing: NodeId| SyncDecision::Waiting {
-        missing,
-        why: WaitReason::TooFewConnected {
-            connected: connected.len(),
-            needed,
-        },
+    let connected = || candidates.iter().filter(|c| c.connected);
+    let too_few = || {
+        let Some(missing) = candidates.iter().find(|c| !c.connected) else {
+            unreachable!("fewer connected than needed means one listed is not connected")
+        };
+        SyncDecision::Waiting {
+            missing: missing.id.clone(),
+            why: WaitReason::TooFewConnected {
+                connected: connected().count(),
+                needed,
+            },
+        }
     };
-    let not_confirmed = |c: &Candidate| SyncDecision::Waiting {
+    let not_confirmed = |c: &Candidate<Id>| SyncDecision::Waiting {
         missing: c.id.clone(),
         why: WaitReason::NotConfirmed,
     };
@@ -91,43 +96,42 @@ pub(crate) fn decide(quorum: SyncQuorum, lsn: u64, candidates: &[Candidate]) -> 
         SyncQuorum::Every => match candidates.iter().find(|c| !c.confirms(lsn)) {
             // A listed node that is now the primary reports nothing: it
             // never confirms.
-            Some(c) if !c.connected => too_few(c.id.clone()),
+            Some(c) if !c.connected => SyncDecision::Waiting {
+                missing: c.id.clone(),
+                why: WaitReason::TooFewConnected {
+                    connected: connected().count(),
+                    needed,
+                },
+            },
             Some(c) => not_confirmed(c),
             None => SyncDecision::Confirmed {
                 by: candidates.iter().map(|c| c.id.clone()).collect(),
             },
         },
         SyncQuorum::First(n) => {
-            if connected.len() < n {
-                return match first_unconnected() {
-                    Some(missing) => too_few(missing),
-                    None => unreachable!("fewer connected than listed means one is not"),
-                };
+            if connected().count() < n {
+                return too_few();
             }
-            let sync = &connected[..n];
-            match sync.iter().find(|c| !c.confirms(lsn)) {
+            match connected().take(n).find(|c| !c.confirms(lsn)) {
                 Some(c) => not_confirmed(c),
                 None => SyncDecision::Confirmed {
-                    by: sync.iter().map(|c| c.id.clone()).collect(),
+                    by: connected().take(n).map(|c| c.id.clone()).collect(),
                 },
             }
         }
         SyncQuorum::Any(n) => {
-            let by: Vec<NodeId> = connected
-                .iter()
-                .filter(|c| c.confirms(lsn))
-                .map(|c| c.id.clone())
-                .collect();
-            if by.len() >= n {
-                return SyncDecision::Confirmed { by };
-            }
-            if connected.len() < n {
-                return match first_unconnected() {
-                    Some(missing) => too_few(missing),
-                    None => unreachable!("fewer connected than listed means one is not"),
+            if connected().filter(|c| c.confirms(lsn)).count() >= n {
+                return SyncDecision::Confirmed {
+                    by: connected()
+                        .filter(|c| c.confirms(lsn))
+                        .map(|c| c.id.clone())
+                        .collect(),
                 };
             }
-            match connected.iter().find(|c| !c.confirms(lsn)) {
+            if connected().count() < n {
+                return too_few();
+            }
+            match connected().find(|c| !c.confirms(lsn)) {
                 Some(c) => not_confirmed(c),
                 None => unreachable!("fewer than n confirmed among at least n connected"),
             }

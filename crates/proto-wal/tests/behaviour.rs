@@ -4,8 +4,8 @@ mod common;
 
 use common::{b, group_with_sync, id, lsns, records};
 use proto_wal::{
-    AckLevel, Bytes, GroupError, NetConfig, ReadLevel, ReplicationGroup, Role, SyncMode, WalConfig,
-    WalRecord, WalShippingGroup,
+    AckLevel, Bytes, CatchUpMode, GroupError, NetConfig, ReadLevel, ReplicationGroup, Role,
+    WalConfig, WalRecord, WalShippingGroup,
 };
 
 #[test]
@@ -31,7 +31,7 @@ fn leader_ack_exposes_ordered_wal_bytes_on_primary_before_any_standby_applies_th
             node.wal.is_empty() && node.data.is_empty(),
             "{standby} applied nothing yet"
         );
-        assert_eq!(node.sync_mode, SyncMode::Never);
+        assert_eq!(node.catch_up_mode, CatchUpMode::Never);
     }
 
     g.run_until_idle(50).unwrap();
@@ -44,7 +44,7 @@ fn leader_ack_exposes_ordered_wal_bytes_on_primary_before_any_standby_applies_th
             "{standby} holds byte-identical WAL"
         );
         assert_eq!(node.applied_lsn, 2);
-        assert_eq!(node.sync_mode, SyncMode::Streaming);
+        assert_eq!(node.catch_up_mode, CatchUpMode::Streaming);
         assert_eq!(node.data.get(&b("b")), Some(&b("2")));
     }
 }
@@ -170,8 +170,8 @@ fn promotion_increments_the_timeline_and_a_queued_old_timeline_record_is_rejecte
     }
     assert_eq!(probe.node(&id("primary")).unwrap().role, Role::Standby);
     assert_eq!(
-        probe.node(&id("primary")).unwrap().sync_mode,
-        SyncMode::Full
+        probe.node(&id("primary")).unwrap().catch_up_mode,
+        CatchUpMode::Full
     );
     g.check_invariants().unwrap();
 }
@@ -228,7 +228,10 @@ fn reconnect_is_incremental_inside_retention_and_full_outside_it() {
     }
     g.restart(&s).unwrap();
     g.run_until_idle(50).unwrap();
-    assert_eq!(g.probe().node(&s).unwrap().sync_mode, SyncMode::Incremental);
+    assert_eq!(
+        g.probe().node(&s).unwrap().catch_up_mode,
+        CatchUpMode::Incremental
+    );
     assert_eq!(lsns(&g, "standby-1").0, 2);
 
     g.crash(&s, false).unwrap();
@@ -239,7 +242,7 @@ fn reconnect_is_incremental_inside_retention_and_full_outside_it() {
     assert_eq!(g.probe().retained_lsns, (5..=12).collect::<Vec<_>>());
     g.restart(&s).unwrap();
     g.run_until_idle(50).unwrap();
-    assert_eq!(g.probe().node(&s).unwrap().sync_mode, SyncMode::Full);
+    assert_eq!(g.probe().node(&s).unwrap().catch_up_mode, CatchUpMode::Full);
     assert_eq!(records(&g, "standby-1"), records(&g, "primary"));
     assert!(g.trace().to_text().contains("reason=\"outside_retention\""));
 }
@@ -257,7 +260,7 @@ fn reconnect_across_a_timeline_change_is_full_even_inside_retention() {
     g.run_until_idle(50).unwrap();
     let probe = g.probe();
     let node = probe.node(&id("standby-2")).unwrap();
-    assert_eq!(node.sync_mode, SyncMode::Full);
+    assert_eq!(node.catch_up_mode, CatchUpMode::Full);
     assert_eq!(node.timeline, 2);
     assert!(g.trace().to_text().contains("reason=\"timeline_changed\""));
     assert_eq!(records(&g, "standby-2"), records(&g, "standby-1"));

@@ -230,7 +230,7 @@ const COVERED: [&str; 9] = [
     "wal_catchup_full",
     "wal_write_refused",
     "wal_gap_detected",
-    "wal_node_crashed",
+    "node_crashed",
     "wal_record_skipped",
 ];
 

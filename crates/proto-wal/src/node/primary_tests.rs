@@ -4,45 +4,42 @@
 //! a power loss that lost nothing.
 
 use bytes::Bytes;
-use sim_core::{NodeId, Trace};
 
-use crate::message::WalMsg;
-use crate::node::{Effects, WalNode};
-use crate::role::Role;
+use super::{NodeSettings, Output, WalEvent, WalMsg, WalNode};
 
-fn primary_with(records: u64, retention: usize) -> (WalNode, Trace) {
-    let id = NodeId::new("primary");
-    let mut p = WalNode::new(id.clone(), Role::Primary, &id, false, retention);
-    let mut trace = Trace::new();
-    let mut fx = Effects::default();
+const STANDBY: usize = 1;
+
+fn primary_with(records: u64, retention: usize) -> WalNode {
+    let settings = NodeSettings::default().with_retention(retention);
+    let mut p = WalNode::new(0, 3, 0, settings).expect("valid positions");
+    let mut out = Vec::new();
     for i in 1..=records {
-        p.append(
-            Bytes::from("k"),
-            Bytes::from(format!("v{i}")),
-            0,
-            &mut trace,
-            &mut fx,
-        );
+        p.append(Bytes::from("k"), Bytes::from(format!("v{i}")), &mut out)
+            .expect("a primary appends");
     }
-    (p, trace)
+    p
 }
 
-/// The reply to `StartReplication { timeline, next_lsn }` from `standby`.
-fn answer(p: &mut WalNode, timeline: u64, next_lsn: u64) -> (WalMsg, String) {
-    let mut trace = Trace::new();
-    let mut fx = Effects::default();
-    let standby = NodeId::new("standby-1");
-    p.on_start_replication(&standby, timeline, next_lsn, 1, &mut trace, &mut fx);
-    assert_eq!(fx.sends.len(), 1, "one reply");
-    let (to, msg) = fx.sends.pop().expect("one reply");
-    assert_eq!(to, standby);
-    (msg, trace.to_text())
+/// The reply to `StartReplication { timeline, next_lsn }` from the standby,
+/// and the one event the primary reported with it.
+fn answer(p: &mut WalNode, timeline: u64, next_lsn: u64) -> (WalMsg, WalEvent) {
+    let mut out = Vec::new();
+    p.on_start_replication(STANDBY, timeline, next_lsn, &mut out);
+    assert_eq!(out.len(), 2, "one event, one reply: {out:?}");
+    let Some(Output::Send { to, msg }) = out.pop() else {
+        panic!("the reply comes last: {out:?}");
+    };
+    assert_eq!(to, STANDBY);
+    let Some(Output::Event(event)) = out.pop() else {
+        panic!("the event comes first: {out:?}");
+    };
+    (msg, event)
 }
 
 #[test]
 fn level_standby_gets_an_incremental_catch_up_with_no_records() {
-    let (mut p, _) = primary_with(3, 8);
-    let (msg, text) = answer(&mut p, 1, 4);
+    let mut p = primary_with(3, 8);
+    let (msg, event) = answer(&mut p, 1, 4);
     match msg {
         WalMsg::Batch { timeline, frames } => {
             assert_eq!(timeline, 1);
@@ -50,12 +47,15 @@ fn level_standby_gets_an_incremental_catch_up_with_no_records() {
         }
         other => panic!("expected an incremental batch, got {other:?}"),
     }
-    assert!(text.contains("records=0"), "{text}");
+    assert!(
+        matches!(event, WalEvent::CatchUpIncremental { records: 0, .. }),
+        "{event:?}"
+    );
 }
 
 #[test]
 fn standby_behind_inside_the_window_gets_only_the_missing_records() {
-    let (mut p, _) = primary_with(5, 3);
+    let mut p = primary_with(5, 3);
     assert_eq!(p.retained_first(), 3);
     match answer(&mut p, 1, 4).0 {
         WalMsg::Batch { frames, .. } => assert_eq!(frames.len(), 2),
@@ -69,26 +69,44 @@ fn standby_behind_inside_the_window_gets_only_the_missing_records() {
 
 #[test]
 fn standby_ahead_of_the_primary_gets_a_base_backup() {
-    let (mut p, _) = primary_with(3, 8);
-    let (msg, text) = answer(&mut p, 1, 5);
+    let mut p = primary_with(3, 8);
+    let (msg, event) = answer(&mut p, 1, 5);
     match msg {
         WalMsg::BaseBackup { lsn, .. } => assert_eq!(lsn, 3),
         other => panic!("expected a base backup, got {other:?}"),
     }
-    assert!(text.contains("reason=\"standby_ahead\""), "{text}");
+    assert!(
+        matches!(
+            event,
+            WalEvent::CatchUpFull {
+                reason: "standby_ahead",
+                ..
+            }
+        ),
+        "{event:?}"
+    );
 }
 
 #[test]
 fn standby_on_another_timeline_gets_a_base_backup() {
-    let (mut p, _) = primary_with(3, 8);
-    let (msg, text) = answer(&mut p, 2, 4);
+    let mut p = primary_with(3, 8);
+    let (msg, event) = answer(&mut p, 2, 4);
     assert!(matches!(msg, WalMsg::BaseBackup { .. }), "{msg:?}");
-    assert!(text.contains("reason=\"timeline_changed\""), "{text}");
+    assert!(
+        matches!(
+            event,
+            WalEvent::CatchUpFull {
+                reason: "timeline_changed",
+                ..
+            }
+        ),
+        "{event:?}"
+    );
 }
 
 #[test]
 fn power_loss_that_lost_nothing_keeps_the_retained_window() {
-    let (mut p, _) = primary_with(4, 8);
+    let mut p = primary_with(4, 8);
     p.restore(4, 1);
     assert_eq!(p.lsn(), 4);
     assert_eq!(p.retained_first(), 1, "the whole window survives");
@@ -100,7 +118,7 @@ fn power_loss_that_lost_nothing_keeps_the_retained_window() {
 
 #[test]
 fn power_loss_drops_only_the_unfsynced_tail_of_the_retained_window() {
-    let (mut p, _) = primary_with(4, 8);
+    let mut p = primary_with(4, 8);
     p.restore(2, 1);
     assert_eq!(p.lsn(), 2);
     assert_eq!(p.retained_first(), 1);
