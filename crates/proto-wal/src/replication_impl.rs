@@ -147,6 +147,68 @@ impl ReplicationGroup for WalShippingGroup {
         WalShippingGroup::check_invariants(self)
     }
 
+    fn set_network(&mut self, net: replication::NetConfig) -> Result<(), GroupError> {
+        self.cluster.set_network(net)
+    }
+
+    /// The primary is up and reachable, and — when standbys are listed in
+    /// `synchronous_standby_names` — as many listed standbys as the rule
+    /// needs (every one, `FIRST n`, `ANY n`; the primary itself never
+    /// counts) are up, not slow and linked to it both ways.
+    fn tolerates_current_faults(&self) -> bool {
+        let Some(p) = self.operator.primary() else {
+            return false;
+        };
+        if !self.cluster.is_alive(p) || self.cluster.is_isolated(p) {
+            return false;
+        }
+        if self.synchronous.is_empty() {
+            return true;
+        }
+        let listed: Vec<usize> = self
+            .synchronous
+            .iter()
+            .copied()
+            .filter(|&s| s != p)
+            .collect();
+        let healthy = listed
+            .iter()
+            .filter(|&&s| {
+                self.cluster.is_alive(s) && !self.cluster.is_slow(s) && self.cluster.linked(p, s)
+            })
+            .count();
+        let needed = match self.config.sync_quorum {
+            SyncQuorum::Every => listed.len(),
+            SyncQuorum::First(n) | SyncQuorum::Any(n) => n,
+        };
+        !listed.is_empty() && healthy >= needed
+    }
+
+    /// A standby's catch-up after a failover or a heal, and the apply
+    /// delay `remote_apply` waits for.
+    fn recovery_bound(&self) -> u64 {
+        20 + self.config.recovery_min_apply_delay
+    }
+
+    /// `synchronous_standby_names` lists no standby but the primary itself
+    /// (the only synchronous standby was promoted): PostgreSQL then makes
+    /// every synchronous commit wait, and so does this model.
+    fn unavailable(&self) -> Option<String> {
+        let p = self.operator.primary()?;
+        let others = self.synchronous.iter().filter(|&&s| s != p).count();
+        let needed = match self.config.sync_quorum {
+            SyncQuorum::Every => 1,
+            SyncQuorum::First(n) | SyncQuorum::Any(n) => n,
+        };
+        (!self.synchronous.is_empty() && others < needed).then(|| {
+            format!(
+                "{}: the primary {} is listed itself and {others} other standby cannot satisfy it, so QUORUM commits wait",
+                self.config.synchronous_standby_names(),
+                self.cluster.id(p)
+            )
+        })
+    }
+
     /// Flushes `node`'s WAL; a standby reports the new flush LSN.
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.cluster.alive_index(node)?;
