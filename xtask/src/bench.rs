@@ -190,11 +190,18 @@ fn measure_once(
             let start = Instant::now();
             let verdicts = explore::sweep(&config, &options).map_err(err)?;
             let seconds = start.elapsed().as_secs_f64();
+            // Its safety verdicts hold (its LINEARIZABLE reads are blocked
+            // while a write is in flight, so `available` does not).
+            let safety = [
+                explore::Property::Durable,
+                explore::Property::Linearizable,
+                explore::Property::Invariants,
+            ];
             if verdicts
                 .iter()
-                .any(|v| v.status == explore::Status::Violated)
+                .any(|v| v.status == explore::Status::Violated && safety.contains(&v.property))
             {
-                return Err("the isr all_isr/linearizable sweep found a violation".into());
+                return Err("the isr all_isr/linearizable sweep found a safety violation".into());
             }
             Ok(Sample {
                 seconds,

@@ -41,6 +41,9 @@ pub struct IsrGroup {
     tick_checks: bool,
     /// The first violation seen by a per-tick check.
     violation: Option<String>,
+    /// What the invariant checker verified so far (it re-checks only what
+    /// changed).
+    verified: std::cell::RefCell<invariants::Verified>,
 }
 
 impl fmt::Debug for IsrGroup {
@@ -93,6 +96,7 @@ impl IsrGroup {
             decided: Vec::new(),
             tick_checks: false,
             violation: None,
+            verified: std::cell::RefCell::default(),
         })
     }
 
@@ -127,7 +131,12 @@ impl IsrGroup {
     /// of acknowledged writes need history; the integration tests track
     /// those across probes.) Returns the first violation found.
     pub fn check_invariants(&self) -> Result<(), String> {
-        invariants::check(&self.controller, &self.nodes, &self.cluster)
+        invariants::check_with(
+            &self.controller,
+            &self.nodes,
+            &self.cluster,
+            &mut self.verified.borrow_mut(),
+        )
     }
 
     /// Turns on (or off) running [`IsrGroup::check_invariants`] after every

@@ -12,15 +12,59 @@ use crate::log::ReplicaLog;
 use crate::message::IsrMessage;
 use crate::node::IsrNode;
 
-/// Entries `1..=through` of both logs are identical. Replicated entries
-/// are usually the same allocation, so pointer equality short-circuits the
-/// field comparison.
-fn same_prefix(a: &ReplicaLog, b: &ReplicaLog, through: u64) -> bool {
-    let through = through as usize;
-    a.entries[..through]
+/// Entries `from+1..=through` of both logs are identical. Replicated
+/// entries are usually the same allocation, so pointer equality
+/// short-circuits the field comparison.
+fn same_range(a: &ReplicaLog, b: &ReplicaLog, from: u64, through: u64) -> bool {
+    let (from, through) = (from.min(through) as usize, through as usize);
+    a.entries[from..through]
         .iter()
-        .zip(&b.entries[..through])
+        .zip(&b.entries[from..through])
         .all(|(x, y)| Arc::ptr_eq(x, y) || x == y)
+}
+
+/// What the checker already verified, so a check after a tick compares
+/// only what changed: per node, the `(log version, applied_hw)` whose
+/// `committed` matched; per pair of logs, the versions and the prefix
+/// found identical. Entries a log holds never change while its version
+/// stays (appends only add), so a verified prefix stays verified.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Verified {
+    committed: Vec<Option<(u64, u64)>>,
+    prefixes: Vec<(u64, u64, u64)>,
+}
+
+impl Verified {
+    fn committed_ok(&mut self, i: usize, log: &ReplicaLog) -> bool {
+        if self.committed.len() <= i {
+            self.committed.resize(i + 1, None);
+        }
+        let key = (log.version, log.applied_hw);
+        if self.committed[i] == Some(key) {
+            return true;
+        }
+        let ok = committed_matches(log, log.applied_hw);
+        if ok {
+            self.committed[i] = Some(key);
+        }
+        ok
+    }
+
+    /// Entries `1..=through` identical, for the logs of nodes `i` and `j`
+    /// (`n` nodes), comparing only beyond what was verified.
+    fn same(&mut self, n: usize, (i, a): (usize, &ReplicaLog), (j, b): (usize, &ReplicaLog), through: u64) -> bool {
+        let slot = i * n + j;
+        if self.prefixes.len() < n * n {
+            self.prefixes.resize(n * n, (u64::MAX, u64::MAX, 0));
+        }
+        let (va, vb, done) = self.prefixes[slot];
+        let from = if (va, vb) == (a.version, b.version) { done.min(through) } else { 0 };
+        let ok = same_range(a, b, from, through);
+        if ok {
+            self.prefixes[slot] = (a.version, b.version, through.max(if from == 0 { 0 } else { done }));
+        }
+        ok
+    }
 }
 
 /// `committed` is exactly the key/value state of `log`'s first `through`
@@ -53,14 +97,18 @@ fn committed_matches(log: &ReplicaLog, through: u64) -> bool {
     seen.len() == committed.len()
 }
 
-/// The checks of [`IsrGroup::check_invariants`](crate::IsrGroup::check_invariants)
-/// over the controller, the nodes and the harness's liveness; the first
-/// violation found.
-pub(crate) fn check(
+/// The checks of [`IsrGroup::check_invariants`](crate::IsrGroup::check_invariants):
+/// the SPEC §6 invariants over the controller and the replicas; the error
+/// names the first one broken. `verified` remembers what was already
+/// verified (the group keeps one across ticks, so a check compares only
+/// what changed).
+pub(crate) fn check_with(
     controller: &Controller,
     nodes: &[IsrNode],
     cluster: &Cluster<IsrMessage>,
+    verified: &mut Verified,
 ) -> Result<(), String> {
+    let n = nodes.len();
     let hw = controller.high_watermark();
     let unclean_epoch = controller.unclean_epoch();
     let id = |n: &IsrNode| cluster.id(n.me()).clone();
@@ -77,7 +125,7 @@ pub(crate) fn check(
                 a.log.end()
             ));
         }
-        if !committed_matches(&a.log, a.log.applied_hw) {
+        if !verified.committed_ok(i, &a.log) {
             return Err(format!(
                 "{}: committed_data is not its log through applied_hw",
                 id(a)
@@ -94,14 +142,14 @@ pub(crate) fn check(
             ));
         }
         // Each unordered pair once.
-        for b in nodes[i + 1..].iter().filter(|b| current(b)) {
+        for (j, b) in nodes.iter().enumerate().skip(i + 1).filter(|(_, b)| current(b)) {
             let through = a
                 .log
                 .applied_hw
                 .min(b.log.applied_hw)
                 .min(a.log.end())
                 .min(b.log.end());
-            if !same_prefix(&a.log, &b.log, through) {
+            if !verified.same(n, (i, &a.log), (j, &b.log), through) {
                 return Err(format!(
                     "{} and {} disagree at or below their applied HW {through}",
                     id(a),
@@ -128,7 +176,7 @@ pub(crate) fn check(
                     n.log.end()
                 ));
             }
-            if !same_prefix(&n.log, &leader.log, hw) {
+            if i != l && !verified.same(nodes.len(), (i, &n.log), (l, &leader.log), hw) {
                 return Err(format!(
                     "ISR member {} differs from the leader at or below HW",
                     id(n)
@@ -143,7 +191,7 @@ pub(crate) fn check(
                     n.matched_end
                 ));
             }
-            if !same_prefix(&n.log, &leader.log, n.matched_end) {
+            if !verified.same(nodes.len(), (i, &n.log), (l, &leader.log), n.matched_end) {
                 return Err(format!(
                     "{} counted as matching the leader through {} but differs",
                     id(n),

@@ -32,6 +32,10 @@ pub struct ReplicaLog {
     pub(crate) data: BTreeMap<Bytes, Bytes>,
     pub(crate) committed: BTreeMap<Bytes, Bytes>,
     pub(crate) applied_hw: u64,
+    /// Bumped whenever entries already held change (a truncation, a
+    /// snapshot install) — appends keep it — so a checker may remember
+    /// what it verified of a prefix while the version stays.
+    pub(crate) version: u64,
 }
 
 impl ReplicaLog {
@@ -103,6 +107,7 @@ impl ReplicaLog {
             return false;
         }
         self.entries.truncate(end as usize);
+        self.version += 1;
         self.clamp_applied();
         self.rebuild_data();
         true
@@ -116,6 +121,7 @@ impl ReplicaLog {
         let keep = (self.applied_hw.min(entries.len() as u64)) as usize;
         let same = self.entries.len() >= keep && self.entries[..keep] == entries[..keep];
         self.entries = entries.to_vec();
+        self.version += 1;
         if !same {
             self.applied_hw = 0;
             self.committed.clear();

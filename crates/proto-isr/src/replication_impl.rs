@@ -176,8 +176,7 @@ impl ReplicationGroup for IsrGroup {
     /// once the lag timeout has dropped the others from the ISR.
     fn tolerates_current_faults(&self) -> bool {
         let l = self.controller.leader();
-        if !self.cluster.is_alive(l) || self.cluster.is_isolated(l) || self.lag_outpaced().is_some()
-        {
+        if !self.cluster.is_alive(l) || self.cluster.is_isolated(l) || self.worst_delay_at_lag() {
             return false;
         }
         let healthy = (0..self.nodes.len())
@@ -348,6 +347,18 @@ impl IsrGroup {
 }
 
 impl IsrGroup {
+    /// The network's worst one-way delay, a stall included.
+    fn worst_delay(&self) -> u64 {
+        let net = self.cluster.net_config();
+        net.max_delay + if net.stall_rate > 0.0 { net.stall_ticks } else { 0 }
+    }
+
+    /// True when that delay reaches `replica.lag.time.max.ms` (see
+    /// [`IsrGroup::lag_outpaced`]); builds no text.
+    fn worst_delay_at_lag(&self) -> bool {
+        self.worst_delay() >= self.config.replica_lag_timeout
+    }
+
     /// Why no follower can stay in the ISR on this network, if it cannot:
     /// Kafka assumes `replica.lag.time.max.ms` well above a replication
     /// round; with a one-way delay (a stall included) at or above it, every
