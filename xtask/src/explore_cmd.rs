@@ -86,6 +86,10 @@ pub struct Args {
     /// Write the verdict table as Markdown to FILE.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "jsonl", "shard"])]
     write: Option<PathBuf>,
+    /// Sweep every planted bug (the explorer's positive controls) instead:
+    /// exit 1 unless each is caught and its unplanted row keeps the property.
+    #[arg(long, conflicts_with_all = ["replay", "json", "jsonl", "check", "write", "shard", "ack", "read", "setting"])]
+    planted: bool,
 }
 
 fn parse_shard(text: &str) -> Result<(u64, u64), String> {
@@ -106,6 +110,10 @@ fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 
 /// `explore`.
 pub fn command(args: Args) -> Result<ExitCode, Failure> {
+    let features: &[&str] = if args.planted { &["planted"] } else { &[] };
+    if let Some(code) = crate::optimized::reexec("explore", features)? {
+        return Ok(code);
+    }
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
         usize::from,
@@ -133,6 +141,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         shard: args.shard,
         check: args.check,
         write: args.write,
+        planted: args.planted,
         progress: std::io::stderr().is_terminal(),
     };
     match run(&opts) {
@@ -171,6 +180,7 @@ pub struct Options {
     pub shard: Option<(u64, u64)>,
     pub check: Option<PathBuf>,
     pub write: Option<PathBuf>,
+    pub planted: bool,
     pub progress: bool,
 }
 
@@ -194,6 +204,9 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     if let Some(id) = &opts.replay {
         return replay(id, opts.diagram.as_ref()).map(|t| (t, ExitCode::SUCCESS));
     }
+    if opts.planted {
+        return crate::planted_cmd::run(opts);
+    }
     let configs = selected(opts);
     if configs.is_empty() {
         let known: Vec<String> = labs::explore_configs()
@@ -210,6 +223,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
         first_seed: opts.seed,
         jobs: opts.jobs,
         shard: opts.shard,
+        shrink: true,
     };
     let verdicts = sweep_all(&configs, &sweep, opts.progress)?;
     let markdown = markdown(&verdicts, &sweep);

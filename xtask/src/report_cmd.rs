@@ -29,6 +29,9 @@ pub struct Args {
 
 /// `report`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    if let Some(code) = crate::optimized::reexec("report", &[])? {
+        return Ok(code);
+    }
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
         usize::from,
@@ -38,6 +41,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         first_seed: 0,
         jobs,
         shard: None,
+        shrink: true,
     };
     let pages = build(&sweep, std::io::stderr().is_terminal()).map_err(|stop| match stop {
         Stop::Usage(message) => Failure::usage("report", ErrorKind::InvalidValue, message),

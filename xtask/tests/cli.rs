@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 fn xtask(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
         .args(args)
         .env_remove("RUST_LOG")
         .output()
@@ -282,6 +283,7 @@ fn bench_writes_out_of_range_is_a_usage_error() {
 /// closes the pipe, as `xtask … | head -n LINES` (or `| true`) does.
 fn run_with_stdout_closed_after(args: &[&str], lines: usize) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
         .args(args)
         .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
@@ -330,6 +332,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
 #[test]
 fn trace_computes_only_the_requested_run() {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
         .args(["trace", "--experiment", "1", "--protocol", "isr"])
         .env("RUST_LOG", "minidist::trace=debug")
         .output()

@@ -236,6 +236,7 @@ fn check(case: &Case) -> Result<(), String> {
         .args(&args)
         .current_dir(root())
         .env_remove("RUST_LOG")
+        .env("MINIDIST_REEXEC", "0")
         .output()
         .map_err(|e| format!("{}: cannot run {}: {e}", case.at, program.display()))?;
     let stdout = String::from_utf8_lossy(&output.stdout);

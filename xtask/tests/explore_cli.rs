@@ -4,6 +4,7 @@ use std::process::{Command, Output};
 
 fn xtask(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
         .args(args)
         .env_remove("RUST_LOG")
         .output()

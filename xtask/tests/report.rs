@@ -18,6 +18,7 @@ fn site() -> &'static Path {
         let dir = std::env::temp_dir().join(format!("minidist-report-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .env("MINIDIST_REEXEC", "0")
             .args(["report", "--schedules", SCHEDULES, "--out"])
             .arg(&dir)
             .env_remove("RUST_LOG")
@@ -231,6 +232,7 @@ fn every_matrix_cell_links_to_its_run_page_and_every_counterexample_to_its_page(
 
 fn xtask_stdout(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
         .args(args)
         .env_remove("RUST_LOG")
         .output()
@@ -398,6 +400,7 @@ fn a_counterexample_page_of_a_linearizability_violation_draws_the_stuck_operatio
 #[test]
 fn report_refuses_zero_schedules() {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
         .args(["report", "--schedules", "0", "--out"])
         .arg(std::env::temp_dir().join("minidist-report-never-written"))
         .output()

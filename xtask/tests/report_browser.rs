@@ -43,6 +43,7 @@ fn build_site() -> PathBuf {
     }
     let dir = temp_dir("report-browser-site");
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
         .args(["report", "--schedules", "12", "--out"])
         .arg(&dir)
         .env_remove("RUST_LOG")

@@ -29,6 +29,9 @@ pub struct SweepOptions {
     pub jobs: usize,
     /// `Some((i, n))`: only the seeds whose position modulo `n` is `i`.
     pub shard: Option<(u64, u64)>,
+    /// Shrink the violating schedules into counterexamples (off: only
+    /// count them, e.g. to measure how often a planted bug is caught).
+    pub shrink: bool,
 }
 
 impl Default for SweepOptions {
@@ -38,6 +41,7 @@ impl Default for SweepOptions {
             first_seed: 0,
             jobs: 1,
             shard: None,
+            shrink: true,
         }
     }
 }
@@ -182,6 +186,7 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
             .collect();
         let unknown = outcomes.iter().position(|o| o[p] == Answer::Unknown);
         let (status, counterexample, note) = match (violating.first(), unknown) {
+            (Some(_), _) if !options.shrink => (Status::Violated, None, None),
             (Some(_), _) => {
                 let mut best: Option<Counterexample> = None;
                 for &pos in violating.iter().take(SHRINK_CANDIDATES) {

@@ -18,6 +18,7 @@ pub fn cell(v: &Verdict) -> String {
             "violated in {} of {}: {} steps — `cargo xtask explore --replay {}`",
             v.violations, v.schedules, cx.steps, cx.replay
         ),
+        (Status::Violated, None) => format!("violated in {} of {}", v.violations, v.schedules),
         (Status::Holds, _) if v.undecided > 0 => {
             format!(
                 "holds ({}; {} offline at the end)",

@@ -4,8 +4,8 @@
 //!
 //! [`Registration::explorer_rows`]: replication::Registration::explorer_rows
 
-use explore::{Build, Configuration};
-use replication::{Registry, ReplicationGroup};
+use explore::{Build, Configuration, read_snake};
+use replication::{ExplorerRow, PlantedBug, Protocol, Registry, ReplicationGroup};
 
 use crate::protocol::registry;
 
@@ -15,12 +15,49 @@ pub fn explore_configs() -> Vec<Configuration> {
     explore_configs_in(&registry())
 }
 
+/// Every planted bug of the built-in protocols, with its configuration.
+pub fn planted_configs() -> Vec<(PlantedBug, Configuration)> {
+    planted_configs_in(&registry())
+}
+
 /// Every configuration of the protocols of `registry`, in table order.
 pub fn explore_configs_in(registry: &Registry) -> Vec<Configuration> {
     let mut configs = Vec::new();
     for &protocol in registry.protocols() {
+        for row in protocol.registration().explorer_rows() {
+            configs.push(configuration(protocol, row));
+        }
+    }
+    configs
+}
+
+/// Every planted bug of the protocols of `registry`, each with the
+/// configuration of its row plus `planted=NAME` (the group builds only when
+/// the protocol crate has its `planted` feature).
+pub fn planted_configs_in(registry: &Registry) -> Vec<(PlantedBug, Configuration)> {
+    let mut out = Vec::new();
+    for &protocol in registry.protocols() {
         let registration = protocol.registration();
-        for row in registration.explorer_rows() {
+        for bug in registration.planted_bugs() {
+            let Some(mut row) = registration
+                .explorer_rows()
+                .into_iter()
+                .find(|r| (r.ack.snake(), read_snake(r.read), r.setting) == bug.row)
+            else {
+                continue;
+            };
+            row.settings.set("planted", bug.name);
+            out.push((bug, configuration(protocol, row)));
+        }
+    }
+    out
+}
+
+/// The explorer's configuration of `row` of `protocol`.
+fn configuration(protocol: Protocol, row: ExplorerRow) -> Configuration {
+    let registration = protocol.registration();
+    {
+        {
             let settings = row.settings.clone();
             let config = Configuration::new(
                 protocol.name(),
@@ -42,14 +79,11 @@ pub fn explore_configs_in(registry: &Registry) -> Vec<Configuration> {
                     Ok(group)
                 },
             );
-            configs.push(
-                config
-                    .with_min_schedules(row.min_schedules)
-                    .with_transport(registration.transport())
-                    .with_node_counts(registration.node_counts())
-                    .with_knobs(registration.explorer_knobs()),
-            );
+            config
+                .with_min_schedules(row.min_schedules)
+                .with_transport(registration.transport())
+                .with_node_counts(registration.node_counts())
+                .with_knobs(registration.explorer_knobs())
         }
     }
-    configs
 }

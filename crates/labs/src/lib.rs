@@ -44,7 +44,9 @@ mod run;
 mod run_diagram;
 mod specs;
 
-pub use explore_configs::{explore_configs, explore_configs_in};
+pub use explore_configs::{
+    explore_configs, explore_configs_in, planted_configs, planted_configs_in,
+};
 pub use observed::{
     CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
     SplitBrainRead,

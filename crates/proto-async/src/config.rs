@@ -46,6 +46,9 @@ pub struct AsyncConfig {
     /// Redis `min-replicas-max-lag`, in ticks: how recently a replica must
     /// have been heard from to count for `min_replicas_to_write`.
     pub min_replicas_max_lag: u64,
+    /// A planted bug switched on ([`crate::planted`]); `None` always in a
+    /// build without the `planted` feature.
+    pub planted: Option<&'static str>,
 }
 
 /// `WAIT numreplicas timeout`, issued by the client right after each of its
@@ -70,6 +73,7 @@ impl Default for AsyncConfig {
             wait: None,
             min_replicas_to_write: 0,
             min_replicas_max_lag: 10,
+            planted: None,
         }
     }
 }
@@ -142,6 +146,12 @@ impl AsyncConfig {
 
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), GroupError> {
+        replication::check_planted(
+            self.planted,
+            &crate::planted::bugs(),
+            cfg!(feature = "planted"),
+            "proto-async",
+        )?;
         if self.primary.as_str().is_empty() {
             return Err(GroupError::config("primary", "node ids must be non-empty"));
         }
@@ -213,6 +223,15 @@ impl AsyncConfig {
         Ok(())
     }
 
+    /// The same settings with the planted bug `name` on
+    /// ([`crate::planted`]); [`AsyncConfig::validate`] refuses an unknown
+    /// name, and any name in a build without the `planted` feature.
+    #[must_use]
+    pub fn with_planted(mut self, name: &str) -> Self {
+        self.planted = Some(replication::planted_name(&crate::planted::bugs(), name));
+        self
+    }
+
     /// Every node id: the primary first, then the replicas in the given order.
     #[must_use]
     pub fn node_ids(&self) -> Vec<NodeId> {
@@ -236,6 +255,8 @@ pub struct NodeSettings {
     pub min_replicas_to_write: usize,
     /// `min-replicas-max-lag`, in ticks.
     pub min_replicas_max_lag: u64,
+    /// A planted bug switched on ([`crate::planted`]).
+    pub planted: Option<&'static str>,
 }
 
 impl Default for NodeSettings {
@@ -252,6 +273,7 @@ impl From<&AsyncConfig> for NodeSettings {
             send_acks: config.replicas_ack(),
             min_replicas_to_write: config.min_replicas_to_write,
             min_replicas_max_lag: config.min_replicas_max_lag,
+            planted: config.planted,
         }
     }
 }

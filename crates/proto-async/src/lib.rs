@@ -207,6 +207,7 @@ mod invariants;
 mod message;
 pub mod node;
 mod output;
+pub mod planted;
 mod probe;
 mod registration;
 mod replication_impl;

@@ -38,6 +38,11 @@ const SETTINGS: &[SettingDoc] = &[
         doc: "the `T` of `wait=` (default 5)",
     },
     SettingDoc {
+        name: "planted",
+        kind: SettingKind::Text,
+        doc: "a planted bug (`proto_async::planted`; builds with the `planted` feature only)",
+    },
+    SettingDoc {
         name: "backlog",
         kind: SettingKind::Number,
         doc: "`repl-backlog-size`, in entries (default 8)",
@@ -66,6 +71,9 @@ impl AsyncRegistration {
         }
         if let Some(entries) = settings.count("backlog")? {
             config = config.with_backlog_size(entries);
+        }
+        if let Some(name) = settings.get("planted") {
+            config = config.with_planted(name);
         }
         Ok(config)
     }
@@ -98,6 +106,10 @@ impl Registration for AsyncRegistration {
             strong_write: AckLevel::Leader,
             authority_read: ReadLevel::Leader,
         }
+    }
+
+    fn planted_bugs(&self) -> Vec<replication::PlantedBug> {
+        crate::planted::bugs()
     }
 
     fn explorer_rows(&self) -> Vec<ExplorerRow> {

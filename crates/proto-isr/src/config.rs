@@ -44,6 +44,9 @@ pub struct IsrConfig {
     /// `AllIsr` writes it lacks are lost). Off by default, as in Kafka:
     /// the partition then stays leaderless.
     pub unclean_leader_election: bool,
+    /// A planted bug switched on ([`crate::planted`]); `None` always in a
+    /// build without the `planted` feature.
+    pub planted: Option<&'static str>,
 }
 
 impl Default for IsrConfig {
@@ -65,6 +68,7 @@ impl Default for IsrConfig {
             lease_duration: 4,
             seed: 0,
             unclean_leader_election: false,
+            planted: None,
         }
     }
 }
@@ -150,9 +154,24 @@ impl IsrConfig {
         self
     }
 
+    /// The same settings with the planted bug `name` on
+    /// ([`crate::planted`]); [`IsrConfig::validate`] refuses an unknown
+    /// name, and any name in a build without the `planted` feature.
+    #[must_use]
+    pub fn with_planted(mut self, name: &str) -> IsrConfig {
+        self.planted = Some(replication::planted_name(&crate::planted::bugs(), name));
+        self
+    }
+
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), GroupError> {
         validate_node_ids("nodes", &self.nodes, 2)?;
+        replication::check_planted(
+            self.planted,
+            &crate::planted::bugs(),
+            cfg!(feature = "planted"),
+            "proto-isr",
+        )?;
         if !self.nodes.contains(&self.leader) {
             return Err(GroupError::config(
                 "leader",

@@ -70,7 +70,11 @@ impl IsrGroup {
         )?;
         let n = config.nodes.len();
         let nodes = (0..n)
-            .map(|me| IsrNode::new(me, n, controller.leader(), config.retention))
+            .map(|me| {
+                let mut node = IsrNode::new(me, n, controller.leader(), config.retention);
+                node.planted = config.planted;
+                node
+            })
             .collect();
         record!(
             cluster.trace,

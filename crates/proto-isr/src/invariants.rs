@@ -52,16 +52,30 @@ impl Verified {
 
     /// Entries `1..=through` identical, for the logs of nodes `i` and `j`
     /// (`n` nodes), comparing only beyond what was verified.
-    fn same(&mut self, n: usize, (i, a): (usize, &ReplicaLog), (j, b): (usize, &ReplicaLog), through: u64) -> bool {
+    fn same(
+        &mut self,
+        n: usize,
+        (i, a): (usize, &ReplicaLog),
+        (j, b): (usize, &ReplicaLog),
+        through: u64,
+    ) -> bool {
         let slot = i * n + j;
         if self.prefixes.len() < n * n {
             self.prefixes.resize(n * n, (u64::MAX, u64::MAX, 0));
         }
         let (va, vb, done) = self.prefixes[slot];
-        let from = if (va, vb) == (a.version, b.version) { done.min(through) } else { 0 };
+        let from = if (va, vb) == (a.version, b.version) {
+            done.min(through)
+        } else {
+            0
+        };
         let ok = same_range(a, b, from, through);
         if ok {
-            self.prefixes[slot] = (a.version, b.version, through.max(if from == 0 { 0 } else { done }));
+            self.prefixes[slot] = (
+                a.version,
+                b.version,
+                through.max(if from == 0 { 0 } else { done }),
+            );
         }
         ok
     }
@@ -142,7 +156,12 @@ pub(crate) fn check_with(
             ));
         }
         // Each unordered pair once.
-        for (j, b) in nodes.iter().enumerate().skip(i + 1).filter(|(_, b)| current(b)) {
+        for (j, b) in nodes
+            .iter()
+            .enumerate()
+            .skip(i + 1)
+            .filter(|(_, b)| current(b))
+        {
             let through = a
                 .log
                 .applied_hw

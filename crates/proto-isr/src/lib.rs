@@ -217,6 +217,7 @@ mod message;
 pub mod node;
 mod output;
 mod pending;
+pub mod planted;
 mod probe;
 mod reads;
 mod registration;

@@ -74,6 +74,8 @@ pub struct IsrNode {
     pub(crate) durable_offset: u64,
     /// Leader packets refused as fenced (stale epoch or non-leader source).
     pub(crate) fenced_packets: u64,
+    /// A planted bug switched on ([`crate::planted`]).
+    pub(crate) planted: Option<&'static str>,
 }
 
 impl IsrNode {
@@ -94,6 +96,7 @@ impl IsrNode {
             catch_up_mode: CatchUpMode::Never,
             durable_offset: 0,
             fenced_packets: 0,
+            planted: None,
         }
     }
 

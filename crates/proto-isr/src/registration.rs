@@ -30,6 +30,11 @@ const SETTINGS: &[SettingDoc] = &[
         doc: "`replica.lag.time.max.ms`, in ticks (default 3)",
     },
     SettingDoc {
+        name: "planted",
+        kind: SettingKind::Text,
+        doc: "a planted bug (`proto_isr::planted`; builds with the `planted` feature only)",
+    },
+    SettingDoc {
         name: "retention",
         kind: SettingKind::Number,
         doc: "log entries the leader retains for incremental catch-up (default 8)",
@@ -54,6 +59,9 @@ impl IsrRegistration {
         }
         if let Some(entries) = settings.count("retention")? {
             config = config.with_retention(entries);
+        }
+        if let Some(name) = settings.get("planted") {
+            config = config.with_planted(name);
         }
         Ok(config)
     }
@@ -86,6 +94,14 @@ impl Registration for IsrRegistration {
             strong_write: AckLevel::AllIsr,
             authority_read: ReadLevel::Linearizable,
         }
+    }
+
+    fn planted_bugs(&self) -> Vec<replication::PlantedBug> {
+        crate::planted::bugs()
+    }
+
+    fn explorer_knobs(&self) -> Vec<replication::Knob> {
+        vec![replication::Knob::numbers("lag_timeout", [3, 8, 16])]
     }
 
     fn explorer_rows(&self) -> Vec<ExplorerRow> {

@@ -350,7 +350,12 @@ impl IsrGroup {
     /// The network's worst one-way delay, a stall included.
     fn worst_delay(&self) -> u64 {
         let net = self.cluster.net_config();
-        net.max_delay + if net.stall_rate > 0.0 { net.stall_ticks } else { 0 }
+        net.max_delay
+            + if net.stall_rate > 0.0 {
+                net.stall_ticks
+            } else {
+                0
+            }
     }
 
     /// True when that delay reaches `replica.lag.time.max.ms` (see

@@ -53,6 +53,9 @@ pub struct RaftConfig {
     /// `MaxSizePerMsg`, in entries). Default 64; a small value makes a
     /// follower's catch-up take many rounds.
     pub max_append_entries: u64,
+    /// A planted bug switched on ([`crate::planted`]); `None` always in a
+    /// build without the `planted` feature.
+    pub planted: Option<&'static str>,
 }
 
 impl Default for RaftConfig {
@@ -68,6 +71,7 @@ impl Default for RaftConfig {
             leadership_transfer: true,
             snapshot_threshold: None,
             max_append_entries: 64,
+            planted: None,
         }
     }
 }
@@ -159,6 +163,15 @@ impl RaftConfig {
         self
     }
 
+    /// The same settings with the planted bug `name` on
+    /// ([`crate::planted`]); [`RaftConfig::validate`] refuses an unknown
+    /// name, and any name in a build without the `planted` feature.
+    #[must_use]
+    pub fn with_planted(mut self, name: &str) -> Self {
+        self.planted = Some(replication::planted_name(&crate::planted::bugs(), name));
+        self
+    }
+
     /// Checks every setting; the error names the one at fault.
     ///
     /// Rules: at least three nodes, non-empty and distinct names; a nonzero
@@ -169,6 +182,12 @@ impl RaftConfig {
     /// AppendEntries.
     pub fn validate(&self) -> Result<(), GroupError> {
         validate_node_ids("nodes", &self.nodes, 3)?;
+        replication::check_planted(
+            self.planted,
+            &crate::planted::bugs(),
+            cfg!(feature = "planted"),
+            "proto-raft",
+        )?;
         if self.max_append_entries == 0 {
             return Err(GroupError::config(
                 "max_append_entries",

@@ -6,6 +6,7 @@ use sim_core::{Rng, Tick};
 use crate::message::{Command, LogEntry, Message};
 use crate::node::RaftNode;
 use crate::output::{NodeEvent, Output};
+use crate::planted;
 use crate::role::Role;
 
 impl RaftNode {
@@ -21,8 +22,12 @@ impl RaftNode {
         out: &mut Vec<Output>,
     ) {
         let free = self.voted_for.is_none() || self.voted_for == Some(from);
-        let up_to_date = (last_log_term, last_log_index) >= (self.last_term(), self.last_index());
-        let granted = free && up_to_date && self.role == Role::Follower;
+        let up_to_date = (last_log_term, last_log_index) >= (self.last_term(), self.last_index())
+            || planted::on(self.timing.planted, planted::VOTE_IGNORES_LOG);
+        let granted = free
+            && up_to_date
+            && self.role == Role::Follower
+            && !planted::on(self.timing.planted, planted::NEVER_GRANT_VOTES);
         if granted {
             self.voted_for = Some(from);
             self.reset_election_deadline(now, rng);
@@ -140,6 +145,16 @@ impl RaftNode {
             }
             first_new.get_or_insert(index);
             self.log.push(entry);
+        }
+        if planted::on(self.timing.planted, planted::TRUNCATE_ON_STALE_APPEND) {
+            // The bug: drop whatever follows this message's entries, even
+            // when nothing conflicts (never below the commit index, which
+            // this node would notice).
+            let keep_through = (prev_log_index + count).max(self.commit_index);
+            if keep_through < self.last_index() {
+                self.truncate_from(keep_through + 1);
+                truncated_from = Some(keep_through + 1);
+            }
         }
         if let Some(first) = first_new {
             out.push(Output::Event(NodeEvent::EntriesAppended {

@@ -56,6 +56,7 @@ impl RaftGroup {
             check_quorum: config.check_quorum,
             snapshot_threshold: config.snapshot_threshold,
             max_append_entries: config.max_append_entries,
+            planted: config.planted,
         };
         let size = config.nodes.len();
         let nodes = (0..size)

@@ -6,6 +6,7 @@ use sim_core::Tick;
 
 use crate::message::{Command, LogEntry, Message};
 use crate::node::{NodeEvent, Output, RaftNode, Role};
+use crate::planted;
 use crate::role::CatchUpMode;
 
 /// Most entries one AppendEntries carries while a follower catches up.
@@ -145,7 +146,9 @@ impl RaftNode {
         self.scratch.extend_from_slice(&self.match_index);
         self.scratch.sort_unstable_by(|a, b| b.cmp(a));
         let candidate = self.scratch[self.majority() - 1];
-        if candidate > self.commit_index && self.term_at(candidate) == Some(self.current_term) {
+        let own_term = self.term_at(candidate) == Some(self.current_term)
+            || planted::on(self.timing.planted, planted::COMMIT_OLD_TERM);
+        if candidate > self.commit_index && own_term {
             self.advance_commit(candidate, out);
         }
     }
@@ -253,6 +256,9 @@ impl RaftNode {
     /// True when a majority (counting this leader) answered round `round`
     /// in the current term.
     pub(crate) fn read_round_confirmed(&self, round: u64) -> bool {
+        if planted::on(self.timing.planted, planted::READ_WITHOUT_QUORUM) {
+            return true;
+        }
         let acks = (0..self.cluster)
             .filter(|p| *p == self.me || self.read_acked[*p] >= round)
             .count();

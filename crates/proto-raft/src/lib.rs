@@ -185,6 +185,7 @@ mod leader_tests;
 mod message;
 mod node;
 mod output;
+pub mod planted;
 mod prevote;
 mod probe;
 mod reads;

@@ -30,6 +30,8 @@ pub(crate) struct Timing {
     pub(crate) snapshot_threshold: Option<u64>,
     /// The most entries one AppendEntries carries.
     pub(crate) max_append_entries: u64,
+    /// A planted bug switched on ([`crate::planted`]).
+    pub(crate) planted: Option<&'static str>,
 }
 
 impl Timing {
@@ -43,6 +45,7 @@ impl Timing {
             check_quorum: false,
             snapshot_threshold: None,
             max_append_entries: 64,
+            planted: None,
         }
     }
 }

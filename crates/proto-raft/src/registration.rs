@@ -44,6 +44,11 @@ const SETTINGS: &[SettingDoc] = &[
         kind: SettingKind::Number,
         doc: "voters `node-1` … `node-N` (default 3, at least 3)",
     },
+    SettingDoc {
+        name: "planted",
+        kind: SettingKind::Text,
+        doc: "a planted bug (`proto_raft::planted`; builds with the `planted` feature only)",
+    },
 ];
 
 impl RaftRegistration {
@@ -67,6 +72,9 @@ impl RaftRegistration {
         }
         if let Some(n) = settings.number("max_append_entries")? {
             config = config.with_max_append_entries(n);
+        }
+        if let Some(name) = settings.get("planted") {
+            config = config.with_planted(name);
         }
         if let Some(n) = settings.count("nodes")? {
             let nodes = (1..=n).map(|i| NodeId::new(format!("node-{i}")));
@@ -158,6 +166,10 @@ impl Registration for RaftRegistration {
 
     fn node_counts(&self) -> Vec<u8> {
         vec![3, 5]
+    }
+
+    fn planted_bugs(&self) -> Vec<replication::PlantedBug> {
+        crate::planted::bugs()
     }
 }
 

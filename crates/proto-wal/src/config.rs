@@ -56,6 +56,9 @@ pub struct WalConfig {
     pub ack_timeout: u64,
     /// Seed of the group's one random generator.
     pub seed: u64,
+    /// A planted bug switched on ([`crate::planted`]); `None` always in a
+    /// build without the `planted` feature.
+    pub planted: Option<&'static str>,
 }
 
 impl Default for WalConfig {
@@ -71,6 +74,7 @@ impl Default for WalConfig {
             delay: 1,
             ack_timeout: 32,
             seed: 0,
+            planted: None,
         }
     }
 }
@@ -187,6 +191,15 @@ impl WalConfig {
         self
     }
 
+    /// The same settings with the planted bug `name` on
+    /// ([`crate::planted`]); [`WalConfig::validate`] refuses an unknown
+    /// name, and any name in a build without the `planted` feature.
+    #[must_use]
+    pub fn with_planted(mut self, name: &str) -> Self {
+        self.planted = Some(replication::planted_name(&crate::planted::bugs(), name));
+        self
+    }
+
     /// Every node id in configuration order: the primary, then the
     /// standbys as listed.
     #[must_use]
@@ -198,6 +211,12 @@ impl WalConfig {
 
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), GroupError> {
+        replication::check_planted(
+            self.planted,
+            &crate::planted::bugs(),
+            cfg!(feature = "planted"),
+            "proto-wal",
+        )?;
         if self.primary.as_str().is_empty() {
             return Err(GroupError::config("primary", "node ids must be non-empty"));
         }

@@ -87,7 +87,8 @@ impl WalShippingGroup {
                 .with_retention(config.retention)
                 .with_synchronous(synchronous.contains(&i))
                 .with_synchronous_commit(config.synchronous_commit)
-                .with_recovery_min_apply_delay(config.recovery_min_apply_delay);
+                .with_recovery_min_apply_delay(config.recovery_min_apply_delay)
+                .with_planted(config.planted);
             let node = WalNode::new(i, ids.len(), primary.unwrap_or(0), settings)?;
             disk.fsync(id, node.durable_mark());
             nodes.push(node);

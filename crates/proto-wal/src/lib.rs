@@ -205,6 +205,7 @@ pub mod node;
 mod operator;
 mod output;
 mod pending;
+pub mod planted;
 mod probe;
 mod record;
 mod registration;

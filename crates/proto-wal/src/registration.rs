@@ -44,6 +44,11 @@ const SETTINGS: &[SettingDoc] = &[
         doc: "`recovery_min_apply_delay`, in ticks (default 0)",
     },
     SettingDoc {
+        name: "planted",
+        kind: SettingKind::Text,
+        doc: "a planted bug (`proto_wal::planted`; builds with the `planted` feature only)",
+    },
+    SettingDoc {
         name: "retention",
         kind: SettingKind::Number,
         doc: "WAL records the primary retains for incremental catch-up (`wal_keep_size`; default 8)",
@@ -74,6 +79,9 @@ impl WalRegistration {
         }
         if let Some(records) = settings.count("retention")? {
             config = config.with_retention(records);
+        }
+        if let Some(name) = settings.get("planted") {
+            config = config.with_planted(name);
         }
         Ok(config)
     }
@@ -120,6 +128,10 @@ impl Registration for WalRegistration {
             strong_write: AckLevel::Quorum,
             authority_read: ReadLevel::Leader,
         }
+    }
+
+    fn planted_bugs(&self) -> Vec<replication::PlantedBug> {
+        crate::planted::bugs()
     }
 
     fn explorer_rows(&self) -> Vec<ExplorerRow> {

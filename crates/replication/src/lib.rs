@@ -47,8 +47,8 @@ pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
 pub use output::Output;
 pub use registration::{
-    ExplorerRow, Knob, Levels, Protocol, Registration, Registry, ScenarioGroup, SettingDoc,
-    SettingKind, Settings,
+    ExplorerRow, Knob, Levels, PlantedBug, Protocol, Registration, Registry, ScenarioGroup,
+    SettingDoc, SettingKind, Settings, check_planted, planted_name,
 };
 pub use sim_core::{NetConfig, NodeId, Rng, Tick, Trace, Transport};
 pub use summary::{GroupSummary, NodeSummary};

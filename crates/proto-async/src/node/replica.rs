@@ -16,7 +16,11 @@ impl AsyncNode {
     /// Replica-side fencing: the sender must be the configured primary and
     /// the message of the current generation.
     fn fence(&self, from: usize, generation: u64) -> Option<&'static str> {
-        if self.role != Role::Replica || self.following != Some(from) {
+        if self.role == Role::Replica
+            && crate::planted::on(self.settings.planted, crate::planted::ACCEPT_ANY_PRIMARY)
+        {
+            None
+        } else if self.role != Role::Replica || self.following != Some(from) {
             Some("non_current_primary")
         } else if generation != self.generation {
             Some("stale_generation")
@@ -45,7 +49,9 @@ impl AsyncNode {
     /// Sends `PSYNC` to the configured primary, marking a resynchronisation
     /// as outstanding. Nothing for a primary.
     fn send_psync(&mut self, reason: &'static str, out: &mut Vec<Output>) {
-        if self.role != Role::Replica {
+        if self.role != Role::Replica
+            || crate::planted::on(self.settings.planted, crate::planted::NEVER_PSYNC)
+        {
             return;
         }
         let Some(primary) = self.following else {

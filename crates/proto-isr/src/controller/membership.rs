@@ -115,6 +115,14 @@ impl Controller {
     /// the current epoch up to the leader's log end — never because its log
     /// end merely equals the leader's.
     fn is_caught_up(&self, follower: &ReplicaFacts, leader_end: u64) -> bool {
+        if crate::planted::on(self.planted, crate::planted::REJOIN_ON_EQUAL_LEO)
+            && follower.alive
+            && !follower.slow
+            && follower.linked_to_leader
+            && follower.log_end_offset == leader_end
+        {
+            return true;
+        }
         follower.alive
             && !follower.slow
             && follower.linked_to_leader
@@ -180,6 +188,9 @@ impl Controller {
             if self.in_isr[j] && f.alive {
                 candidate = candidate.min(self.confirmed_end(j, facts));
             }
+        }
+        if crate::planted::on(self.planted, crate::planted::HW_FROM_LEADER) {
+            candidate = facts[self.leader].log_end_offset;
         }
         if candidate != u64::MAX && candidate > self.high_watermark {
             let from = self.high_watermark;

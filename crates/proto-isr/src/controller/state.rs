@@ -29,6 +29,8 @@ pub struct Controller {
     pub(crate) lease_expiry: Tick,
     /// Per replica: last tick at which it was caught up with the leader.
     pub(crate) last_caught_up: Vec<Tick>,
+    /// A planted bug switched on ([`crate::planted`]).
+    pub(crate) planted: Option<&'static str>,
 }
 
 impl Controller {
@@ -60,6 +62,7 @@ impl Controller {
             unclean_epoch: 0,
             lease_expiry: config.lease_duration,
             last_caught_up: vec![0; n],
+            planted: config.planted,
         })
     }
 

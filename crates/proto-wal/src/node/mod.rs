@@ -136,6 +136,8 @@ pub struct WalNode {
     peer_applied: Vec<Option<u64>>,
     /// The LSN at which catch-up was last requested (dedupes requests).
     requested_at: Option<u64>,
+    /// A planted bug switched on ([`crate::planted`]).
+    planted: Option<&'static str>,
 }
 
 impl WalNode {
@@ -187,6 +189,7 @@ impl WalNode {
             peer_written: vec![None; size],
             peer_applied: vec![None; size],
             requested_at: None,
+            planted: settings.planted,
         })
     }
 

@@ -19,6 +19,8 @@ pub struct NodeSettings {
     /// Ticks between receiving a record and replaying it
     /// (`recovery_min_apply_delay`).
     pub recovery_min_apply_delay: u64,
+    /// A planted bug switched on ([`crate::planted`]).
+    pub planted: Option<&'static str>,
 }
 
 impl Default for NodeSettings {
@@ -29,6 +31,7 @@ impl Default for NodeSettings {
             synchronous: false,
             synchronous_commit: SynchronousCommit::On,
             recovery_min_apply_delay: 0,
+            planted: None,
         }
     }
 }
@@ -59,6 +62,14 @@ impl NodeSettings {
     #[must_use]
     pub fn with_recovery_min_apply_delay(mut self, ticks: u64) -> Self {
         self.recovery_min_apply_delay = ticks;
+        self
+    }
+
+    /// Runs with the planted bug `name` on ([`crate::planted`]; only in a
+    /// build with the `planted` feature).
+    #[must_use]
+    pub fn with_planted(mut self, name: Option<&'static str>) -> Self {
+        self.planted = name;
         self
     }
 }

@@ -18,11 +18,13 @@
 //! assert!(registry.named("raft").is_none());
 //! ```
 
+mod planted;
 mod scenario_group;
 mod settings;
 
 use std::fmt;
 
+pub use planted::{PlantedBug, check_planted, planted_name};
 pub use scenario_group::ScenarioGroup;
 pub use settings::{SettingDoc, SettingKind, Settings};
 
@@ -144,6 +146,12 @@ pub trait Registration: Sync {
     /// count (no `nodes` setting).
     fn node_counts(&self) -> Vec<u8> {
         vec![u8::try_from(self.default_nodes().len()).unwrap_or(u8::MAX)]
+    }
+
+    /// The bugs this protocol can plant (`planted=NAME`, in builds with
+    /// the crate's `planted` feature). Default: none.
+    fn planted_bugs(&self) -> Vec<PlantedBug> {
+        Vec::new()
     }
 }
 

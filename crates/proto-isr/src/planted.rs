@@ -1,0 +1,50 @@
+//! Planted bugs: small, historically real ISR mistakes, compiled only with
+//! the `planted` feature and switched on per group with
+//! [`IsrConfig::with_planted`](crate::IsrConfig::with_planted) (scenario
+//! setting `planted=NAME`): the explorer's positive controls.
+
+use replication::PlantedBug;
+
+/// The high watermark follows the leader's own log end, not the slowest
+/// ISR member's (a broken `maybeIncrementLeaderHW`): committed data the
+/// followers lack is served, then lost with the leader.
+pub const HW_FROM_LEADER: &str = "isr_hw_from_leader";
+/// A follower rejoins the ISR because its log end equals the leader's,
+/// without having fetched the current leader's entries (the Python
+/// original's bug, SPEC §6 invariant 3): a divergent log counts as in sync.
+pub const REJOIN_ON_EQUAL_LEO: &str = "isr_rejoin_on_equal_leo";
+/// A follower accepts appends of an older leader epoch (no epoch fencing):
+/// a displaced leader's suffix lands on its followers.
+pub const NO_EPOCH_FENCE: &str = "isr_no_epoch_fence";
+
+/// Every planted ISR bug with the explorer row and property it breaks.
+pub fn bugs() -> Vec<PlantedBug> {
+    let row = ("all_isr", "linearizable", "default");
+    vec![
+        PlantedBug {
+            name: HW_FROM_LEADER,
+            doc: "HW advanced to the leader's log end, not the ISR's minimum",
+            row,
+            breaks: "linearizable",
+        },
+        PlantedBug {
+            name: REJOIN_ON_EQUAL_LEO,
+            doc: "a follower rejoins the ISR on an equal log end, unconfirmed",
+            row,
+            breaks: "invariants",
+        },
+        PlantedBug {
+            name: NO_EPOCH_FENCE,
+            doc: "a follower accepts a stale leader epoch's appends",
+            row,
+            breaks: "durable",
+        },
+    ]
+}
+
+/// True when the planted bug `name` is on; always false in a build
+/// without the `planted` feature.
+#[inline]
+pub(crate) fn on(planted: Option<&'static str>, name: &str) -> bool {
+    cfg!(feature = "planted") && planted == Some(name)
+}

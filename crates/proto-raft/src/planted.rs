@@ -1,0 +1,69 @@
+//! Planted bugs: small, historically real Raft mistakes, compiled only with
+//! the `planted` feature and switched on per group with
+//! [`RaftConfig::with_planted`](crate::RaftConfig::with_planted) (scenario
+//! setting `planted=NAME`). They are the explorer's positive controls: each
+//! must be caught within the CI schedule budget.
+
+use replication::PlantedBug;
+
+/// Counting replicas to commit an entry of an older term — Figure 8 of the
+/// Raft paper (§5.4.2): a leader commits an entry once a majority holds it,
+/// whatever its term; a later leader may then overwrite it.
+pub const COMMIT_OLD_TERM: &str = "raft_commit_old_term";
+/// Granting a vote without the log check (§5.4.1): a candidate missing
+/// committed entries is elected and overwrites them.
+pub const VOTE_IGNORES_LOG: &str = "raft_vote_ignores_log";
+/// Truncating on an AppendEntries without a conflict (the paper deletes
+/// only a conflicting suffix): a delayed or duplicated AppendEntries makes a
+/// follower drop entries it already acknowledged.
+pub const TRUNCATE_ON_STALE_APPEND: &str = "raft_truncate_on_stale_append";
+/// Serving a read-index read without waiting for a majority's heartbeat
+/// echo: a deposed leader answers from its stale state.
+pub const READ_WITHOUT_QUORUM: &str = "raft_read_without_quorum";
+/// Never granting a vote (a liveness bug): once the first leader is gone,
+/// no election succeeds.
+pub const NEVER_GRANT_VOTES: &str = "raft_never_grant_votes";
+
+/// Every planted Raft bug with the explorer row and property it breaks.
+pub fn bugs() -> Vec<PlantedBug> {
+    let row = ("quorum", "linearizable", "default");
+    vec![
+        PlantedBug {
+            name: COMMIT_OLD_TERM,
+            doc: "commit an older term's entry by counting replicas (Figure 8, §5.4.2)",
+            row,
+            breaks: "durable",
+        },
+        PlantedBug {
+            name: VOTE_IGNORES_LOG,
+            doc: "grant a vote without comparing logs (§5.4.1)",
+            row,
+            breaks: "durable",
+        },
+        PlantedBug {
+            name: TRUNCATE_ON_STALE_APPEND,
+            doc: "drop the suffix after a late AppendEntries that conflicts with nothing",
+            row,
+            breaks: "durable",
+        },
+        PlantedBug {
+            name: READ_WITHOUT_QUORUM,
+            doc: "serve a read-index read before a majority echoed the round",
+            row,
+            breaks: "linearizable",
+        },
+        PlantedBug {
+            name: NEVER_GRANT_VOTES,
+            doc: "never grant a vote (no election ever succeeds)",
+            row,
+            breaks: "recovers",
+        },
+    ]
+}
+
+/// True when the planted bug `name` is on (`planted` is the group's
+/// setting); always false in a build without the `planted` feature.
+#[inline]
+pub(crate) fn on(planted: Option<&'static str>, name: &str) -> bool {
+    cfg!(feature = "planted") && planted == Some(name)
+}

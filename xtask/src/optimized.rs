@@ -1,0 +1,66 @@
+//! `explore` and `report` run optimized: a debug `xtask` (as `cargo xtask`
+//! builds it) first runs `cargo build --release -p xtask` (cargo's progress
+//! on stderr) and then runs the same command in that binary — a debug
+//! build is 4–5× slower with identical output. `MINIDIST_REEXEC=0` runs the
+//! command in this process instead (the tests do, so nothing runs cargo
+//! recursively).
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
+
+use crate::output::{self, Failure};
+
+/// `Some(exit code)` when the command ran in an optimized child process;
+/// `None` when this process should run it (it is optimized already, or
+/// `MINIDIST_REEXEC=0`). `features` are cargo features the optimized build
+/// needs (`planted`): such a build goes to its own target directory.
+pub fn reexec(what: &str, features: &[&str]) -> Result<Option<ExitCode>, Failure> {
+    if !cfg!(debug_assertions) || std::env::var_os("MINIDIST_REEXEC").is_some_and(|v| v == "0") {
+        return Ok(None);
+    }
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .ok_or_else(|| Failure::Failed("xtask has no parent directory".into()))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace.join("target"));
+    let target = if features.is_empty() {
+        target
+    } else {
+        target.join(format!("with-{}", features.join("-")))
+    };
+    let mut build = vec!["build", "--release", "-p", "xtask"];
+    let joined = features.join(",");
+    if !features.is_empty() {
+        build.extend(["--features", joined.as_str()]);
+    }
+    output::note(&format!(
+        "{what}: building an optimized xtask (cargo {})",
+        build.join(" ")
+    ));
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(&build)
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(&workspace)
+        .stdin(Stdio::null())
+        .stdout(std::io::stderr())
+        .status()
+        .map_err(|e| Failure::Failed(format!("cannot run cargo: {e}")))?;
+    if !status.success() {
+        return Err(Failure::Failed("the optimized build failed".into()));
+    }
+    let binary = target
+        .join("release")
+        .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
+    let status = Command::new(&binary)
+        .args(std::env::args_os().skip(1))
+        .env("MINIDIST_REEXEC", "0")
+        .status()
+        .map_err(|e| Failure::Failed(format!("cannot run {}: {e}", binary.display())))?;
+    Ok(Some(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        None => ExitCode::FAILURE,
+    }))
+}
