@@ -110,7 +110,16 @@ fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 
 /// `explore`.
 pub fn command(args: Args) -> Result<ExitCode, Failure> {
-    let features: &[&str] = if args.planted { &["planted"] } else { &[] };
+    // A planted bug's replay id has a fifth part: it needs the build too.
+    let planted_replay = args.replay.as_deref().is_some_and(|text| {
+        text.parse::<ReplayId>()
+            .is_ok_and(|id| id.config.split('.').count() == 5)
+    });
+    let features: &[&str] = if args.planted || planted_replay {
+        &["planted"]
+    } else {
+        &[]
+    };
     if let Some(code) = crate::optimized::reexec("explore", features)? {
         return Ok(code);
     }
@@ -506,6 +515,7 @@ pub fn replay_id(text: &str) -> Result<Replayed, Stop> {
     };
     let config = labs::explore_configs()
         .into_iter()
+        .chain(labs::planted_configs().into_iter().map(|(_, c)| c))
         .find(|c| c.key() == id.config)
         .ok_or_else(|| {
             Usage(format!(

@@ -54,6 +54,13 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
             Stop::Failed(format!("{}: unknown property {}", bug.name, bug.breaks))
         })?;
         let key = config.key();
+        let row_key = format!(
+            "{}.{}.{}.{}",
+            config.protocol,
+            config.ack.snake(),
+            explore::read_snake(config.read),
+            config.setting
+        );
         let pick = |verdicts: Vec<Verdict>| {
             verdicts
                 .into_iter()
@@ -66,15 +73,15 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
             opts.progress,
         )?)?;
         // Rows shared by several bugs are swept without a bug once.
-        let unplanted = match baselines.iter().find(|(k, _)| *k == key) {
+        let unplanted = match baselines.iter().find(|(k, _)| *k == row_key) {
             Some((_, verdicts)) => verdicts.clone(),
             None => {
                 let baseline = plain
                     .iter()
-                    .find(|c| c.key() == key)
-                    .ok_or_else(|| Stop::Failed(format!("no explorer row {key}")))?;
+                    .find(|c| c.key() == row_key)
+                    .ok_or_else(|| Stop::Failed(format!("no explorer row {row_key}")))?;
                 let verdicts = sweep_all(std::slice::from_ref(baseline), &sweep, opts.progress)?;
-                baselines.push((key.clone(), verdicts.clone()));
+                baselines.push((row_key.clone(), verdicts.clone()));
                 verdicts
             }
         };
@@ -82,7 +89,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
         controls.push(Control {
             name: bug.name,
             protocol: config.protocol,
-            row: key,
+            row: row_key,
             breaks,
             planted,
             unplanted,

@@ -55,6 +55,9 @@ pub struct Configuration {
     pub node_counts: Vec<u8>,
     /// Settings a schedule may vary.
     pub knobs: Vec<Knob>,
+    /// The planted bug the group is built with (a positive control), or
+    /// `None`.
+    pub planted: Option<&'static str>,
 }
 
 impl Configuration {
@@ -79,6 +82,7 @@ impl Configuration {
             transport: Transport::Datagram,
             node_counts: Vec::new(),
             knobs: Vec::new(),
+            planted: None,
         }
     }
 
@@ -110,16 +114,31 @@ impl Configuration {
         self
     }
 
-    /// `protocol.ack.read.setting`, e.g. `raft.quorum.linearizable.default`:
-    /// the stable key of replay ids and `--check` files.
+    /// The configuration of the same row with the planted bug `name` (its
+    /// factory must build the group with it).
+    #[must_use]
+    pub fn with_planted(mut self, name: &'static str) -> Configuration {
+        self.planted = Some(name);
+        self
+    }
+
+    /// `protocol.ack.read.setting`, e.g. `raft.quorum.linearizable.default`,
+    /// with `.BUG` after it for a planted bug's configuration
+    /// (`raft.quorum.linearizable.default.raft_commit_old_term`): the stable
+    /// key of replay ids and `--check` files.
     pub fn key(&self) -> String {
-        format!(
+        let mut key = format!(
             "{}.{}.{}.{}",
             self.protocol,
             self.ack.snake(),
             read_snake(self.read),
             self.setting
-        )
+        );
+        if let Some(bug) = self.planted {
+            key.push('.');
+            key.push_str(bug);
+        }
+        key
     }
 }
 

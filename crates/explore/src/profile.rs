@@ -172,6 +172,11 @@ impl Profile {
     }
 }
 
+/// Messages in flight a schedule's network holds: a few clients on a few
+/// nodes keep tens in flight, so reaching this is a message storm (the
+/// group's invariant check reports it, and the run stops there).
+pub const STORM: usize = 2_000;
+
 /// The network settings of a schedule on `transport`: delays from 1 to 6
 /// ticks, and for datagrams drops, duplicates and reordering; for streams
 /// stalls that keep order.
@@ -184,7 +189,8 @@ fn network(rng: &mut Rng, transport: Transport) -> NetConfig {
     };
     let net = NetConfig::default()
         .with_transport(transport)
-        .with_delay_range(min, max);
+        .with_delay_range(min, max)
+        .with_capacity(STORM);
     match transport {
         Transport::Datagram => {
             let drop = if rng.chance(0.4) {

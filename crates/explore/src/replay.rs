@@ -8,7 +8,8 @@ use std::str::FromStr;
 /// and the indices of the steps kept by shrinking, e.g.
 /// `async.leader.leader.default-s17-4.9.12` (steps 4, 9 and 12 of the
 /// schedule of seed 17). `all` keeps every step; `none` keeps no step (the
-/// end phase alone).
+/// end phase alone). A planted bug's configuration has a fifth part, the
+/// bug (`raft.quorum.linearizable.default.raft_commit_old_term-s3-all`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplayId {
     /// The configuration key (`protocol.ack.read.setting`).
@@ -51,7 +52,7 @@ impl FromStr for ReplayId {
                 && w.chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         };
-        if config.split('.').count() != 4 || !config.split('.').all(word) {
+        if !matches!(config.split('.').count(), 4 | 5) || !config.split('.').all(word) {
             return Err(bad());
         }
         let seed = seed
@@ -92,6 +93,7 @@ mod tests {
             "async.leader.leader.default-s17-4.9.12",
             "isr.all_isr.linearizable.min_insync_3-s0-all",
             "raft.quorum.leader.default-s123456-none",
+            "raft.quorum.linearizable.default.raft_commit_old_term-s3-1.2",
         ] {
             let id: ReplayId = text.parse().expect("parses");
             assert_eq!(id.to_string(), text);
@@ -104,6 +106,7 @@ mod tests {
             "a.b.c.d-s1-1.x",
             "a.b.c.d-s1-4.2",
             "a.b.c.d-s1-3.3",
+            "a.b.c.d.e.f-s1-all",
         ] {
             assert!(bad.parse::<ReplayId>().is_err(), "{bad}");
         }

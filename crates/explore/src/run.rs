@@ -116,15 +116,42 @@ pub fn run_schedule(
         run.collect();
         run.observe_tolerance();
         run.check_invariants(|| format!("after step {index} ({step})"));
+        if run.stormed() {
+            // Every further tick would deliver thousands of messages.
+            if options.trace {
+                run.log
+                    .push("stopped: a message storm filled the network".into());
+            }
+            break;
+        }
+    }
+    let linearizable = |history: &[HistoryOp]| {
+        if options.linearizable {
+            check::linearizable(history)
+        } else {
+            Check::Unknown("not checked".into())
+        }
+    };
+    if run.stormed() {
+        let stopped = || Check::Unknown("the run stopped at a message storm".into());
+        return Ok(RunReport {
+            checks: [
+                stopped(),
+                linearizable(&run.history),
+                run.invariants,
+                stopped(),
+                run.available,
+            ],
+            history: run.history,
+            final_values: BTreeMap::new(),
+            group: run.group,
+            log: run.log,
+        });
     }
     run.settle();
     let final_values = run.final_reads();
     let durable = check::durable(&run.history, &final_values, config.ack);
-    let linearizable = if options.linearizable {
-        check::linearizable(&run.history)
-    } else {
-        Check::Unknown("not checked".into())
-    };
+    let linearizable = linearizable(&run.history);
     let recovers = run.recovers();
     Ok(RunReport {
         history: run.history,
@@ -261,11 +288,23 @@ impl Runner<'_> {
 
     /// `when` is only built for a violation (this is on the hot path).
     fn check_invariants(&mut self, when: impl FnOnce() -> String) {
-        if self.invariants == Check::Holds
+        if self.invariants == Check::Holds {
+            if let Err(broken) = self.group.check_invariants() {
+                self.invariants = Check::Violated(format!("{}: {broken}", when()));
+            }
+        } else if !self.stormed()
             && let Err(broken) = self.group.check_invariants()
+            && broken.starts_with("message storm")
         {
+            // Broken already; a storm after it still stops the run.
             self.invariants = Check::Violated(format!("{}: {broken}", when()));
         }
+    }
+
+    /// True when the invariant check found a message storm (the network
+    /// full).
+    fn stormed(&self) -> bool {
+        matches!(&self.invariants, Check::Violated(why) if why.contains("message storm"))
     }
 
     fn observe_tolerance(&mut self) {
@@ -386,14 +425,12 @@ impl Runner<'_> {
             return (op, true);
         }
         let home = self.nodes[usize::from(client) % n].clone();
-        if self
+        let stale = self
             .stale
             .get(usize::from(client))
             .copied()
-            .unwrap_or(false)
-        {
-            (op.at(&home), false)
-        } else if local {
+            .unwrap_or(false);
+        if stale || local {
             (op.at(&home), false)
         } else {
             (op, true)

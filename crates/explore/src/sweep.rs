@@ -140,6 +140,9 @@ pub fn schedule_of(config: &Configuration, seed: u64, nodes: u8) -> Schedule {
     Schedule::generate(seed, Profile::draw(seed, config, nodes))
 }
 
+/// One seed's answers, by its position in the sweep.
+type SeedAnswers = (usize, Result<[Answer; 5], GroupError>);
+
 /// Runs the sweep and returns one verdict per property, in
 /// [`Property::ALL`] order. The first violating seed (in seed order) of
 /// each property is shrunk.
@@ -150,7 +153,7 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
         .map(|pos| options.first_seed + pos)
         .collect();
     let next = AtomicU64::new(0);
-    let results: Mutex<Vec<(usize, Result<[Answer; 5], GroupError>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<SeedAnswers>> = Mutex::new(Vec::new());
     let jobs = options.jobs.max(1).min(seeds.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..jobs {

@@ -47,7 +47,7 @@ pub fn planted_configs_in(registry: &Registry) -> Vec<(PlantedBug, Configuration
                 continue;
             };
             row.settings.set("planted", bug.name);
-            out.push((bug, configuration(protocol, row)));
+            out.push((bug, configuration(protocol, row).with_planted(bug.name)));
         }
     }
     out

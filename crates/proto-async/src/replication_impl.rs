@@ -173,6 +173,7 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
+        self.cluster.check_network()?;
         AsyncPrimaryGroup::check_invariants(self)
     }
 

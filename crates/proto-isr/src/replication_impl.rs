@@ -163,6 +163,7 @@ impl ReplicationGroup for IsrGroup {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
+        self.cluster.check_network()?;
         IsrGroup::check_invariants(self)
     }
 

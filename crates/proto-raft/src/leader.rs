@@ -9,8 +9,6 @@ use crate::node::{NodeEvent, Output, RaftNode, Role};
 use crate::planted;
 use crate::role::CatchUpMode;
 
-/// Most entries one AppendEntries carries while a follower catches up.
-
 impl RaftNode {
     /// Won the election: reset the leader state, append a no-op of the new
     /// term and replicate it.

@@ -125,6 +125,7 @@ impl ReplicationGroup for RaftGroup {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
+        self.cluster.check_network()?;
         RaftGroup::check_invariants(self)
     }
 

@@ -144,6 +144,7 @@ impl ReplicationGroup for WalShippingGroup {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
+        self.cluster.check_network()?;
         WalShippingGroup::check_invariants(self)
     }
 

@@ -163,3 +163,18 @@ fn the_network_can_change_only_while_nothing_is_in_flight() {
     assert!(net.set_config(NetConfig::default()).is_err());
     assert_eq!(net.config(), &stream);
 }
+
+#[test]
+fn a_full_network_drops_sends_and_counts_them() {
+    let (a, b) = (NodeId::new("a"), NodeId::new("b"));
+    let mut net: SimNet<Msg> = SimNet::new(NetConfig::default().with_capacity(2)).expect("valid");
+    let mut rng = Rng::new(1);
+    let mut trace = Trace::new();
+    for i in 0..3 {
+        net.send(&a, &b, Msg(i), &mut rng, &mut trace);
+    }
+    assert_eq!(net.in_flight(), 2);
+    assert_eq!(net.overflowed(), 1);
+    assert!(trace.to_jsonl().contains("network_full"));
+    assert!(SimNet::<Msg>::new(NetConfig::default().with_capacity(0)).is_err());
+}

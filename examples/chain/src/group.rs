@@ -478,6 +478,7 @@ impl ReplicationGroup for ChainGroup {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
+        self.cluster.check_network()?;
         self.check()
     }
 

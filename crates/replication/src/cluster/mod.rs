@@ -278,6 +278,19 @@ impl<M: Payload> Cluster<M> {
         self.net.in_flight()
     }
 
+    /// `Err` when the network ever dropped a send for being full
+    /// ([`NetConfig::capacity`](sim_core::NetConfig::capacity)): a message
+    /// storm, which every protocol's invariant check reports first.
+    pub fn check_network(&self) -> Result<(), String> {
+        match self.net.overflowed() {
+            0 => Ok(()),
+            n => Err(format!(
+                "message storm: {n} sends dropped with {} messages in flight (the network's capacity)",
+                self.net.config().capacity
+            )),
+        }
+    }
+
     /// True when some message in flight satisfies `pred` (inspection only:
     /// the order is not the delivery order).
     pub fn any_in_flight(&self, mut pred: impl FnMut(&M) -> bool) -> bool {

@@ -59,6 +59,14 @@ pub struct NetConfig {
     pub stall_rate: f64,
     /// Longest stall (≥ 1 when `stall_rate` > 0).
     pub stall_ticks: u64,
+    /// Most messages in flight at once (≥ 1): a send beyond it is dropped
+    /// (`message_dropped` reason `network_full`) and counted
+    /// ([`SimNet::overflowed`](crate::SimNet::overflowed)). A bounded
+    /// buffer, as every real network has; the default 10,000 is far above
+    /// what a handful of nodes keeps in flight, so reaching it means a
+    /// message storm (one message answered by several, growing without
+    /// end).
+    pub capacity: usize,
 }
 
 impl Default for NetConfig {
@@ -74,11 +82,19 @@ impl Default for NetConfig {
             duplicate_rate: 0.0,
             stall_rate: 0.0,
             stall_ticks: 4,
+            capacity: 10_000,
         }
     }
 }
 
 impl NetConfig {
+    /// At most `messages` in flight at once (see [`NetConfig::capacity`]).
+    #[must_use]
+    pub fn with_capacity(mut self, messages: usize) -> Self {
+        self.capacity = messages;
+        self
+    }
+
     /// A fixed delay of `ticks` for every message.
     pub fn with_delay(mut self, ticks: u64) -> Self {
         self.min_delay = ticks;
@@ -127,6 +143,12 @@ impl NetConfig {
 
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), SimError> {
+        if self.capacity == 0 {
+            return Err(SimError::Config {
+                setting: "capacity",
+                reason: "the network must hold at least one message".into(),
+            });
+        }
         if self.max_delay < self.min_delay {
             return Err(SimError::Config {
                 setting: "max_delay",

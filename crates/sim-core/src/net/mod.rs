@@ -66,6 +66,8 @@ pub struct SimNet<M> {
     /// Stream only: the tick the last message on each directed link is due
     /// (a later one is never due earlier).
     link_due: std::collections::BTreeMap<(NodeId, NodeId), Tick>,
+    /// Sends dropped at capacity.
+    overflowed: u64,
 }
 
 impl<M: Payload> SimNet<M> {
@@ -78,6 +80,7 @@ impl<M: Payload> SimNet<M> {
             cut: BTreeSet::new(),
             next_id: 0,
             link_due: std::collections::BTreeMap::new(),
+            overflowed: 0,
         })
     }
 
@@ -140,6 +143,9 @@ impl<M: Payload> SimNet<M> {
         );
         let reason = if self.is_cut(src, dst) {
             Some("partition")
+        } else if self.queue.len() >= self.config.capacity {
+            self.overflowed += 1;
+            Some("network_full")
         } else if rng.chance(self.config.drop_rate) {
             Some("seeded_drop")
         } else {
@@ -369,6 +375,11 @@ impl<M: Payload> SimNet<M> {
     /// Number of messages in flight.
     pub fn in_flight(&self) -> usize {
         self.queue.len()
+    }
+
+    /// Messages dropped because [`NetConfig::capacity`] were in flight.
+    pub fn overflowed(&self) -> u64 {
+        self.overflowed
     }
 
     /// Drops, without delivering, every queued message for which `lose`
