@@ -30,6 +30,7 @@ mod planted_cmd;
 mod report;
 mod report_cmd;
 mod run_cmd;
+mod sweep_all;
 mod table;
 mod trace_cmd;
 

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use explore::{Property, Status, SweepOptions, Verdict};
 
-use crate::explore_cmd::{Options, Stop, sweep_all};
+use crate::sweep_all::{Options, Stop, sweep_all};
 
 /// One planted bug's result.
 struct Control {
