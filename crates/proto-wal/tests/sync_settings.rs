@@ -114,8 +114,7 @@ fn any_1_after_promoting_a_listed_standby_is_confirmed_by_the_other_never_by_its
 /// `ANY 1` with another standby left still serves.
 #[test]
 fn every_listed_standby_after_promoting_one_of_them_is_stated_unavailable() {
-    let config = WalConfig::default()
-        .with_synchronous_standbys([id("standby-1"), id("standby-2")]);
+    let config = WalConfig::default().with_synchronous_standbys([id("standby-1"), id("standby-2")]);
     let mut g = WalShippingGroup::new(config).expect("valid config");
     assert_eq!(g.unavailable(), None);
     g.failover(Some(&id("standby-1"))).expect("promote");
