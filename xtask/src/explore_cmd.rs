@@ -17,7 +17,7 @@ use explore::table::{cell, rows};
 
 use crate::args::ProtocolArg;
 use crate::output::{self, Failure};
-pub use crate::sweep_all::{Options, Stop, sweep_all};
+pub use crate::sweep_all::{Options, Stop, sweep_all, write_or_check};
 
 /// An acknowledgement level, as the verdict table names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,8 +88,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "jsonl", "shard"])]
     write: Option<PathBuf>,
     /// Sweep every planted bug (the explorer's positive controls) instead:
-    /// exit 1 unless each is caught and its unplanted row keeps the property.
-    #[arg(long, conflicts_with_all = ["replay", "json", "jsonl", "check", "write", "shard", "ack", "read", "setting"])]
+    /// exit 1 unless each is caught and its unplanted row keeps the property;
+    /// with --write / --check, the table (misses listed) is written or
+    /// compared, like the verdict table.
+    #[arg(long, conflicts_with_all = ["replay", "json", "jsonl", "shard", "ack", "read", "setting"])]
     planted: bool,
 }
 
@@ -209,33 +211,8 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     };
     let verdicts = sweep_all(&configs, &sweep, opts.progress)?;
     let markdown = markdown(&verdicts, &sweep);
-    if let Some(path) = &opts.write {
-        std::fs::write(path, &markdown)
-            .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
-        output::note(&format!("wrote {}", path.display()));
-        return Ok((String::new(), ExitCode::SUCCESS));
-    }
-    if let Some(path) = &opts.check {
-        let committed = std::fs::read_to_string(path)
-            .map_err(|e| Failed(format!("cannot read {}: {e}", path.display())))?;
-        if committed == markdown {
-            return Ok((
-                format!("{} is up to date\n", path.display()),
-                ExitCode::SUCCESS,
-            ));
-        }
-        let diff = similar::TextDiff::from_lines(&committed, &markdown)
-            .unified_diff()
-            .header(&path.display().to_string(), "fresh run")
-            .to_string();
-        return Ok((
-            format!(
-                "{diff}\n{} differs from a fresh run; regenerate with `cargo xtask explore --write {}`\n",
-                path.display(),
-                path.display()
-            ),
-            ExitCode::FAILURE,
-        ));
+    if let Some(done) = write_or_check(opts, &markdown, "explore --write")? {
+        return Ok(done);
     }
     let text = if opts.json {
         let mut v = json(&verdicts).to_string();

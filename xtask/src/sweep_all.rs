@@ -3,6 +3,7 @@
 //! report share.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use explore::{Configuration, SweepOptions, Verdict};
 
@@ -67,4 +68,43 @@ pub fn sweep_all(
         bar.finish_and_clear();
     }
     Ok(verdicts)
+}
+
+/// `--write FILE` writes `markdown`; `--check FILE` compares it with the
+/// committed file (exit 1 with a unified diff on a difference, naming
+/// `cargo xtask {regenerate} FILE`). `None` when neither was asked.
+pub fn write_or_check(
+    opts: &Options,
+    markdown: &str,
+    regenerate: &str,
+) -> Result<Option<(String, ExitCode)>, Stop> {
+    if let Some(path) = &opts.write {
+        std::fs::write(path, markdown)
+            .map_err(|e| Stop::Failed(format!("cannot write {}: {e}", path.display())))?;
+        crate::output::note(&format!("wrote {}", path.display()));
+        return Ok(Some((String::new(), ExitCode::SUCCESS)));
+    }
+    let Some(path) = &opts.check else {
+        return Ok(None);
+    };
+    let committed = std::fs::read_to_string(path)
+        .map_err(|e| Stop::Failed(format!("cannot read {}: {e}", path.display())))?;
+    if committed == markdown {
+        return Ok(Some((
+            format!("{} is up to date\n", path.display()),
+            ExitCode::SUCCESS,
+        )));
+    }
+    let diff = similar::TextDiff::from_lines(committed.as_str(), markdown)
+        .unified_diff()
+        .header(&path.display().to_string(), "fresh run")
+        .to_string();
+    Ok(Some((
+        format!(
+            "{diff}\n{} differs from a fresh run; regenerate with `cargo xtask {regenerate} {}`\n",
+            path.display(),
+            path.display()
+        ),
+        ExitCode::FAILURE,
+    )))
 }
