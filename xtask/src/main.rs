@@ -21,6 +21,7 @@ mod bench;
 mod bench_lincheck;
 mod bench_report;
 mod diagram_cmd;
+mod exhaustive_cmd;
 mod explore_cmd;
 mod matrix_cmd;
 mod mutants_cmd;

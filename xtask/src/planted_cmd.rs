@@ -48,6 +48,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
         jobs: opts.jobs,
         shard: None,
         shrink: true,
+        floors: opts.floors,
     };
     let plain = labs::explore_configs();
     let mut controls = Vec::new();

@@ -110,6 +110,12 @@ impl IsrGroup {
             let idx = self.cluster.alive_index(node)?;
             if idx != l {
                 let n = &self.nodes[idx];
+                if n.awaiting_controller() {
+                    return Err(GroupError::not_permitted(
+                        node,
+                        "not the leader: restarted, and not yet told the leader by the controller",
+                    ));
+                }
                 if !n.is_leader() {
                     return Err(GroupError::not_permitted(
                         node,
