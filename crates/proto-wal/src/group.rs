@@ -6,7 +6,9 @@
 use std::fmt;
 
 use bytes::Bytes;
-use replication::{AckLevel, ClientOp, Cluster, GroupError, ReplicationGroup, WriteResult};
+use replication::{
+    AckLevel, ClientOp, Cluster, GroupError, OpId, Outcome, ReplicationGroup, WriteResult,
+};
 use sim_core::{DurableImages, NetConfig, NodeId, Tick, Trace, record};
 
 use crate::config::WalConfig;
@@ -44,6 +46,9 @@ pub struct WalShippingGroup {
     /// `QUORUM` writes waiting for their synchronous standbys, in
     /// submission order.
     pub(crate) pending: Vec<PendingWrite>,
+    /// The outcome of the write a blocking `client_write` is waiting for
+    /// (its pending entry has no op: nobody takes its completion).
+    pub(crate) answered: Option<(OpId, Outcome)>,
     /// The outputs buffer every step reuses.
     out: Vec<Output>,
 }
@@ -100,6 +105,7 @@ impl WalShippingGroup {
             operator: Operator::new(primary),
             synchronous,
             pending: Vec::new(),
+            answered: None,
             out: Vec::new(),
             config,
         };
