@@ -292,8 +292,7 @@ impl WalShippingGroup {
                 is_primary: self.nodes[w.primary].is_primary(),
                 newest_timeline: self.operator.newest_timeline(),
                 missing: self
-                    .sync_decision(w.primary, w.lsn)
-                    .missing()
+                    .sync_waiting_for(w.primary, w.lsn)
                     .map(|j| self.cluster.id(j).clone()),
                 ack_timeout: self.config.ack_timeout,
             };
@@ -419,6 +418,23 @@ impl WalShippingGroup {
     /// primary's own flush is not a standby's confirmation (as in
     /// PostgreSQL, the commit waits).
     pub(crate) fn sync_decision(&self, p: usize, lsn: u64) -> SyncDecision<usize> {
+        self.sync_decided(p, lsn, sync_rep::decide)
+    }
+
+    /// The synchronous standby `lsn` on primary `p` waits for, `None` once
+    /// confirmed: [`WalShippingGroup::sync_decision`]'s answer without its
+    /// list of confirmers.
+    fn sync_waiting_for(&self, p: usize, lsn: u64) -> Option<usize> {
+        self.sync_decided(p, lsn, sync_rep::waiting_for)
+    }
+
+    /// `decide` applied to `p`'s synchronous standbys as candidates.
+    fn sync_decided<R>(
+        &self,
+        p: usize,
+        lsn: u64,
+        decide: impl FnOnce(crate::SyncQuorum, u64, &[Candidate<usize>]) -> R,
+    ) -> R {
         /// Candidates judged without a heap allocation (the judge runs
         /// after every tick while a commit waits); longer lists use a Vec.
         const ON_STACK: usize = 8;
@@ -448,10 +464,10 @@ impl WalShippingGroup {
             for (slot, &s) in buf.iter_mut().zip(listed) {
                 *slot = candidate(s);
             }
-            sync_rep::decide(quorum, lsn, &buf[..listed.len()])
+            decide(quorum, lsn, &buf[..listed.len()])
         } else {
             let candidates: Vec<Candidate<usize>> = listed.iter().map(|&s| candidate(s)).collect();
-            sync_rep::decide(quorum, lsn, &candidates)
+            decide(quorum, lsn, &candidates)
         }
     }
 }
