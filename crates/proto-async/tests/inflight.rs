@@ -387,7 +387,7 @@ fn the_blocking_calls_go_through_submit() {
 
 /// `client_write` takes a shortcut past the in-flight bookkeeping when the
 /// write completes in its own call; what anyone can see is what `submit`
-/// + `await_completion` gives: the same answers, trace and op ids, and no
+/// and `await_completion` give: the same answers, trace and op ids, and no
 /// completion left behind. Checked with a plain group, one refusing writes
 /// (`min-replicas-to-write` unmet) and one whose writes wait (`WAIT`).
 #[test]
