@@ -155,7 +155,9 @@ impl WalShippingGroup {
         step: impl FnOnce(&mut WalNode, &mut Vec<Output>),
     ) {
         let mut out = std::mem::take(&mut self.out);
-        step(&mut self.nodes[i], &mut out);
+        let node = &mut self.nodes[i];
+        node.set_reporting(self.cluster.trace.is_enabled());
+        step(node, &mut out);
         self.dispatch(i, &mut out);
         self.out = out;
     }
@@ -217,12 +219,16 @@ impl WalShippingGroup {
         let now = self.cluster.advance();
         let mut out = std::mem::take(&mut self.out);
         while let Some(d) = self.cluster.next_delivery() {
-            self.nodes[d.to].step(now, d.from, d.msg, &mut out);
+            let node = &mut self.nodes[d.to];
+            node.set_reporting(self.cluster.trace.is_enabled());
+            node.step(now, d.from, d.msg, &mut out);
             self.dispatch(d.to, &mut out);
         }
         for i in 0..self.nodes.len() {
             if self.cluster.is_alive(i) {
-                self.nodes[i].tick(now, &mut out);
+                let node = &mut self.nodes[i];
+                node.set_reporting(self.cluster.trace.is_enabled());
+                node.tick(now, &mut out);
                 self.dispatch(i, &mut out);
             }
         }
