@@ -27,7 +27,8 @@ use crate::schedule::{NodeRef, Schedule, Step};
 use crate::sweep::default_nodes;
 
 /// The alphabet: client 0 writes `k0` (each write a new value), client 1
-/// reads `k0`, one tick passes (a race) or twelve (an election timeout),
+/// reads `k0`, the stale client 3 — stuck to the first node, as a client
+/// with old metadata is — writes or reads `k0`, one tick passes (a race) or twelve (an election timeout),
 /// the leader crashes (a process crash) or is
 /// isolated, a crashed node restarts, an isolated node is healed, and the
 /// protocol fails over.
@@ -39,6 +40,12 @@ pub fn alphabet() -> Vec<Step> {
             value: 0,
         },
         Step::Read { client: 1, key: 0 },
+        Step::Write {
+            client: 3,
+            key: 0,
+            value: 0,
+        },
+        Step::Read { client: 3, key: 0 },
         Step::Wait(1),
         Step::Wait(12),
         Step::Crash(NodeRef::Leader, false),
@@ -119,8 +126,8 @@ fn profile(config: &Configuration, nodes: u8, steps: usize) -> Profile {
     Profile {
         nodes,
         drawn_nodes: None,
-        clients: 2,
-        stale: 0,
+        clients: 4,
+        stale: 1,
         keys: 1,
         steps: u16::try_from(steps).unwrap_or(u16::MAX),
         density: 0,
@@ -237,7 +244,8 @@ mod tests {
     #[test]
     fn writes_in_one_schedule_carry_distinct_values() {
         let letters = alphabet();
-        let steps = sequence(1 + 9 + 81, &letters);
+        let letters = &letters[..3];
+        let steps = sequence(1 + 3 + 9 + 2, letters);
         assert_eq!(steps.len(), 3);
         let values: Vec<u32> = steps
             .iter()
