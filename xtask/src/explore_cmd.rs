@@ -391,6 +391,17 @@ history and trace.
   acknowledged, leaving it below the high watermark: the invariants break,
   as they may — the protocol's guarantees are claimed on its own transport
   only (replay the counterexample to see the late `isr_catch_up`).
+- `raft …`: without PreVote, a node that reaches the majority but no
+  longer hears the leader (a one-way cut) deposes every leader with
+  higher terms, so availability is judged only while the nodes outside
+  the majority cannot send to it; with no leader on a network outside
+  Raft's timing assumption (a heartbeat round not shorter than the lowest
+  election timeout) recovery is not promised (`offline at the end`).
+  Raft's liveness is probabilistic even inside it: elections can split
+  again and again: a sweep of 20,000 schedules per row finds 1–4 whose
+  election outlasts the recovery bound (three of the highest election
+  timeout) — seed 13651 of `raft.quorum.linearizable.prevote`, with no
+  fault at all, splits the votes of terms 1 and 2 — while 200 find none.
 - LOCAL and LEADER reads are not linearizable in any protocol: a follower
   lags, and a leader cut off or newly elected (Raft, before it commits an
   entry of its term) answers from its own state.

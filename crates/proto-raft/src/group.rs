@@ -200,6 +200,26 @@ impl RaftGroup {
         self.await_completion(id)?.outcome.into_write_result()
     }
 
+    /// `Some(why)` when the network breaks Raft's timing assumption: its
+    /// worst delay (with reordering) makes a heartbeat round, 2 × delay +
+    /// heartbeat, no shorter than the lowest election timeout.
+    pub(crate) fn outside_timing(&self) -> Option<String> {
+        let net = self.cluster.net_config();
+        let worst = net.max_delay
+            + if net.reorder_rate > 0.0 {
+                net.reorder_jitter
+            } else {
+                0
+            };
+        let round = 2 * worst + self.config.heartbeat;
+        (round >= self.config.election_timeout.0).then(|| {
+            format!(
+                "no leader, and the network is outside Raft's timing assumption: a heartbeat round (2 x {worst} + {} ticks) is not shorter than the lowest election timeout ({} ticks)",
+                self.config.heartbeat, self.config.election_timeout.0
+            )
+        })
+    }
+
     pub(crate) fn now_tick(&self) -> Tick {
         self.cluster.now()
     }

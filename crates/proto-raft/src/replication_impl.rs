@@ -134,21 +134,15 @@ impl ReplicationGroup for RaftGroup {
     }
 
     /// A majority of the nodes is up and every link among them carries
-    /// messages both ways, on a network within Raft's timing assumption:
+    /// messages both ways, on a network within Raft's timing assumption,
+    /// and (without PreVote) every other node up unable to send to it:
     /// Raft elects and commits within that majority.
     fn tolerates_current_faults(&self) -> bool {
         // Raft's liveness assumes broadcast time ≪ election timeout: with
         // a network whose delays (plus reordering) let a heartbeat round
         // take longer than the lowest election timeout, a healthy leader
         // is deposed by timeouts alone, and no availability is promised.
-        let net = self.cluster.net_config();
-        let worst = net.max_delay
-            + if net.reorder_rate > 0.0 {
-                net.reorder_jitter
-            } else {
-                0
-            };
-        if 2 * worst + self.config.heartbeat >= self.config.election_timeout.0 {
+        if self.outside_timing().is_some() {
             return false;
         }
         let n = self.nodes.len();
@@ -168,7 +162,26 @@ impl ReplicationGroup for RaftGroup {
                 && chosen
                     .iter()
                     .all(|&a| chosen.iter().all(|&b| a == b || self.cluster.linked(a, b)))
+                // Without PreVote, a node that can still send to the
+                // majority but no longer hears it (a one-way cut) keeps
+                // starting elections in higher terms and deposes every
+                // leader: only nodes cut off from sending to the majority
+                // are tolerated outside it.
+                && (self.config.pre_vote
+                    || up.iter().filter(|o| !chosen.contains(o)).all(|&o| {
+                        chosen.iter().all(|&b| !self.cluster.can_send(o, b))
+                    }))
         })
+    }
+
+    /// No leader, on a network outside Raft's timing assumption: elections
+    /// may keep splitting or timing out (the paper promises progress only
+    /// when broadcast time ≪ election timeout).
+    fn unavailable(&self) -> Option<String> {
+        if self.leader().is_some() {
+            return None;
+        }
+        self.outside_timing()
     }
 
     /// Three of the highest election timeout: an election (with split votes

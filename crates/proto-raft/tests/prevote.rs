@@ -87,3 +87,50 @@ fn pre_vote_still_elects_a_new_leader_when_the_leader_crashes() {
         "the pre-vote round won at once, so one real election in term + 1"
     );
 }
+
+/// Without PreVote, a follower that still reaches the majority but no
+/// longer hears the leader (a one-way cut) keeps starting elections in
+/// higher terms and deposes every leader, so the explorer must not judge
+/// availability then (a schedule that did: seed 6792); with PreVote its
+/// pre-votes fail and the majority keeps serving. A follower cut off both
+/// ways is tolerated either way.
+#[test]
+fn a_one_way_cut_into_a_follower_is_tolerated_only_with_prevote() {
+    for pre_vote in [false, true] {
+        let mut g = RaftGroup::new(RaftConfig::default().with_pre_vote(pre_vote)).expect("group");
+        let leader = g.run_until_leader(None, 100).expect("leader");
+        let follower = g
+            .node_ids()
+            .into_iter()
+            .find(|n| *n != leader)
+            .expect("a follower");
+        assert!(g.tolerates_current_faults());
+        g.cut_link(&leader, &follower).expect("cut");
+        assert_eq!(
+            g.tolerates_current_faults(),
+            pre_vote,
+            "pre_vote={pre_vote}"
+        );
+        g.heal(&follower).expect("heal");
+        g.isolate(&follower).expect("isolate");
+        assert!(g.tolerates_current_faults(), "isolated both ways");
+    }
+}
+
+/// Outside Raft's timing assumption (a heartbeat round no shorter than the
+/// lowest election timeout) a leaderless group says why it cannot serve;
+/// with a leader, or within the assumption, it claims nothing.
+#[test]
+fn no_leader_outside_the_timing_assumption_is_stated_unavailability() {
+    let slow = sim_core::NetConfig::default().with_delay_range(4, 6);
+    let mut g = RaftGroup::new(RaftConfig::default()).expect("group");
+    g.set_network(slow).expect("network before the first send");
+    assert!(g.leader().is_none());
+    let why = g.unavailable().expect("stated");
+    assert!(why.contains("timing assumption"), "{why}");
+    let mut fast = RaftGroup::new(RaftConfig::default()).expect("group");
+    assert!(fast.leader().is_none());
+    assert_eq!(fast.unavailable(), None);
+    fast.run_until_leader(None, 100).expect("leader");
+    assert_eq!(fast.unavailable(), None);
+}
