@@ -34,6 +34,7 @@ mod op;
 mod outcome;
 mod output;
 mod registration;
+mod state;
 mod summary;
 mod validate;
 
@@ -51,5 +52,6 @@ pub use registration::{
     SettingDoc, SettingKind, Settings, check_planted, planted_name,
 };
 pub use sim_core::{NetConfig, NodeId, Rng, Tick, Trace, Transport};
+pub use state::{NodeState, StateChange, StateField, StateLog, StateRow};
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;

@@ -10,6 +10,7 @@ use sim_core::{MessageId, NetConfig, NodeId, Payload, Rng, SimNet, Tick, Trace, 
 use crate::error::GroupError;
 use crate::inflight::ClientOps;
 use crate::op::{ClientOp, Completion, OpId};
+use crate::state::{NodeState, StateLog};
 
 use state::Faults;
 
@@ -95,6 +96,8 @@ pub struct Cluster<M> {
     faults: Faults,
     /// Stream connections reset since the group last asked, `(from, to)`.
     resets: Vec<(usize, usize)>,
+    /// The node state lines, while recording them.
+    states: Option<StateLog>,
 }
 
 impl<M> std::fmt::Debug for Cluster<M> {
@@ -120,7 +123,33 @@ impl<M: Payload> Cluster<M> {
             net,
             faults: Faults::new(n),
             resets: Vec::new(),
+            states: None,
         })
+    }
+
+    /// Starts recording node state lines (see [`StateLog`]); a group
+    /// notes them with [`note_states`](Self::note_states).
+    pub fn record_states(&mut self) {
+        self.states.get_or_insert_with(StateLog::new);
+    }
+
+    /// True while recording state lines: a group builds its lines only
+    /// then.
+    pub fn records_states(&self) -> bool {
+        self.states.is_some()
+    }
+
+    /// Notes every node's line now (ignored while not recording).
+    pub fn note_states(&mut self, states: Vec<NodeState>) {
+        let now = self.now();
+        if let Some(log) = &mut self.states {
+            log.note(now, states);
+        }
+    }
+
+    /// The state lines recorded so far, while recording.
+    pub fn state_log(&self) -> Option<&StateLog> {
+        self.states.as_ref()
     }
 
     /// Every node id, in configuration order; a node's position here is its
