@@ -95,7 +95,7 @@ pub fn state_notes(log: &StateLog) -> Vec<StateNote> {
                     }
                 }
                 let at = |label: &str| now.fields.iter().position(|f| f.label == label);
-                shown.sort_by_key(|(label, _)| (*label != "up", at(label)));
+                shown.sort_by_key(|(label, _)| (*label != "up", at(label).unwrap_or(usize::MAX)));
                 note.title = title;
             }
             None => notes.push((
