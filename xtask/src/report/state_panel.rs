@@ -247,8 +247,8 @@ mod tests {
                 .with_field(StateField::set("ISR", isr))
         };
         let mut log = StateLog::new();
-        log.note(0, vec![line(0, &[a.clone()])]);
-        log.note(3, vec![line(2, &[a.clone()])]);
+        log.note(0, vec![line(0, std::slice::from_ref(&a))]);
+        log.note(3, vec![line(2, std::slice::from_ref(&a))]);
         let mut trace = Trace::new();
         record!(trace, 2, "node_isolated", node = &a);
         record!(trace, 5, "node_healed", node = &a);
