@@ -15,12 +15,14 @@
 //! `| head`), 1 when a command fails (a check finds a difference, a run
 //! errs), 2 on a usage error. `RUST_LOG` (e.g.
 //! `RUST_LOG=minidist::trace=debug`) mirrors trace events to stderr through
-//! `tracing-subscriber`, coloured only when stderr is a terminal.
+//! `tracing-subscriber`, coloured only when stderr is a terminal and
+//! `NO_COLOR` is unset or empty.
 
 mod args;
 mod bench;
 mod bench_lincheck;
 mod bench_report;
+mod colour;
 mod diagram_cmd;
 mod explore_cmd;
 mod matrix_cmd;
@@ -227,7 +229,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_ansi(colour::allowed_on(std::io::stderr().is_terminal()))
         .init();
     let cli = Cli::parse();
     run(cli.command).unwrap_or_else(Failure::exit_code)

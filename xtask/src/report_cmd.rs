@@ -71,7 +71,7 @@ fn build(sweep: &SweepOptions, progress: bool) -> Result<Vec<report::Page>, Stop
     }
     let replays = ids
         .iter()
-        .map(|id| explore_cmd::replay_id(id))
+        .map(|id| labs::recording_states(|| explore_cmd::replay_id(id)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(report::build(&Inputs {
         runs: &runs,

@@ -46,7 +46,7 @@ mod specs;
 mod state_notes;
 
 pub use explore_configs::{
-    explore_configs, explore_configs_in, planted_configs, planted_configs_in,
+    explore_configs, explore_configs_in, planted_configs, planted_configs_in, recording_states,
 };
 pub use observed::{
     CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,

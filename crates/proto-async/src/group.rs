@@ -215,7 +215,7 @@ impl AsyncPrimaryGroup {
         // The state lines of the tick ending now (its messages and the
         // calls made since), noted at that tick.
         if self.cluster.records_states() {
-            replication::ScenarioGroup::note_states(self);
+            replication::ReplicationGroup::note_states(self);
         }
         for i in 0..self.nodes.len() {
             if self.cluster.is_alive(i) {

@@ -265,6 +265,26 @@ impl ReplicationGroup for AsyncPrimaryGroup {
             nodes,
         }
     }
+
+    fn node_states(&self) -> Vec<NodeState> {
+        crate::state_line::lines(&self.probe())
+    }
+
+    fn record_states(&mut self) {
+        self.cluster.record_states();
+        self.note_states();
+    }
+
+    fn note_states(&mut self) {
+        if self.cluster.records_states() {
+            let states = self.node_states();
+            self.cluster.note_states(states);
+        }
+    }
+
+    fn state_log(&self) -> Option<&StateLog> {
+        self.cluster.state_log()
+    }
 }
 
 /// What a scenario reads from the group in the protocol's own words (see
@@ -309,25 +329,6 @@ impl ScenarioGroup for AsyncPrimaryGroup {
         }
     }
 
-    fn node_states(&self) -> Vec<NodeState> {
-        crate::state_line::lines(&self.probe())
-    }
-
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
-    }
-
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
-    }
 }
 
 impl AsyncPrimaryGroup {

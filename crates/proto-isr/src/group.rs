@@ -264,7 +264,7 @@ impl IsrGroup {
         // The state lines of the tick ending now (its messages and the
         // calls made since), noted at that tick.
         if self.cluster.records_states() {
-            replication::ScenarioGroup::note_states(self);
+            replication::ReplicationGroup::note_states(self);
         }
         self.cluster.advance();
         while let Some(d) = self.cluster.next_delivery() {

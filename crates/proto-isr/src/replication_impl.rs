@@ -268,6 +268,26 @@ impl ReplicationGroup for IsrGroup {
     fn summary(&self) -> GroupSummary {
         inspect::summary(&self.controller, &self.nodes, &self.cluster)
     }
+
+    fn node_states(&self) -> Vec<NodeState> {
+        crate::state_line::lines(&self.probe())
+    }
+
+    fn record_states(&mut self) {
+        self.cluster.record_states();
+        self.note_states();
+    }
+
+    fn note_states(&mut self) {
+        if self.cluster.records_states() {
+            let states = self.node_states();
+            self.cluster.note_states(states);
+        }
+    }
+
+    fn state_log(&self) -> Option<&StateLog> {
+        self.cluster.state_log()
+    }
 }
 
 /// The operator calls behind `set_slow` and `failover`.
@@ -428,23 +448,4 @@ impl ScenarioGroup for IsrGroup {
         text
     }
 
-    fn node_states(&self) -> Vec<NodeState> {
-        crate::state_line::lines(&self.probe())
-    }
-
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
-    }
-
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
-    }
 }

@@ -120,7 +120,7 @@ impl RaftGroup {
         // The state lines of the tick ending now (its messages and the
         // calls made since), noted at that tick.
         if self.cluster.records_states() {
-            replication::ScenarioGroup::note_states(self);
+            replication::ReplicationGroup::note_states(self);
         }
         self.flush_proposals();
         let now = self.cluster.advance();

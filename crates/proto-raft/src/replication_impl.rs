@@ -240,6 +240,26 @@ impl ReplicationGroup for RaftGroup {
         summary.nodes.sort_by(|a, b| a.id.cmp(&b.id));
         summary
     }
+
+    fn node_states(&self) -> Vec<NodeState> {
+        crate::state_line::lines(&self.probe())
+    }
+
+    fn record_states(&mut self) {
+        self.cluster.record_states();
+        self.note_states();
+    }
+
+    fn note_states(&mut self) {
+        if self.cluster.records_states() {
+            let states = self.node_states();
+            self.cluster.note_states(states);
+        }
+    }
+
+    fn state_log(&self) -> Option<&StateLog> {
+        self.cluster.state_log()
+    }
 }
 
 /// What a scenario reads from the group in the protocol's own words (see
@@ -305,23 +325,4 @@ impl ScenarioGroup for RaftGroup {
         format!("{role}; majority {majority} ({holders}/{voters} hold index {index})")
     }
 
-    fn node_states(&self) -> Vec<NodeState> {
-        crate::state_line::lines(&self.probe())
-    }
-
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
-    }
-
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
-    }
 }

@@ -211,7 +211,7 @@ impl WalShippingGroup {
         // The state lines of the tick ending now (its messages and the
         // calls made since), noted at that tick.
         if self.cluster.records_states() {
-            replication::ScenarioGroup::note_states(self);
+            replication::ReplicationGroup::note_states(self);
         }
         let now = self.cluster.advance();
         let mut out = std::mem::take(&mut self.out);

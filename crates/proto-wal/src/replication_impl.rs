@@ -280,6 +280,26 @@ impl ReplicationGroup for WalShippingGroup {
                 .collect(),
         }
     }
+
+    fn node_states(&self) -> Vec<NodeState> {
+        crate::state_line::lines(&self.probe())
+    }
+
+    fn record_states(&mut self) {
+        self.cluster.record_states();
+        self.note_states();
+    }
+
+    fn note_states(&mut self) {
+        if self.cluster.records_states() {
+            let states = self.node_states();
+            self.cluster.note_states(states);
+        }
+    }
+
+    fn state_log(&self) -> Option<&StateLog> {
+        self.cluster.state_log()
+    }
 }
 
 fn acked(write: &WriteResult) -> &'static str {
@@ -335,23 +355,4 @@ impl ScenarioGroup for WalShippingGroup {
         }
     }
 
-    fn node_states(&self) -> Vec<NodeState> {
-        crate::state_line::lines(&self.probe())
-    }
-
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
-    }
-
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
-    }
 }

@@ -7,6 +7,7 @@ use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
 use crate::op::{ClientOp, Completion, OpId};
 use crate::outcome::{ReadResult, WriteResult};
+use crate::state::{NodeState, StateLog};
 use crate::summary::GroupSummary;
 
 /// The safety net of [`ReplicationGroup::await_completion`]: far above every
@@ -244,4 +245,32 @@ pub trait ReplicationGroup {
 
     /// A protocol-neutral snapshot.
     fn summary(&self) -> GroupSummary;
+
+    /// Every node's state line now, in node order, from the protocol's
+    /// probe (role, term / epoch, log end, HW or commit index, ISR /
+    /// synchronous set, durable offset, catch-up mode — what it has). The
+    /// default shows the summary's role and applied offset.
+    fn node_states(&self) -> Vec<NodeState> {
+        self.summary()
+            .nodes
+            .into_iter()
+            .map(|n| NodeState::new(n.id, n.alive, n.role).with("applied", n.applied_offset))
+            .collect()
+    }
+
+    /// Starts recording the state lines: noted now, at the end of every
+    /// tick from now on, and at every [`note_states`](Self::note_states).
+    /// The default records nothing ([`state_log`](Self::state_log) stays
+    /// `None`).
+    fn record_states(&mut self) {}
+
+    /// Notes the state lines now, while recording (the scenario
+    /// interpreter calls it after every directive, which may change state
+    /// without a tick). The default does nothing.
+    fn note_states(&mut self) {}
+
+    /// The state lines recorded so far, while recording.
+    fn state_log(&self) -> Option<&StateLog> {
+        None
+    }
 }
