@@ -328,7 +328,6 @@ impl ScenarioGroup for AsyncPrimaryGroup {
             None => format!("{node} is not in the probe"),
         }
     }
-
 }
 
 impl AsyncPrimaryGroup {

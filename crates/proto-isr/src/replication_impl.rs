@@ -447,5 +447,4 @@ impl ScenarioGroup for IsrGroup {
         }
         text
     }
-
 }

@@ -324,5 +324,4 @@ impl ScenarioGroup for RaftGroup {
         };
         format!("{role}; majority {majority} ({holders}/{voters} hold index {index})")
     }
-
 }

@@ -354,5 +354,4 @@ impl ScenarioGroup for WalShippingGroup {
             format!("async standby {node} does not gate commit: {outcome}")
         }
     }
-
 }

@@ -31,5 +31,4 @@ pub trait ScenarioGroup: ReplicationGroup {
     /// Why `node` did or did not gate `write` (made at `level`), from the
     /// protocol's state now.
     fn gate(&self, node: &NodeId, level: AckLevel, write: &WriteResult) -> String;
-
 }
