@@ -60,7 +60,10 @@ fn violating_op(replayed: &Replayed, result: Option<&CheckResult>) -> Option<(u6
     let id = (*trace_op_ids(replayed).get(index)?)?;
     Some((
         id,
-        format!("op {id} of client {}: {}", stuck.client, stuck.description),
+        format!(
+            "client {}'s {} (op {id} in the trace, op {} in the checker's view)",
+            stuck.client, stuck.description, stuck.id
+        ),
     ))
 }
 
