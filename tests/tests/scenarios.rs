@@ -191,7 +191,12 @@ fn a_malformed_scenario_is_a_file_line_message() {
             "per-protocol block",
         ),
         ("write key=k level=weak\n", 1, "needs `value=`"),
-        ("tick\nheal node=leader\n", 2, "expected `----`"),
+        (
+            "tick\nheal node=leader\n",
+            2,
+            "`heal node=leader` follows the directive on line 1 directly: every directive is a case of its own",
+        ),
+        ("tick\nnot a directive\n", 2, "expected `----`"),
     ];
     assert_each_is_a_file_line_error(&cases);
 }

@@ -17,6 +17,7 @@ use explore::table::{cell, rows};
 
 use crate::args::ProtocolArg;
 use crate::output::{self, Failure};
+pub use crate::sweep_all::{Options, Stop, sweep_all, write_or_check};
 
 /// An acknowledgement level, as the verdict table names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -87,8 +88,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "jsonl", "shard"])]
     write: Option<PathBuf>,
     /// Sweep every planted bug (the explorer's positive controls) instead:
-    /// exit 1 unless each is caught and its unplanted row keeps the property.
-    #[arg(long, conflicts_with_all = ["replay", "json", "jsonl", "check", "write", "shard", "ack", "read", "setting"])]
+    /// exit 1 unless each is caught and its unplanted row keeps the property;
+    /// with --write / --check, the table (misses listed) is written or
+    /// compared, like the verdict table.
+    #[arg(long, conflicts_with_all = ["replay", "json", "jsonl", "shard", "ack", "read", "setting"])]
     planted: bool,
 }
 
@@ -163,35 +166,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     }
 }
 
-/// Why `run` stopped.
-pub enum Stop {
-    /// The request names nothing that exists.
-    Usage(String),
-    /// The run failed.
-    Failed(String),
-}
-
 use Stop::{Failed, Usage};
-
-/// What `explore` was asked.
-pub struct Options {
-    pub protocol: Option<String>,
-    pub ack: Option<String>,
-    pub read: Option<String>,
-    pub setting: Option<String>,
-    pub schedules: u64,
-    pub seed: u64,
-    pub jobs: usize,
-    pub replay: Option<String>,
-    pub diagram: Option<PathBuf>,
-    pub json: bool,
-    pub jsonl: bool,
-    pub shard: Option<(u64, u64)>,
-    pub check: Option<PathBuf>,
-    pub write: Option<PathBuf>,
-    pub planted: bool,
-    pub progress: bool,
-}
 
 /// The configurations `opts` selects.
 fn selected(opts: &Options) -> Vec<Configuration> {
@@ -236,33 +211,8 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     };
     let verdicts = sweep_all(&configs, &sweep, opts.progress)?;
     let markdown = markdown(&verdicts, &sweep);
-    if let Some(path) = &opts.write {
-        std::fs::write(path, &markdown)
-            .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
-        output::note(&format!("wrote {}", path.display()));
-        return Ok((String::new(), ExitCode::SUCCESS));
-    }
-    if let Some(path) = &opts.check {
-        let committed = std::fs::read_to_string(path)
-            .map_err(|e| Failed(format!("cannot read {}: {e}", path.display())))?;
-        if committed == markdown {
-            return Ok((
-                format!("{} is up to date\n", path.display()),
-                ExitCode::SUCCESS,
-            ));
-        }
-        let diff = similar::TextDiff::from_lines(&committed, &markdown)
-            .unified_diff()
-            .header(&path.display().to_string(), "fresh run")
-            .to_string();
-        return Ok((
-            format!(
-                "{diff}\n{} differs from a fresh run; regenerate with `cargo xtask explore --write {}`\n",
-                path.display(),
-                path.display()
-            ),
-            ExitCode::FAILURE,
-        ));
+    if let Some(done) = write_or_check(opts, &markdown, "explore --write")? {
+        return Ok(done);
     }
     let text = if opts.json {
         let mut v = json(&verdicts).to_string();
@@ -277,40 +227,6 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
         plain(&verdicts)
     };
     Ok((text, ExitCode::SUCCESS))
-}
-
-/// The verdicts of every configuration in `configs` over `sweep`'s
-/// schedules, configuration by configuration (a progress bar on stderr when
-/// `progress`).
-pub fn sweep_all(
-    configs: &[Configuration],
-    sweep: &SweepOptions,
-    progress: bool,
-) -> Result<Vec<Verdict>, Stop> {
-    let bar = progress.then(|| {
-        let bar = indicatif::ProgressBar::new(configs.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let mut verdicts = Vec::new();
-    for config in configs {
-        if let Some(bar) = &bar {
-            bar.set_message(config.key());
-        }
-        verdicts.extend(
-            explore::sweep(config, sweep).map_err(|e| Failed(format!("{}: {e}", config.key())))?,
-        );
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
-    }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    Ok(verdicts)
 }
 
 /// The committed `docs/guarantees.md`.
@@ -361,61 +277,88 @@ pub const DEFINITIONS: &str = "
 ## How to read it
 
 The matrix (`docs/matrix.md`) answers each question with one scripted run;
-this table says what holds over many seeded fault schedules: 3 clients
-reading and writing 2 keys with think times, while a nemesis isolates and
-heals nodes, cuts one-way links, crashes nodes (process crash or power
-loss), restarts them, fsyncs, marks replicas slow and fails over (to the
-protocol's choice or a named node). Every run then heals everything,
-restarts every node, quiesces, and reads every key at the strongest level
-the protocol offers.
+this table says what holds over many seeded fault schedules. Each seed
+first draws a profile — which fault kinds are on, how dense the nemesis is
+(2–40% of the steps), the network settings of the protocol's own transport
+(datagrams for Raft, FIFO streams with stalls for the others), the node
+count where the protocol offers several, 2–5 clients of which some are
+stale (they send everything to one fixed node), 1–3 keys, 30–300 steps and
+the protocol's knob values — then the steps: client reads and writes with
+think times, while the nemesis isolates and heals nodes, cuts and restores
+one-way links, crashes nodes (process crash or power loss), restarts them,
+fsyncs, marks replicas slow and fails over (to the protocol's choice or a
+named node). Repairs are aimed: a restart restarts a node the run
+crashed, a restore restores a link it cut, and four heals in five heal a
+node it isolated. Every run then
+heals everything, restarts every node, quiesces, and reads every key at the
+strongest level the protocol offers. `--replay ID` shows any
+counterexample's profile, steps (with the tick each started at), verdicts,
+history and trace.
 
 - **durable**: every write acknowledged at the row's ack level is in the
   final read of its key, or superseded by a write not ordered before it in
-  real time. `offline at the end`: the run ended with no node able to serve
-  the final read (for ISR: no in-sync replica left to elect, and unclean
-  election is off), so it decides nothing about durability — an offline
-  partition loses availability, not data.
+  real time. `offline at the end`: the run ended with the protocol stating
+  why it cannot serve (for ISR: no in-sync replica left to elect, and
+  unclean election is off), so it decides nothing — an offline partition
+  loses availability, not data.
 - **linearizable**: the whole history — reads at the row's read level, the
   final reads, failed operations left out, unknown writes free to take
   effect at any time after their call or never — checked by `lincheck`.
   The times in its explanations are the explorer's logical clock (one step
   per submission and per completion observed), not ticks; `--replay` shows
   the ticks.
-- **invariants**: the protocol's own checker after every step and tick.
-- `wal … sync_standby_1` is durable only while failover promotes the
-  synchronous standby: the nemesis may promote `standby-2`, an asynchronous
-  standby, which PostgreSQL also lets you do and which loses acknowledged
-  commits. With every standby synchronous (`sync_standby_all`:
-  `synchronous_standby_names = FIRST 2 (standby-1, standby-2)`,
-  `synchronous_commit = on`) every standby failover can promote is a
-  synchronous one that flushed each acknowledged commit, and durable holds.
-  `remote_apply` (the same, waiting until the standbys have replayed, with
-  a 2-tick `recovery_min_apply_delay`) holds too.
-- `wal … first_1` (`FIRST 1 (standby-1, standby-2)`) and `wal … any_1`
-  (`ANY 1 (standby-1, standby-2)`): one confirmation commits, so the other
-  listed standby may lack the write; failover to it loses the commit
-  (PostgreSQL leaves picking the most advanced standby to the operator).
+- **invariants**: the protocol's own checker after every step and tick. A
+  message storm counts too: a schedule's network holds at most 2,000
+  messages in flight, and a run that fills it is stopped there.
+- **recovers**: with every fault healed and the group quiet, a write at the
+  protocol's strongest ack level and a read at its strongest read level
+  complete *done* — unless the protocol states why it cannot serve
+  (counted as `offline at the end`).
+- **available**: while the faults in force are ones the protocol claims to
+  tolerate (e.g. Raft: a majority up and linked, with delays inside its
+  timing assumption) and have been for its recovery bound, every operation
+  sent to the leader completes *done*.
+- `wal … sync_standby_1`, `first_1` (`FIRST 1 (standby-1, standby-2)`) and
+  `any_1` (`ANY 1 (standby-1, standby-2)`): one confirmation commits, so a
+  standby may lack an acknowledged commit (a cut kept it away), and failing
+  over to exactly that standby loses it — PostgreSQL lets you promote any
+  standby and leaves picking the most advanced one to the operator. The
+  default 200 schedules do not line the cut and that failover up (the first
+  seed that does is 610), so these rows run 1,000 schedules.
+- `wal … sync_standby_all` (`FIRST 2 (standby-1, standby-2)`,
+  `synchronous_commit = on`): every standby failover can promote flushed
+  each acknowledged commit, and durable holds. After a failover the
+  promoted standby is still listed and a primary never confirms its own
+  commit, so QUORUM commits wait: PostgreSQL does the same until the
+  operator edits `synchronous_standby_names` (recovers: `offline at the
+  end`). `remote_apply` (the same, waiting until the standbys have
+  replayed, with a 2-tick `recovery_min_apply_delay`) holds too.
 - `wal … remote_write` (`sync_standby_all` with `synchronous_commit =
   remote_write`): a standby confirms on receipt, before its fsync, so a
-  power loss on it followed by failover to it loses the commit. That
+  power loss on it followed by a failover to it loses the commit. That
   needs a power loss, a restart and a failover to the same standby in a
-  row, which the default 200 schedules do not line up (the first seed
-  that does is 4,859), so these two rows run 5,000 schedules: the loss
-  shrinks to 5 steps, and the same steps keep the write with `on` (replay
-  it as `wal.quorum.leader.sync_standby_all-c3-s4859-13.14.26.82.87`).
+  row, which 3 of the first 5,000 seeds line up, so these two rows run
+  5,000 schedules: the loss shrinks to 5 steps, and the same steps keep
+  the write with `on` (replay it as
+  `wal.quorum.leader.sync_standby_all-s3895-7.12.14.184.214`).
 - `async … wait_1`: a LEADER write counts as acknowledged only once
   `WAIT 1` returned ≥ 1 (a replica sent `REPLCONF ACK` for its offset).
   It is still not durable: failing over to a replica that had not
-  acknowledged (e.g. one that was down and has just restarted) loses it,
-  and so does a primary power loss that restarts with an empty data set
-  its replicas then copy. `async … min_replicas_1` (`min-replicas-to-write
-  1`, max lag 2 ticks) only shortens the window in which a cut-off primary
+  acknowledged (e.g. one a cut link kept the write from) loses it, and so
+  does a primary power loss that restarts with an empty data set its
+  replicas then copy. `async … min_replicas_1` (`min-replicas-to-write 1`,
+  max lag 2 ticks) only shortens the window in which a cut-off primary
   acknowledges writes; it is not durable either.
 - `isr … unclean_election` (`unclean.leader.election.enable`): when no
   in-sync replica is alive the controller elects an out-of-sync one, so the
   partition is never offline at the end, and ALL_ISR writes it lacks are
   lost — the counterexample. With the setting off (the default rows) those
   runs end offline and ALL_ISR stays durable.
+- `isr … linearizable` is not *available*: the chapter's LINEARIZABLE read
+  fails at once (`read_blocked`, guard `above high watermark`) while the
+  leader holds an entry above the high watermark — a write still in flight
+  — instead of waiting for it to commit, even with no fault in force. A
+  client must retry; Kafka itself offers no linearizable read.
 - LOCAL and LEADER reads are not linearizable in any protocol: a follower
   lags, and a leader cut off or newly elected (Raft, before it commits an
   entry of its term) answers from its own state.

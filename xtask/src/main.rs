@@ -34,6 +34,7 @@ mod report;
 mod report_cmd;
 mod run_cmd;
 mod state_table;
+mod sweep_all;
 mod table;
 mod trace_cmd;
 

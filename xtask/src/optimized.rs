@@ -15,7 +15,14 @@ use crate::output::{self, Failure};
 /// `MINIDIST_REEXEC=0`). `features` are cargo features the optimized build
 /// needs (`planted`): such a build goes to its own target directory.
 pub fn reexec(what: &str, features: &[&str]) -> Result<Option<ExitCode>, Failure> {
-    if !cfg!(debug_assertions) || std::env::var_os("MINIDIST_REEXEC").is_some_and(|v| v == "0") {
+    // An optimized build without a feature the command needs (a release
+    // xtask asked for a planted bug) re-executes too.
+    let has_features = features
+        .iter()
+        .all(|f| *f != "planted" || cfg!(feature = "planted"));
+    if (!cfg!(debug_assertions) && has_features)
+        || std::env::var_os("MINIDIST_REEXEC").is_some_and(|v| v == "0")
+    {
         return Ok(None);
     }
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

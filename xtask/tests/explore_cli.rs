@@ -56,16 +56,17 @@ fn a_counterexample_replays_with_its_schedule_history_and_trace() {
     let out = xtask(&[
         "explore",
         "--replay",
-        "async.leader.leader.default-c3-s0-59.63",
+        "async.leader.leader.default-s0-154.157",
     ]);
     assert!(out.status.success());
     let text = stdout(&out);
     for part in [
+        "## profile",
         "## schedule",
         "## verdict",
         "## history",
         "## trace",
-        "Violated",
+        "violated:",
     ] {
         assert!(text.contains(part), "{part} missing in:\n{text}");
     }
@@ -75,7 +76,7 @@ fn a_counterexample_replays_with_its_schedule_history_and_trace() {
 fn bad_replay_ids_and_filters_are_usage_errors() {
     for args in [
         &["explore", "--replay", "nonsense"][..],
-        &["explore", "--replay", "nope.leader.leader.default-c3-s0-1"],
+        &["explore", "--replay", "nope.leader.leader.default-s0-1"],
         &["explore", "--protocol", "raft", "--ack", "all_isr"],
         &["explore", "--shard", "3/2"],
         &["explore", "--json", "--write", "x.md"],
@@ -85,7 +86,12 @@ fn bad_replay_ids_and_filters_are_usage_errors() {
     }
 }
 
+/// The whole table (about 30,000 schedules) in an optimized build: `.ci/run`
+/// runs it as `cargo xtask explore --check docs/guarantees.md`; here it is
+/// opt-in (`cargo test -p xtask --test explore_cli -- --ignored`), since a
+/// debug build takes minutes.
 #[test]
+#[ignore = "minutes in a debug build; .ci/run runs cargo xtask explore --check"]
 fn the_committed_guarantees_match_a_fresh_sweep() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guarantees.md");
     let out = xtask(&["explore", "--check", path]);

@@ -307,8 +307,10 @@ impl Runner<'_> {
         matches!(&self.invariants, Check::Violated(why) if why.contains("message storm"))
     }
 
+    /// The faults in force are tolerated when the protocol says so and it
+    /// states no reason it cannot serve ([`ReplicationGroup::unavailable`]).
     fn observe_tolerance(&mut self) {
-        if self.group.tolerates_current_faults() {
+        if self.group.tolerates_current_faults() && self.group.unavailable().is_none() {
             if self.tolerance.since.is_none() {
                 self.tolerance.since = Some(self.group.now());
             }

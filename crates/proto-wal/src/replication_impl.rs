@@ -191,17 +191,22 @@ impl ReplicationGroup for WalShippingGroup {
         20 + self.config.recovery_min_apply_delay
     }
 
-    /// `synchronous_standby_names` lists no standby but the primary itself
-    /// (the only synchronous standby was promoted): PostgreSQL then makes
-    /// every synchronous commit wait, and so does this model.
+    /// A promoted synchronous standby is still listed in
+    /// `synchronous_standby_names`, and the standbys left cannot satisfy the
+    /// rule without it: too few for `FIRST n` / `ANY n`, or — under the
+    /// every-listed-standby rule — any listed primary at all, since a
+    /// primary never confirms its own commit. PostgreSQL then makes every
+    /// synchronous commit wait, and so does this model.
     fn unavailable(&self) -> Option<String> {
         let p = self.operator.primary()?;
         let others = self.synchronous.iter().filter(|&&s| s != p).count();
-        let needed = match self.config.sync_quorum {
-            SyncQuorum::Every => 1,
-            SyncQuorum::First(n) | SyncQuorum::Any(n) => n,
+        let unsatisfiable = match self.config.sync_quorum {
+            // Every listed standby must confirm, and a listed primary never
+            // does (sync_rep::decide).
+            SyncQuorum::Every => others < self.synchronous.len(),
+            SyncQuorum::First(n) | SyncQuorum::Any(n) => others < n,
         };
-        (!self.synchronous.is_empty() && others < needed).then(|| {
+        (!self.synchronous.is_empty() && unsatisfiable).then(|| {
             format!(
                 "{}: the primary {} is listed itself and {others} other standby cannot satisfy it, so QUORUM commits wait",
                 self.config.synchronous_standby_names(),

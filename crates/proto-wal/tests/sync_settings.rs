@@ -108,6 +108,26 @@ fn any_1_after_promoting_a_listed_standby_is_confirmed_by_the_other_never_by_its
     assert!(!w.accepted, "its own flush never confirms: {w:?}");
 }
 
+/// Under the every-listed-standby rule a promoted listed standby can never
+/// satisfy its own rule, so the group says why it cannot serve (the
+/// explorer's recovers and available properties rely on it), while
+/// `ANY 1` with another standby left still serves.
+#[test]
+fn every_listed_standby_after_promoting_one_of_them_is_stated_unavailable() {
+    let config = WalConfig::default().with_synchronous_standbys([id("standby-1"), id("standby-2")]);
+    let mut g = WalShippingGroup::new(config).expect("valid config");
+    assert_eq!(g.unavailable(), None);
+    g.failover(Some(&id("standby-1"))).expect("promote");
+    g.run_until_idle(100).expect("standbys follow");
+    let why = g.unavailable().expect("stated unavailable");
+    assert!(why.contains("standby-1"), "{why}");
+    assert!(!quorum(&mut g, "k", "v").accepted, "the commit waits");
+
+    let mut any = group("ANY 1 (standby-1, standby-2)", SynchronousCommit::On, 0);
+    any.failover(Some(&id("standby-1"))).expect("promote");
+    assert_eq!(any.unavailable(), None);
+}
+
 #[test]
 fn remote_apply_makes_the_write_visible_to_a_local_read_at_the_synchronous_standby_at_the_ack() {
     let mut g = group("standby-1", SynchronousCommit::RemoteApply, 3);
