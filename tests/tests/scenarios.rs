@@ -341,7 +341,7 @@ fn write_repeat_makes_n_writes_and_stops_at_the_first_refusal() {
     );
     let raft = scenario::run(&s, labs::BUILTIN[3], &registry());
     assert!(
-        raft[4][0].starts_with("write 1 of 2: refused"),
+        raft[4][0].starts_with("write 1 of 2: unknown offset="),
         "{:?}",
         raft[4]
     );
