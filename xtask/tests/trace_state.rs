@@ -191,3 +191,26 @@ fn an_unknown_node_or_a_filter_with_a_state_view_is_a_usage_error() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+const EXERCISE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../docs/exercises/isr-min-insync.txt"
+);
+
+#[test]
+fn diagram_draws_a_part_of_any_scenario_file_with_its_state_notes() {
+    let svg = ok(&["diagram", EXERCISE, "--protocol", "isr", "--part", "2"]);
+    assert!(svg.starts_with("<?xml"), "{svg}");
+    assert!(
+        svg.contains("isr-min-insync.txt · isr · part 2"),
+        "the title names the file and part"
+    );
+    assert!(svg.contains("note state-line"), "state notes are drawn");
+    assert!(
+        svg.contains(">HW 1 · ISR {1}<"),
+        "the leader's HW and ISR change"
+    );
+    let out = xtask(&["diagram", EXERCISE, "--protocol", "isr", "--part", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has 2 part(s) that run on isr"));
+}
