@@ -32,7 +32,7 @@ pub fn planted_name(bugs: &[PlantedBug], name: &str) -> &'static str {
         .unwrap_or("unknown")
 }
 
-/// Checks a config's planted bug: [`GroupError::Config`] naming the
+/// Checks a config's planted bug: [`GroupError::Config`](crate::GroupError::Config) naming the
 /// `planted` setting when the crate (`krate`) was built without its
 /// `planted` feature (`compiled` false) or the name is unknown.
 pub fn check_planted(

@@ -33,7 +33,7 @@ impl Transport {
 }
 
 /// Network settings. Build with [`NetConfig::default`] and the `with_*`
-/// methods; [`SimNet::new`] validates.
+/// methods; [`SimNet::new`](crate::SimNet::new) validates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NetConfig {
     /// Datagrams or streams.
