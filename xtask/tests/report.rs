@@ -448,6 +448,19 @@ fn the_exp3_isr_page_has_a_state_panel_with_every_nodes_state_at_each_changed_ti
         .filter_map(|n| n.attribute("data-tick"))
         .collect();
     assert_eq!(nemesis, ["1", "76"], "the isolation and the heal");
+    // The run's whole diagram shows (its legend included), with the panel
+    // kept in view at the bottom of the window beside it.
+    assert!(
+        doc.descendants()
+            .any(|n| n.attribute("class") == Some("diagram whole")),
+        "the run page's diagram is in a fixed-height box"
+    );
+    let css = std::fs::read_to_string(site().join("style.css")).expect("style.css");
+    assert!(
+        css.contains(".diagram.whole { max-height: none; }"),
+        "{css}"
+    );
+    assert!(css.contains("position: sticky; bottom: 0;"), "{css}");
 }
 
 #[test]

@@ -179,7 +179,8 @@ div.facts { display: flex; flex-wrap: wrap; gap: 0 32px; align-items: flex-start
 div.facts > section:last-child { flex: 1 1 560px; }
 form.filter { background: #fff; border: 1px solid #cbd5e0; padding: 6px 10px; margin-bottom: 6px; }
 form.filter label { margin-right: 14px; }
-div.state-panel { background: #fff; border: 1px solid #cbd5e0; border-radius: 4px; padding: 8px 12px; margin-top: 10px; }
+div.state-panel { background: #fff; border: 1px solid #cbd5e0; border-radius: 4px; padding: 8px 12px; margin-top: 10px; position: sticky; bottom: 0; max-height: 42vh; overflow: auto; box-shadow: 0 -2px 6px rgba(0, 0, 0, 0.08); }
+.diagram.whole { max-height: none; }
 div.state-panel input[type=range] { width: 420px; vertical-align: middle; }
 p.state-ticks button { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; margin: 1px; padding: 1px 6px; border: 1px solid #cbd5e0; border-radius: 3px; background: #f7fafc; cursor: pointer; }
 p.state-ticks button.nemesis { border-color: #dd6b20; background: #fffaf0; }

@@ -98,7 +98,7 @@ pub fn page(run: &Run, previous: Option<&Run>, next: Option<&Run>) -> String {
     body.push_str(
         "<h2 id=\"diagram\">Space-time diagram</h2>\n<p>One lane per node, time flowing down; \
          arrows are messages (a cross: dropped, a red bar: rejected or fenced); hover an element \
-         for its trace lines.</p>\n<div class=\"diagram\">\n",
+         for its trace lines.</p>\n<div class=\"diagram whole\">\n",
     );
     body.push_str(&inline_svg(&labs::diagram_of(run)));
     body.push_str("\n</div>\n");
