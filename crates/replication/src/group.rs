@@ -10,6 +10,16 @@ use crate::outcome::{ReadResult, WriteResult};
 use crate::state::{NodeState, StateLog};
 use crate::summary::GroupSummary;
 
+/// How a node goes down in [`ReplicationGroup::crash_as`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Crash {
+    /// The process dies: the node keeps what the protocol persists.
+    Process,
+    /// The machine loses power: the node also loses everything it had not
+    /// fsynced.
+    PowerLoss,
+}
+
 /// The safety net of [`ReplicationGroup::await_completion`]: far above every
 /// protocol's own bound.
 pub const AWAIT_BOUND: u64 = 1_000_000;
@@ -80,10 +90,13 @@ pub trait ReplicationGroup {
     }
 
     /// Writes `key = value` at the leader and waits (driving ticks, bounded)
-    /// for `level`: [`submit`](Self::submit) then
+    /// for `level`. A write owns its key and value (`Bytes`, kept in the
+    /// log), a read only borrows its key (`&[u8]`): the shapes differ on
+    /// purpose. Waits for `level`: [`submit`](Self::submit) then
     /// [`await_completion`](Self::await_completion). *Done* is an accepted
-    /// [`WriteResult`]; *failed* and *unknown* are a refused one (with the
-    /// offset when it was appended), or the error a failed operation names.
+    /// [`WriteResult`]; *failed* and *unknown* are one not accepted whose
+    /// [`status`](WriteResult::status) says which (with the offset when it
+    /// was appended), or the error a failed operation names.
     fn client_write(
         &mut self,
         key: Bytes,
@@ -123,8 +136,15 @@ pub trait ReplicationGroup {
 
     /// Crashes `node`. With `lose_unfsynced`, it also loses everything it had
     /// not fsynced (a power loss); without, it keeps what the protocol
-    /// persists (a process crash).
+    /// persists (a process crash). [`crash_as`](Self::crash_as) says which
+    /// by name.
     fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError>;
+
+    /// [`crash`](Self::crash) with the kind of crash named:
+    /// `g.crash_as(&node, Crash::PowerLoss)` is `g.crash(&node, true)`.
+    fn crash_as(&mut self, node: &NodeId, kind: Crash) -> Result<(), GroupError> {
+        self.crash(node, kind == Crash::PowerLoss)
+    }
 
     /// Restarts a crashed node.
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError>;

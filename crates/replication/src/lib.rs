@@ -41,7 +41,7 @@ mod validate;
 pub use bytes::Bytes;
 pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
-pub use group::{AWAIT_BOUND, ReplicationGroup};
+pub use group::{AWAIT_BOUND, Crash, ReplicationGroup};
 pub use inflight::ClientOps;
 pub use level::{AckLevel, ReadLevel};
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
