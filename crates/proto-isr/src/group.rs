@@ -263,7 +263,7 @@ impl IsrGroup {
     pub(crate) fn step_tick(&mut self) {
         // The state lines of the tick ending now (its messages and the
         // calls made since), noted at that tick.
-        if self.cluster.records_states() {
+        if self.cluster.states_due() {
             replication::ReplicationGroup::note_states(self);
         }
         self.cluster.advance();

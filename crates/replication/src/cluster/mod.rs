@@ -98,6 +98,8 @@ pub struct Cluster<M> {
     resets: Vec<(usize, usize)>,
     /// The node state lines, while recording them.
     states: Option<StateLog>,
+    /// The trace's length when the lines were last noted.
+    noted_at: usize,
 }
 
 impl<M> std::fmt::Debug for Cluster<M> {
@@ -124,6 +126,7 @@ impl<M: Payload> Cluster<M> {
             faults: Faults::new(n),
             resets: Vec::new(),
             states: None,
+            noted_at: 0,
         })
     }
 
@@ -139,9 +142,19 @@ impl<M: Payload> Cluster<M> {
         self.states.is_some()
     }
 
+    /// True while recording when something may have changed since the
+    /// lines were last noted: the trace grew (every change of a state line
+    /// comes with an event — a delivery, a timer's event, a fault), or the
+    /// trace is off. A group checks it at each tick, so idle ticks build
+    /// no lines.
+    pub fn states_due(&self) -> bool {
+        self.states.is_some() && (!self.trace.is_enabled() || self.trace.len() != self.noted_at)
+    }
+
     /// Notes every node's line now (ignored while not recording).
     pub fn note_states(&mut self, states: Vec<NodeState>) {
         let now = self.now();
+        self.noted_at = self.trace.len();
         if let Some(log) = &mut self.states {
             log.note(now, states);
         }
