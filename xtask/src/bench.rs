@@ -6,7 +6,7 @@
 //! one's peak RSS is its own. Each child runs its workload three times on a
 //! fresh group and reports the median time.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
@@ -37,7 +37,8 @@ pub const WORKLOADS: [Workload; 12] = [
     Workload::LincheckPartitions,
 ];
 
-const REPEATS: usize = 3;
+/// Runs per worker; the worker reports the median.
+pub const REPEATS: usize = 3;
 
 /// One workload's measurement.
 struct Sample {
@@ -307,7 +308,7 @@ pub fn worker(
 /// The optimized xtask binary, built if this process is not one. Cargo's
 /// progress goes to stderr, so the build (about half a minute the first
 /// time) is visible and stdout stays the report's.
-fn release_binary() -> Result<PathBuf, Failure> {
+pub fn release_binary() -> Result<PathBuf, Failure> {
     if !cfg!(debug_assertions) {
         return std::env::current_exe()
             .map_err(|e| Failure::Failed(format!("cannot find this executable: {e}")));
@@ -335,6 +336,49 @@ fn release_binary() -> Result<PathBuf, Failure> {
         .join(format!("xtask{}", std::env::consts::EXE_SUFFIX)))
 }
 
+/// The default of `--clients` (omitted from a worker's arguments when in
+/// force, so an older build without the flag runs the same workload).
+pub const DEFAULT_CLIENTS: u64 = 16;
+
+/// The `bench-worker` arguments for one workload.
+pub fn worker_args(workload: Workload, writes: u64, trace: bool, clients: u64) -> Vec<String> {
+    let mut args = vec![
+        "bench-worker".to_owned(),
+        workload.name().to_owned(),
+        "--writes".to_owned(),
+        writes.to_string(),
+        "--trace".to_owned(),
+        if trace { "on" } else { "off" }.to_owned(),
+    ];
+    if clients != DEFAULT_CLIENTS {
+        args.extend(["--clients".to_owned(), clients.to_string()]);
+    }
+    args
+}
+
+/// Runs `binary bench-worker …` and parses its JSON line; the error is the
+/// worker's stderr (or why it could not run).
+pub fn run_worker(binary: &Path, args: &[String]) -> Result<Json, String> {
+    let output = Command::new(binary)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
+    }
+    let line = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(line.trim()).map_err(|e| format!("bad worker output {line:?}: {e}"))
+}
+
+/// The workloads to run: all, or those in `only`, in report order.
+pub fn selected(only: &[Workload]) -> Vec<Workload> {
+    WORKLOADS
+        .into_iter()
+        .filter(|w| only.is_empty() || only.contains(w))
+        .collect()
+}
+
 /// `bench`: every workload (or those in `only`) in its own optimized
 /// child process.
 pub fn run(
@@ -346,32 +390,9 @@ pub fn run(
 ) -> Result<ExitCode, Failure> {
     let binary = release_binary()?;
     let mut rows: Vec<Json> = Vec::new();
-    for workload in WORKLOADS
-        .into_iter()
-        .filter(|w| only.is_empty() || only.contains(w))
-    {
-        let output = Command::new(&binary)
-            .args([
-                "bench-worker",
-                workload.name(),
-                "--writes",
-                &writes.to_string(),
-            ])
-            .args(["--trace", if trace { "on" } else { "off" }])
-            .args(["--clients", &clients.to_string()])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| Failure::Failed(format!("cannot run {}: {e}", binary.display())))?;
-        if !output.status.success() {
-            return Err(Failure::Failed(format!(
-                "workload {} failed: {}",
-                workload.name(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
-        }
-        let line = String::from_utf8_lossy(&output.stdout);
-        let row: Json = serde_json::from_str(line.trim())
-            .map_err(|e| Failure::Failed(format!("bad worker output {line:?}: {e}")))?;
+    for workload in selected(only) {
+        let row = run_worker(&binary, &worker_args(workload, writes, trace, clients))
+            .map_err(|e| Failure::Failed(format!("workload {} failed: {e}", workload.name())))?;
         rows.push(row);
     }
     if as_json {
@@ -382,4 +403,46 @@ pub fn run(
     }
     output::print(&bench_report::report(&rows, writes, trace, REPEATS))?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_args_name_the_workload_and_leave_out_the_default_clients() {
+        assert_eq!(
+            worker_args(Workload::WritesAsync, 200_000, false, DEFAULT_CLIENTS),
+            [
+                "bench-worker",
+                "writes-async",
+                "--writes",
+                "200000",
+                "--trace",
+                "off"
+            ]
+        );
+        assert_eq!(
+            worker_args(Workload::PipelinedRaft, 5, true, 4),
+            [
+                "bench-worker",
+                "pipelined-raft",
+                "--writes",
+                "5",
+                "--trace",
+                "on",
+                "--clients",
+                "4"
+            ]
+        );
+    }
+
+    #[test]
+    fn selected_keeps_report_order_and_only_what_was_asked() {
+        assert_eq!(selected(&[]), WORKLOADS);
+        assert_eq!(
+            selected(&[Workload::WritesRaft, Workload::Matrix]),
+            [Workload::Matrix, Workload::WritesRaft]
+        );
+    }
 }

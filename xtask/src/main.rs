@@ -4,7 +4,7 @@
 //! - `cargo xtask matrix --check FILE | --write FILE` (always Markdown)
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl] [--node N] [--kinds K,…] [--no-messages]`
 //! - `cargo xtask trace … --at T` (every node's state at tick T) or `--state` (the state table)
-//! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…]`
+//! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…] [--baseline REV [--rounds R]]`
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
 //! - `cargo xtask run FILE [--protocol P] [--rewrite]` (a scenario file, see `labs::scenario`)
 //! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
@@ -20,10 +20,13 @@
 
 mod args;
 mod bench;
+mod bench_baseline;
+mod bench_compare;
 mod bench_lincheck;
 mod bench_report;
 mod colour;
 mod diagram_cmd;
+mod exhaustive_cmd;
 mod explore_cmd;
 mod matrix_cmd;
 mod mutants_cmd;
@@ -134,8 +137,15 @@ enum Command {
         #[arg(long, value_enum, value_delimiter = ',')]
         only: Vec<Workload>,
         /// Operations kept in flight by the pipelined-* workloads.
-        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        #[arg(long, default_value_t = bench::DEFAULT_CLIENTS, value_parser = clap::value_parser!(u64).range(1..=1024))]
         clients: u64,
+        /// Also build commit REV (in a git worktree under target/bench-baseline/)
+        /// and run both builds interleaved, printing each figure and the ratio.
+        #[arg(long, value_name = "REV")]
+        baseline: Option<String>,
+        /// Rounds of --baseline (each runs every workload once on each build).
+        #[arg(long, default_value_t = 2, requires = "baseline", value_parser = clap::value_parser!(u64).range(1..=20))]
+        rounds: u64,
     },
     /// Draw one experiment run's space-time diagram as SVG.
     Diagram(diagram_cmd::Args),
@@ -157,7 +167,7 @@ enum Command {
         writes: u64,
         #[arg(long, value_enum)]
         trace: Switch,
-        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        #[arg(long, default_value_t = bench::DEFAULT_CLIENTS, value_parser = clap::value_parser!(u64).range(1..=1024))]
         clients: u64,
     },
 }
@@ -211,6 +221,25 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             json,
             only,
             clients,
+            baseline: Some(rev),
+            rounds,
+        } => bench_baseline::run(&bench_baseline::Options {
+            rev: &rev,
+            rounds: usize::try_from(rounds).unwrap_or(1),
+            writes,
+            trace: trace == Switch::On,
+            only: &only,
+            clients,
+            as_json: json,
+        }),
+        Command::Bench {
+            writes,
+            trace,
+            json,
+            only,
+            clients,
+            baseline: None,
+            ..
         } => bench::run(writes, trace == Switch::On, json, &only, clients),
         Command::Diagram(args) => diagram_cmd::run(args),
         Command::Run(args) => run_cmd::run(args),

@@ -8,6 +8,9 @@ use std::process::ExitCode;
 
 use explore::{Property, Status, SweepOptions, Verdict};
 
+use explore::exhaustive;
+
+use crate::exhaustive_cmd::TABLE_DEPTH;
 use crate::sweep_all::{Options, Stop, sweep_all, write_or_check};
 
 /// The committed file's preamble.
@@ -16,7 +19,9 @@ const HEADER: &str = "Each protocol crate, built with its \
 when the explorer alone, on the bug's row, violates the property the bug \
 breaks, while the same row without it keeps that property. The figure \
 measures the search: a miss is a bug the sweep is too weak to see, listed \
-below the table with what it would take.
+below the table. The last column is the bounded exhaustive search of the \
+bug's row (`--exhaustive`): caught when a schedule of at most that many \
+steps breaks the property.
 ";
 
 /// One planted bug's result.
@@ -28,6 +33,8 @@ struct Control {
     breaks: Property,
     planted: Verdict,
     unplanted: Verdict,
+    /// The bounded exhaustive search of the bug's row, with the bug.
+    bounded: String,
 }
 
 impl Control {
@@ -48,6 +55,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
         jobs: opts.jobs,
         shard: None,
         shrink: true,
+        floors: opts.floors,
     };
     let plain = labs::explore_configs();
     let mut controls = Vec::new();
@@ -77,6 +85,16 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
                 .find(|v| v.property == breaks)
                 .ok_or_else(|| Stop::Failed(format!("{key}: no {breaks} verdict")))
         };
+        let bounded = exhaustive::search(&config, TABLE_DEPTH, opts.jobs)
+            .map_err(|e| Stop::Failed(format!("{key}: {e}")))?;
+        let bounded = bounded
+            .properties
+            .iter()
+            .find(|b| b.property == breaks)
+            .map_or_else(String::new, |b| match &b.witness {
+                Some((steps, _)) => format!("caught: {} step(s)", steps.len()),
+                None => format!("missed ({} schedules)", bounded.schedules),
+            });
         let planted = pick(sweep_all(
             std::slice::from_ref(&config),
             &sweep,
@@ -104,6 +122,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
             breaks,
             planted,
             unplanted,
+            bounded,
         });
     }
     let mut out = String::new();
@@ -117,7 +136,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     }
     let _ = writeln!(
         out,
-        "| bug | protocol | row | breaks | with the bug | without it |\n|---|---|---|---|---|---|"
+        "| bug | protocol | row | breaks | with the bug | without it | bounded, depth {TABLE_DEPTH} |\n|---|---|---|---|---|---|---|"
     );
     for c in &controls {
         let with = explore::table::cell(&c.planted);
@@ -134,8 +153,8 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
         };
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {with} | {without} |",
-            c.name, c.protocol, c.row, c.breaks
+            "| `{}` | {} | {} | {} | {with} | {without} | {} |",
+            c.name, c.protocol, c.row, c.breaks, c.bounded
         );
     }
     let caught = controls.iter().filter(|c| c.caught()).count();

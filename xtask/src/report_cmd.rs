@@ -22,6 +22,10 @@ pub struct Args {
     /// Explorer schedules per configuration (as `cargo xtask explore --schedules`).
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     schedules: u64,
+    /// Sweep exactly --schedules per configuration, also where a row asks
+    /// for more (as `cargo xtask explore --ignore-floors`).
+    #[arg(long)]
+    ignore_floors: bool,
     /// Worker threads for the explorer [default: all cores]; the site is the same for every value.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     jobs: Option<u16>,
@@ -45,6 +49,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         jobs,
         shard: None,
         shrink: true,
+        floors: !args.ignore_floors,
     };
     let pages = build(&sweep, std::io::stderr().is_terminal()).map_err(|stop| match stop {
         Stop::Usage(message) => Failure::usage("report", ErrorKind::InvalidValue, message),

@@ -32,6 +32,10 @@ pub struct Options {
     pub check: Option<PathBuf>,
     pub write: Option<PathBuf>,
     pub planted: bool,
+    /// `Some(depth)`: bounded exhaustive mode.
+    pub exhaustive: Option<usize>,
+    /// Honour each row's floor of schedules (off: exactly `schedules`).
+    pub floors: bool,
     pub progress: bool,
 }
 

@@ -279,6 +279,24 @@ fn bench_writes_out_of_range_is_a_usage_error() {
     }
 }
 
+#[test]
+fn bench_rounds_need_a_baseline_and_a_baseline_must_be_a_commit() {
+    let err = assert_usage_error(&["bench", "--rounds", "3"]);
+    assert!(err.contains("--baseline"), "{err}");
+    for rounds in ["0", "21"] {
+        let err = assert_usage_error(&["bench", "--baseline", "HEAD", "--rounds", rounds]);
+        assert!(err.contains("--rounds"), "{err}");
+    }
+    let out = xtask(&["bench", "--baseline", "no-such-revision-anywhere"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--baseline no-such-revision-anywhere: no such commit"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
+}
+
 /// Spawns xtask with stdout piped, reads `lines` lines (0: none), then
 /// closes the pipe, as `xtask … | head -n LINES` (or `| true`) does.
 fn run_with_stdout_closed_after(args: &[&str], lines: usize) -> Output {

@@ -19,7 +19,13 @@ fn site() -> &'static Path {
         let _ = std::fs::remove_dir_all(&dir);
         let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
             .env("MINIDIST_REEXEC", "0")
-            .args(["report", "--schedules", SCHEDULES, "--out"])
+            .args([
+                "report",
+                "--ignore-floors",
+                "--schedules",
+                SCHEDULES,
+                "--out",
+            ])
             .arg(&dir)
             .env_remove("RUST_LOG")
             .output()

@@ -38,6 +38,7 @@
 
 mod check;
 mod config;
+pub mod exhaustive;
 mod history;
 mod profile;
 mod property;

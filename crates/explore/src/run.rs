@@ -665,68 +665,84 @@ impl Runner<'_> {
             return Check::Undecided(why);
         }
         let key = Bytes::from_static(b"recovery-probe");
-        let write = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
-            .into_iter()
-            .find_map(|level| {
-                let op = ClientOp::write(key.clone(), Bytes::from_static(b"probe"), level);
-                match self.group.submit(op) {
-                    Err(GroupError::UnsupportedAck { .. }) => None,
-                    other => Some((level.name(), other)),
-                }
-            });
-        let read = |g: &mut Box<dyn ReplicationGroup>| {
-            [ReadLevel::Linearizable, ReadLevel::Leader]
-                .into_iter()
-                .find_map(|level| match g.submit(ClientOp::read(key.clone(), level)) {
-                    Err(GroupError::UnsupportedRead { .. }) => None,
-                    other => Some((level.name(), other)),
-                })
-        };
-        for probe in ["write", "read"] {
-            let attempt = if probe == "write" {
-                write.clone()
+        let submit = |g: &mut Box<dyn ReplicationGroup>, probe: &str| {
+            if probe == "write" {
+                [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
+                    .into_iter()
+                    .find_map(|level| {
+                        let op = ClientOp::write(key.clone(), Bytes::from_static(b"probe"), level);
+                        match g.submit(op) {
+                            Err(GroupError::UnsupportedAck { .. }) => None,
+                            other => Some((level.name(), other)),
+                        }
+                    })
             } else {
-                read(&mut self.group)
-            };
-            let Some((level, submitted)) = attempt else {
-                return Check::Violated(format!("no {probe} level is supported"));
-            };
-            let id = match submitted {
-                Ok(id) => id,
-                Err(e) => {
-                    if let Some(why) = self.group.unavailable() {
-                        return Check::Undecided(why);
-                    }
-                    return Check::Violated(format!(
-                        "after every fault was healed and the group was quiet, a {level} {probe} was refused: {e}"
-                    ));
-                }
-            };
-            let mut done = None;
-            for _ in 0..SETTLE_TICKS {
-                if let Some(c) = self.group.take_completion(id) {
-                    done = Some(c);
-                    break;
-                }
-                self.group.tick();
+                [ReadLevel::Linearizable, ReadLevel::Leader]
+                    .into_iter()
+                    .find_map(|level| match g.submit(ClientOp::read(key.clone(), level)) {
+                        Err(GroupError::UnsupportedRead { .. }) => None,
+                        other => Some((level.name(), other)),
+                    })
             }
-            match done {
-                Some(c) if c.outcome.status() == OutcomeStatus::Done => {}
-                other => {
-                    if let Some(why) = self.group.unavailable() {
-                        return Check::Undecided(why);
+        };
+        // A refusal right after the heal, or an answer *failed* / *unknown*
+        // (an election still settling: a deposed leader learns of the new
+        // term only now), is retried, as a client would, until the
+        // protocol's recovery bound has passed since the probes began.
+        let start = self.group.now();
+        let within = |g: &dyn ReplicationGroup| g.now() < start.saturating_add(self.bound);
+        for probe in ["write", "read"] {
+            loop {
+                let Some((level, submitted)) = submit(&mut self.group, probe) else {
+                    return Check::Violated(format!("no {probe} level is supported"));
+                };
+                let id = match submitted {
+                    Ok(id) => id,
+                    Err(_) if within(self.group.as_ref()) => {
+                        self.group.tick();
+                        continue;
                     }
-                    let how = match other {
-                        None => format!("did not complete within {SETTLE_TICKS} ticks"),
-                        Some(c) => format!(
-                            "ended {}: {}",
-                            c.outcome.status().name(),
-                            outcome_text(&c.outcome)
-                        ),
-                    };
-                    return Check::Violated(format!(
-                        "after every fault was healed and the group was quiet, a {level} {probe} {how}"
-                    ));
+                    Err(e) => {
+                        if let Some(why) = self.group.unavailable() {
+                            return Check::Undecided(why);
+                        }
+                        return Check::Violated(format!(
+                            "after every fault was healed and the group was quiet, a {level} {probe} was still refused after the recovery bound ({} ticks): {e}",
+                            self.bound
+                        ));
+                    }
+                };
+                let mut done = None;
+                for _ in 0..SETTLE_TICKS {
+                    if let Some(c) = self.group.take_completion(id) {
+                        done = Some(c);
+                        break;
+                    }
+                    self.group.tick();
+                }
+                match done {
+                    Some(c) if c.outcome.status() == OutcomeStatus::Done => break,
+                    Some(_) if within(self.group.as_ref()) => {
+                        // An answer at submission (a blocked read) takes
+                        // no time: let a tick pass before asking again.
+                        self.group.tick();
+                    }
+                    other => {
+                        if let Some(why) = self.group.unavailable() {
+                            return Check::Undecided(why);
+                        }
+                        let how = match other {
+                            None => format!("did not complete within {SETTLE_TICKS} ticks"),
+                            Some(c) => format!(
+                                "ended {}: {}",
+                                c.outcome.status().name(),
+                                outcome_text(&c.outcome)
+                            ),
+                        };
+                        return Check::Violated(format!(
+                            "after every fault was healed and the group was quiet, a {level} {probe} {how}"
+                        ));
+                    }
                 }
             }
         }

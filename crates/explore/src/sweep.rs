@@ -32,6 +32,10 @@ pub struct SweepOptions {
     /// Shrink the violating schedules into counterexamples (off: only
     /// count them, e.g. to measure how often a planted bug is caught).
     pub shrink: bool,
+    /// Honour a configuration's floor of schedules
+    /// ([`Configuration::min_schedules`]); off, a sweep runs exactly
+    /// `schedules` (a quick look, e.g. the report's tests).
+    pub floors: bool,
 }
 
 impl Default for SweepOptions {
@@ -42,6 +46,7 @@ impl Default for SweepOptions {
             jobs: 1,
             shard: None,
             shrink: true,
+            floors: true,
         }
     }
 }
@@ -130,7 +135,7 @@ impl Answer {
 }
 
 /// The group's node count with default settings (the profile's default).
-fn default_nodes(config: &Configuration) -> Result<u8, GroupError> {
+pub(crate) fn default_nodes(config: &Configuration) -> Result<u8, GroupError> {
     let nodes = (config.factory)(&Build::seed(0))?.node_ids().len();
     Ok(u8::try_from(nodes).unwrap_or(u8::MAX))
 }
@@ -148,7 +153,11 @@ type SeedAnswers = (usize, Result<[Answer; 5], GroupError>);
 /// each property is shrunk.
 pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdict>, GroupError> {
     let nodes = default_nodes(config)?;
-    let seeds: Vec<u64> = (0..options.schedules.max(config.min_schedules))
+    let seeds: Vec<u64> = (0..if options.floors {
+        options.schedules.max(config.min_schedules)
+    } else {
+        options.schedules
+    })
         .filter(|pos| options.shard.is_none_or(|(i, n)| n > 0 && pos % n == i))
         .map(|pos| options.first_seed + pos)
         .collect();

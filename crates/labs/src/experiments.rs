@@ -223,23 +223,16 @@ impl Part {
         let whole = all[index]
             .as_ref()
             .map_err(|e| GroupError::config("scenario", e.clone()))?;
-        let mut cases = whole.cases[self.start..self.end].to_vec();
-        // A stand-in part (see `parts`) runs on this protocol too.
-        if let Some(Directive::Config(config)) = cases.first_mut().map(|c| &mut c.directive) {
-            config.protocols = None;
-        }
-        let part = Scenario {
-            file: whole.file.clone(),
-            cases,
-            trailer: Vec::new(),
-        };
-        let (_, runs) = scenario::run_parts(&part, self.protocol, &registry_with(self.protocol));
-        let run = runs.into_iter().next().ok_or_else(|| {
-            GroupError::config(
-                &whole.file,
-                format!("{} skipped its own part", self.protocol),
-            )
-        })?;
+        // A stand-in part (see `parts`) runs on this protocol too; the
+        // part runs in place, its cases borrowed from the parsed file.
+        let cases = &whole.cases[self.start..self.end];
+        let run = scenario::run_part(cases, self.protocol, &registry_with(self.protocol), true)
+            .ok_or_else(|| {
+                GroupError::config(
+                    &whole.file,
+                    format!("{} skipped its own part", self.protocol),
+                )
+            })?;
         let states = run.states.clone().unwrap_or_default();
         let (observed, trace) = observe_part(
             self.experiment,

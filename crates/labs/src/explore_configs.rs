@@ -105,7 +105,7 @@ fn configuration(protocol: Protocol, row: ExplorerRow) -> Configuration {
             );
             config
                 .with_min_schedules(row.min_schedules)
-                .with_transport(registration.transport())
+                .with_transport(row.transport.unwrap_or_else(|| registration.transport()))
                 .with_node_counts(registration.node_counts())
                 .with_knobs(registration.explorer_knobs())
         }

@@ -3,10 +3,14 @@
 //! [`Verdict`], and [`AsyncPrimaryGroup::wait`] is the blocking `WAIT`.
 
 use bytes::Bytes;
-use replication::{AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult};
+use replication::{
+    AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult, ReplicationGroup,
+    WriteResult,
+};
+use sim_core::NodeId;
 
 use crate::group::{AsyncPrimaryGroup, PROTOCOL};
-use crate::inflight::{Awaiting, PendingOp, Verdict};
+use crate::inflight::{Awaiting, PendingOp, Verdict, WRITE_ACKED};
 use crate::node::WriteRefused;
 use crate::output::AsyncEvent;
 
@@ -28,6 +32,91 @@ enum Routed {
 }
 
 impl AsyncPrimaryGroup {
+    /// The primary a write at `level` sent to `node` (default: the current
+    /// primary) is applied at, or the error the blocking call answers with
+    /// before doing anything (level first, then the node).
+    fn write_target(&self, level: AckLevel, node: Option<&NodeId>) -> Result<usize, GroupError> {
+        match level {
+            AckLevel::None | AckLevel::Leader => {}
+            AckLevel::Quorum | AckLevel::AllIsr => {
+                return Err(GroupError::UnsupportedAck {
+                    protocol: PROTOCOL,
+                    level,
+                });
+            }
+        }
+        let current = self.sentinel.primary();
+        let p = match node {
+            Some(node) => self.cluster.alive_index(node)?,
+            None if self.cluster.is_alive(current) => current,
+            None => return Err(GroupError::NodeDown(self.cluster.id(current).clone())),
+        };
+        if !self.nodes[p].is_primary() {
+            return Err(GroupError::not_permitted(
+                self.cluster.id(p),
+                "READONLY: a replica does not accept writes",
+            ));
+        }
+        Ok(p)
+    }
+
+    /// [`client_write`](replication::ReplicationGroup::client_write): a
+    /// write that completes in its own call (no `WAIT`, nothing else
+    /// pending) is applied without the in-flight machinery — no pending
+    /// entry, no queued completion, no clone of the operation — with the
+    /// same events, op id and answer as `submit` + `await_completion`;
+    /// any other write goes that way.
+    pub(crate) fn write_blocking(
+        &mut self,
+        key: Bytes,
+        value: Bytes,
+        level: AckLevel,
+    ) -> Result<WriteResult, GroupError> {
+        let waits = self.config.wait.is_some() && level == AckLevel::Leader;
+        if waits || !self.pending.is_empty() {
+            let id = self.submit_op(ClientOp::write(key, value, level))?;
+            return self.await_completion(id)?.outcome.into_write_result();
+        }
+        let p = self.write_target(level, None)?;
+        let now = self.cluster.now();
+        let op = ClientOp::write(key, value, level);
+        let id = self.cluster.submitted(&op);
+        let ClientOp::Write { key, value, .. } = op else {
+            unreachable!("built as a write")
+        };
+        let mut out = std::mem::take(&mut self.outputs);
+        let written = self.nodes[p].write(now, key, value, level, &self.cluster, &mut out);
+        self.dispatch(p, &mut out);
+        self.outputs = out;
+        let outcome = match written {
+            Ok(offset) => Outcome::Written {
+                offset,
+                message: WRITE_ACKED.to_owned(),
+            },
+            Err(refused) => Outcome::refused_before_append(Self::refusal(refused)),
+        };
+        self.cluster.record_completed(id, Some(p), &outcome);
+        outcome.into_write_result()
+    }
+
+    /// The client's words for a write the primary refused before applying.
+    fn refusal(refused: WriteRefused) -> String {
+        match refused {
+            WriteRefused::NoReplicas {
+                good_replicas,
+                min_replicas_to_write,
+                min_replicas_max_lag,
+            } => format!(
+                "NOREPLICAS: refused before append: {good_replicas} replicas heard from within \
+                 min-replicas-max-lag {min_replicas_max_lag} ticks, min-replicas-to-write is \
+                 {min_replicas_to_write}"
+            ),
+            WriteRefused::ReadOnly => {
+                unreachable!("writes are routed only to a node that believes it is primary")
+            }
+        }
+    }
+
     /// Where `op` goes, or the error the blocking call answered with before
     /// doing anything (level first, then the node). Changes nothing.
     fn route(&self, op: &ClientOp) -> Result<Routed, GroupError> {
@@ -39,34 +128,12 @@ impl AsyncPrimaryGroup {
                 value,
                 level,
                 node,
-            } => {
-                match level {
-                    AckLevel::None | AckLevel::Leader => {}
-                    AckLevel::Quorum | AckLevel::AllIsr => {
-                        return Err(GroupError::UnsupportedAck {
-                            protocol: PROTOCOL,
-                            level: *level,
-                        });
-                    }
-                }
-                let p = match node {
-                    Some(node) => self.cluster.alive_index(node)?,
-                    None if self.cluster.is_alive(current) => current,
-                    None => return Err(GroupError::NodeDown(current_id.clone())),
-                };
-                if !self.nodes[p].is_primary() {
-                    return Err(GroupError::not_permitted(
-                        self.cluster.id(p),
-                        "READONLY: a replica does not accept writes",
-                    ));
-                }
-                Ok(Routed::Write {
-                    p,
-                    key: key.clone(),
-                    value: value.clone(),
-                    level: *level,
-                })
-            }
+            } => Ok(Routed::Write {
+                p: self.write_target(*level, node.as_ref())?,
+                key: key.clone(),
+                value: value.clone(),
+                level: *level,
+            }),
             ClientOp::Read { key, level, node } => {
                 let i = match level {
                     ReadLevel::Linearizable => {
@@ -123,25 +190,11 @@ impl AsyncPrimaryGroup {
                 self.outputs = out;
                 let offset = match written {
                     Ok(offset) => offset,
-                    Err(WriteRefused::NoReplicas {
-                        good_replicas,
-                        min_replicas_to_write,
-                        min_replicas_max_lag,
-                    }) => {
-                        let message = format!(
-                            "NOREPLICAS: refused before append: {good_replicas} replicas heard from within \
-                             min-replicas-max-lag {min_replicas_max_lag} ticks, min-replicas-to-write is \
-                             {min_replicas_to_write}"
-                        );
+                    Err(refused) => {
                         let node = Some(self.cluster.id(p).clone());
-                        let outcome = Outcome::refused_before_append(message);
+                        let outcome = Outcome::refused_before_append(Self::refusal(refused));
                         self.cluster.complete(id, op, now, node, outcome);
                         return Ok(id);
-                    }
-                    Err(WriteRefused::ReadOnly) => {
-                        unreachable!(
-                            "route sends writes only to a node that believes it is primary"
-                        )
                     }
                 };
                 let awaiting = match self.config.wait {

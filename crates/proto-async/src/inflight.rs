@@ -21,7 +21,7 @@ use sim_core::{NodeId, Tick};
 use crate::node::AsyncNode;
 
 /// What the client is told when its write is acknowledged.
-const WRITE_ACKED: &str = "applied by the primary; replicas are not waited for";
+pub(crate) const WRITE_ACKED: &str = "applied by the primary; replicas are not waited for";
 
 /// An operation accepted by `submit` and not yet completed.
 #[derive(Debug, Clone)]

@@ -384,3 +384,48 @@ fn the_blocking_calls_go_through_submit() {
     );
     assert_eq!(g.now(), 0, "and no tick passed");
 }
+
+/// `client_write` takes a shortcut past the in-flight bookkeeping when the
+/// write completes in its own call; what anyone can see is what `submit`
+/// and `await_completion` give: the same answers, trace and op ids, and no
+/// completion left behind. Checked with a plain group, one refusing writes
+/// (`min-replicas-to-write` unmet) and one whose writes wait (`WAIT`).
+#[test]
+fn a_blocking_write_answers_and_traces_as_submit_and_await_do() {
+    let configs = [
+        AsyncConfig::default(),
+        AsyncConfig::default().with_min_replicas(2, 1),
+        AsyncConfig::default().with_wait(1, 5),
+    ];
+    for config in configs {
+        let mut fast = AsyncPrimaryGroup::new(config.clone()).expect("valid");
+        let mut slow = AsyncPrimaryGroup::new(config.clone()).expect("valid");
+        for i in 0..5 {
+            let (k, v) = (format!("k{}", i % 2), format!("v{i}"));
+            let a = fast.client_write(
+                Bytes::from(k.clone()),
+                Bytes::from(v.clone()),
+                AckLevel::Leader,
+            );
+            let id = slow.submit(write(&k, &v)).expect("accepted");
+            let b = slow
+                .await_completion(id)
+                .and_then(|c| c.outcome.into_write_result());
+            assert_eq!(a, b, "write {i} with {config:?}");
+            fast.tick();
+            slow.tick();
+        }
+        assert!(fast.take_completions().is_empty(), "{config:?}");
+        assert_eq!(fast.trace().to_text(), slow.trace().to_text(), "{config:?}");
+        let (a, b) = (fast.submit(write("k", "v")), slow.submit(write("k", "v")));
+        assert_eq!(a.expect("accepted"), b.expect("accepted"), "the next op id");
+    }
+    // Errors are the same too, and leave nothing behind.
+    let mut g = group();
+    let err = g.client_write(Bytes::from("k"), Bytes::from("v"), AckLevel::Quorum);
+    assert!(
+        matches!(err, Err(GroupError::UnsupportedAck { .. })),
+        "{err:?}"
+    );
+    assert_eq!(g.trace().len(), 1, "only the start event");
+}

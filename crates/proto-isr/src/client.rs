@@ -11,10 +11,10 @@
 
 use bytes::Bytes;
 use replication::{
-    AckLevel, ClientOp, GroupError, NodeId, OpId, Outcome, ReadResult, ReplicationGroup,
-    WriteResult,
+    AWAIT_BOUND, AckLevel, ClientOp, GroupError, NodeId, OpId, Outcome, ReadResult,
+    ReplicationGroup, WriteResult,
 };
-use sim_core::record;
+use sim_core::{Tick, record};
 
 use crate::group::IsrGroup;
 use crate::pending::{PendingWrite, Verdict, WriteFacts, WriteWait};
@@ -43,7 +43,7 @@ impl IsrGroup {
                 let writer = self.admit_write(*level, node.as_ref())?;
                 let (key, value, level) = (key.clone(), value.clone(), *level);
                 let id = self.cluster.submitted(&op);
-                if let Some(write) = self.start_write(writer, id, op, key, value, level) {
+                if let Some(write) = self.start_write(writer, id, Some(op), key, value, level) {
                     // A write just appended cannot be decided before a tick
                     // passes: no follower has it (HW is below it), its
                     // leader and epoch are those it was appended in, the ISR
@@ -110,6 +110,12 @@ impl IsrGroup {
             let idx = self.cluster.alive_index(node)?;
             if idx != l {
                 let n = &self.nodes[idx];
+                if n.awaiting_controller() {
+                    return Err(GroupError::not_permitted(
+                        node,
+                        "not the leader: restarted, and not yet told the leader by the controller",
+                    ));
+                }
                 if !n.is_leader() {
                     return Err(GroupError::not_permitted(
                         node,
@@ -138,6 +144,79 @@ impl IsrGroup {
         Ok(Writer::Leader(l))
     }
 
+    /// [`client_write`](replication::ReplicationGroup::client_write):
+    /// `submit` + `await_completion` without the in-flight machinery a
+    /// blocking call does not need — no clone of the operation, no queued
+    /// completion to look up after every tick; the same events, op id and
+    /// answer. A pending write ends within `ack_timeout` ticks, so when
+    /// that is below the await bound its answer is sure to come.
+    pub(crate) fn write_blocking(
+        &mut self,
+        key: Bytes,
+        value: Bytes,
+        level: AckLevel,
+    ) -> Result<WriteResult, GroupError> {
+        if self.config.ack_timeout >= AWAIT_BOUND {
+            let id = self.submit_op(ClientOp::write(key, value, level))?;
+            return self.await_completion(id)?.outcome.into_write_result();
+        }
+        let writer = self.admit_write(level, None)?;
+        let op = ClientOp::write(key, value, level);
+        let id = self.cluster.submitted(&op);
+        let ClientOp::Write { key, value, .. } = op else {
+            unreachable!("built as a write")
+        };
+        self.answered = None;
+        if let Some(write) = self.start_write(writer, id, None, key, value, level) {
+            #[cfg(debug_assertions)]
+            {
+                self.gather_facts();
+                debug_assert_eq!(self.judge(&write), None, "undecided at submission");
+            }
+            self.pending.push(write);
+        }
+        let mut ticks = 0;
+        loop {
+            if let Some((done, outcome)) = self.answered.take()
+                && done == id
+            {
+                return outcome.into_write_result();
+            }
+            if ticks >= AWAIT_BOUND {
+                return Err(GroupError::NotIdle {
+                    ticks,
+                    waiting_for: format!("{id} to complete"),
+                });
+            }
+            self.step_tick();
+            ticks += 1;
+        }
+    }
+
+    /// Completes `id`, answered by node `answered_by`: queues its
+    /// completion when a client submitted `op`, or, for the write of a
+    /// blocking `client_write` (no `op`), records the same
+    /// `client_op_completed` and hands the outcome to that call.
+    fn complete(
+        &mut self,
+        id: OpId,
+        op: Option<ClientOp>,
+        submitted: Tick,
+        answered_by: Option<usize>,
+        outcome: Outcome,
+    ) {
+        match op {
+            Some(op) => {
+                let node = answered_by.map(|i| self.cluster.id(i).clone());
+                self.cluster.complete(id, op, submitted, node, outcome);
+            }
+            None => {
+                self.cluster.record_completed(id, answered_by, &outcome);
+                self.answered = Some((id, outcome));
+            }
+        }
+    }
+
     /// Starts an admitted write: refuses it before appending (an `AllIsr`
     /// write while the ISR is below min.insync) or acknowledges it at once
     /// (`Leader`) — completing it — or appends it and returns it pending.
@@ -147,7 +226,7 @@ impl IsrGroup {
         &mut self,
         writer: Writer,
         id: OpId,
-        op: ClientOp,
+        op: Option<ClientOp>,
         key: Bytes,
         value: Bytes,
         level: AckLevel,
@@ -166,8 +245,7 @@ impl IsrGroup {
                         let outcome = Outcome::refused_before_append(format!(
                             "refused before append: ISR size {size} is below min.insync.replicas {min}"
                         ));
-                        let node = Some(self.cluster.id(l).clone());
-                        self.cluster.complete(id, op, submitted, node, outcome);
+                        self.complete(id, op, submitted, Some(l), outcome);
                         return None;
                     }
                 }
@@ -209,13 +287,13 @@ impl IsrGroup {
                 high_watermark = high_watermark
             );
             let outcome = Outcome::Written { offset, message };
-            self.cluster
-                .complete(id, op, submitted, Some(node), outcome);
+            self.complete(id, op, submitted, Some(idx), outcome);
             return None;
         }
         Some(PendingWrite {
             id,
             op,
+            level,
             submitted,
             wait,
             writer: idx,
@@ -281,7 +359,6 @@ impl IsrGroup {
     /// Records how `write` ended and completes it: *done* when
     /// acknowledged, *unknown* otherwise (it is in the writer's log).
     fn finish_write(&mut self, write: PendingWrite, verdict: Verdict) {
-        let writer = self.cluster.id(write.writer).clone();
         let offset = write.offset;
         let (node, outcome) = match verdict {
             Verdict::Acknowledged => {
@@ -290,12 +367,12 @@ impl IsrGroup {
                     self.tick_now(),
                     "isr_write_acknowledged",
                     offset = offset,
-                    level = write.op.level_name(),
+                    level = write.level.name(),
                     high_watermark = self.controller.high_watermark()
                 );
                 let message = "all current ISR replicas acknowledged and HW advanced";
                 (
-                    Some(writer),
+                    Some(write.writer),
                     Outcome::Written {
                         offset,
                         message: message.to_owned(),
@@ -309,13 +386,12 @@ impl IsrGroup {
             } => {
                 self.record_refused(Some(offset), reason);
                 (
-                    answered.then_some(writer),
+                    answered.then_some(write.writer),
                     Outcome::unknown(Some(offset), message),
                 )
             }
         };
-        self.cluster
-            .complete(write.id, write.op, write.submitted, node, outcome);
+        self.complete(write.id, write.op, write.submitted, node, outcome);
     }
 
     fn record_refused(&mut self, offset: Option<u64>, reason: &'static str) {

@@ -31,6 +31,9 @@ pub struct IsrGroup {
     pub(crate) controller: Controller,
     /// Appended writes waiting for their verdict, in submission order.
     pub(crate) pending: Vec<PendingWrite>,
+    /// The outcome of the write a blocking `client_write` is waiting for
+    /// (its pending entry has no op: nobody takes its completion).
+    pub(crate) answered: Option<(replication::OpId, replication::Outcome)>,
     /// The facts the controller last decided from (refilled before every
     /// decision; kept to reuse its allocation).
     pub(crate) facts: Vec<ReplicaFacts>,
@@ -95,6 +98,7 @@ impl IsrGroup {
             nodes,
             controller,
             pending: Vec::new(),
+            answered: None,
             facts: Vec::with_capacity(n),
             out: Vec::new(),
             decided: Vec::new(),

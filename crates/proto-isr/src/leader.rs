@@ -147,6 +147,7 @@ impl IsrNode {
         // Electing a replica means the controller reached it.
         self.known_epoch = leader_epoch;
         self.known_leader = self.me;
+        self.awaiting_controller = false;
         self.matched_epoch = leader_epoch;
         self.matched_end = self.log.end();
         self.log.apply_through(high_watermark);

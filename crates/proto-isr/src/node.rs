@@ -74,6 +74,10 @@ pub struct IsrNode {
     pub(crate) durable_offset: u64,
     /// Leader packets refused as fenced (stale epoch or non-leader source).
     pub(crate) fenced_packets: u64,
+    /// Restarted after a crash and not yet told the leader by the
+    /// controller: it leads nothing, whatever it knew before (a Kafka
+    /// broker holds no leadership across a restart until LeaderAndIsr).
+    pub(crate) awaiting_controller: bool,
     /// A planted bug switched on ([`crate::planted`]).
     pub(crate) planted: Option<&'static str>,
 }
@@ -96,6 +100,7 @@ impl IsrNode {
             catch_up_mode: CatchUpMode::Never,
             durable_offset: 0,
             fenced_packets: 0,
+            awaiting_controller: false,
             planted: None,
         }
     }
@@ -107,10 +112,18 @@ impl IsrNode {
     }
 
     /// True when this replica believes it leads (a displaced leader that
-    /// has not heard of the election still does).
+    /// has not heard of the election still does; one restarted after a
+    /// crash does not until the controller tells it).
     #[must_use]
     pub fn is_leader(&self) -> bool {
-        self.known_leader == self.me
+        self.known_leader == self.me && !self.awaiting_controller
+    }
+
+    /// True when it restarted after a crash and the controller has not
+    /// told it the leader since (it then leads nothing).
+    #[must_use]
+    pub fn awaiting_controller(&self) -> bool {
+        self.awaiting_controller
     }
 
     /// The leader this replica knows.
@@ -212,6 +225,7 @@ impl IsrNode {
     /// The controller's LeaderAndIsr: `leader` leads `leader_epoch`.
     /// Records [`NodeEvent::LeaderLearned`] when that is news.
     pub fn learn_leader(&mut self, leader: usize, leader_epoch: u64, out: &mut Vec<Output>) {
+        self.awaiting_controller = false;
         if self.known_epoch == leader_epoch && self.known_leader == leader {
             return;
         }
@@ -235,12 +249,18 @@ impl IsrNode {
         self.durable_offset
     }
 
-    /// A crash: nothing is confirmed against any leader any more; with
+    /// A crash: nothing is confirmed against any leader any more, and the
+    /// replica leads nothing until the controller tells it again; with
     /// `lose_unfsynced`, the log is truncated to its last fsync
     /// ([`TruncationReason::PowerLoss`]).
     pub fn crash(&mut self, lose_unfsynced: bool, out: &mut Vec<Output>) {
         self.matched_epoch = 0;
         self.matched_end = 0;
+        // Leadership is in memory: after the restart only the controller
+        // can give it back (without this, a leader restarted while cut off
+        // appended in its old epoch at offsets that already held other
+        // entries of that epoch — explorer seed 30514).
+        self.awaiting_controller = true;
         if lose_unfsynced {
             let durable = self.durable_offset;
             self.truncate(durable, TruncationReason::PowerLoss, out);

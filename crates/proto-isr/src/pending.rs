@@ -6,7 +6,7 @@
 //! *unknown*: the entry is in a log and may yet be committed or lost), or
 //! still waiting. Nothing here touches the simulator or the trace.
 
-use replication::{ClientOp, NodeId, OpId, Tick};
+use replication::{AckLevel, ClientOp, NodeId, OpId, Tick};
 
 /// Who appended the write, and so what it waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +24,12 @@ pub(crate) enum WriteWait {
 #[derive(Debug, Clone)]
 pub(crate) struct PendingWrite {
     pub(crate) id: OpId,
-    pub(crate) op: ClientOp,
+    /// The submitted operation, for its completion; `None` for the write
+    /// of a blocking `client_write`, whose outcome goes straight back to
+    /// that call.
+    pub(crate) op: Option<ClientOp>,
+    /// Its acknowledgement level.
+    pub(crate) level: AckLevel,
     pub(crate) submitted: Tick,
     pub(crate) wait: WriteWait,
     /// Index of the replica that appended it.

@@ -123,6 +123,12 @@ impl Registration for IsrRegistration {
             "unclean_election",
             &[("unclean_election", "true")],
         ));
+        // Kafka replicates over TCP; on datagrams (loss, duplication,
+        // reordering) the verdict is whatever the run shows.
+        rows.push(
+            ExplorerRow::new(AckLevel::AllIsr, ReadLevel::Linearizable, "datagram", &[])
+                .on_transport(sim_core::Transport::Datagram),
+        );
         rows
     }
 }

@@ -184,3 +184,41 @@ fn a_refused_fault_changes_nothing() {
     assert_eq!(g.probe(), before);
     assert_eq!(g.trace().len(), events);
 }
+
+/// Regression from the explorer (seed 30514, shrunk to 7 steps): the
+/// leader, cut off, loses power and restarts while the controller elects
+/// another replica. It used to come back believing it still led epoch 1
+/// and append a new write at offset 1 — where the committed epoch-1 entry
+/// had been — so after the heal its log and the new leader's agreed on
+/// (offset 1, epoch 1) but held different records below the high
+/// watermark. A restarted broker leads nothing until the controller tells
+/// it.
+#[test]
+fn a_leader_restarted_after_a_power_loss_while_cut_off_leads_nothing_until_told() {
+    let mut g = default_group();
+    let leader = n("node-1");
+    assert!(
+        g.client_write(b("k0"), b("v4"), AckLevel::AllIsr)
+            .unwrap()
+            .accepted
+    );
+    g.isolate(&leader).unwrap();
+    g.crash(&leader, true).unwrap();
+    g.failover(None).unwrap();
+    g.restart(&leader).unwrap();
+    let refused = g
+        .write_at(&leader, b("k0"), b("v67"), AckLevel::AllIsr)
+        .expect_err("a restarted replica that has not heard from the controller leads nothing");
+    assert!(
+        refused.to_string().contains("not yet told the leader"),
+        "{refused}"
+    );
+    g.heal(&leader).unwrap();
+    g.run_until_idle(50).unwrap();
+    g.check_invariants()
+        .expect("logs agree below the high watermark");
+    assert_eq!(
+        g.probe().nodes[0].committed_data.get(&b("k0")).cloned(),
+        Some(b("v4"))
+    );
+}

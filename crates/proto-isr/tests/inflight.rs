@@ -513,3 +513,63 @@ fn write_at_is_submit_at_a_node_plus_await() {
     assert!(!a.accepted);
     assert_eq!(a.offset, Some(2));
 }
+
+/// `client_write` waits for its own write without the in-flight
+/// bookkeeping (no op clone, no queued completion); what anyone can see is
+/// what `submit` + `await_completion` gives: the same answers, trace and op
+/// ids — acknowledged, at `Leader`, not acknowledged with a follower
+/// isolated, refused below min.insync, and with another client's write in
+/// flight meanwhile (whose completion is queued as usual).
+#[test]
+fn a_blocking_write_answers_and_traces_as_submit_and_await_do() {
+    let config = IsrConfig::default().with_min_insync_replicas(3);
+    let (mut fast, mut slow) = (group(config.clone()), group(config));
+    let follower = fast.node_ids()[2].clone();
+    let steps: [(&'static str, AckLevel); 7] = [
+        ("a", AckLevel::AllIsr),
+        ("b", AckLevel::Leader),
+        ("other", AckLevel::AllIsr),
+        ("c", AckLevel::AllIsr),
+        ("isolate", AckLevel::AllIsr),
+        ("d", AckLevel::AllIsr),
+        ("e", AckLevel::AllIsr),
+    ];
+    for (key, level) in steps {
+        match key {
+            "isolate" => {
+                fast.isolate(&follower).expect("known node");
+                slow.isolate(&follower).expect("known node");
+            }
+            "other" => {
+                let a = fast.submit(write("o", "1", level)).expect("accepted");
+                let b = slow.submit(write("o", "1", level)).expect("accepted");
+                assert_eq!(a, b);
+            }
+            _ => {
+                let a = fast.client_write(Bytes::from(key), Bytes::from("v"), level);
+                let b = slow
+                    .submit(write(key, "v", level))
+                    .and_then(|id| slow.await_completion(id))
+                    .and_then(|c| c.outcome.into_write_result());
+                assert_eq!(a, b, "write {key}");
+            }
+        }
+        fast.tick();
+        slow.tick();
+    }
+    let (a, b) = (fast.take_completions(), slow.take_completions());
+    assert_eq!(
+        a.iter().map(|c| c.id).collect::<Vec<_>>(),
+        b.iter().map(|c| c.id).collect::<Vec<_>>(),
+        "only the submitted op's completion is queued"
+    );
+    assert_eq!(a.len(), 1);
+    assert_eq!(fast.trace().to_text(), slow.trace().to_text());
+    assert_eq!(
+        fast.submit(write("k", "v", AckLevel::Leader))
+            .expect("accepted"),
+        slow.submit(write("k", "v", AckLevel::Leader))
+            .expect("accepted"),
+        "the next op id"
+    );
+}

@@ -7,8 +7,11 @@
 //! promotion, until it is acknowledged or ends *unknown*.
 
 use bytes::Bytes;
-use replication::{AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult};
-use sim_core::{NodeId, record};
+use replication::{
+    AWAIT_BOUND, AckLevel, ClientOp, GroupError, OpId, Outcome, ReadLevel, ReadResult,
+    ReplicationGroup, WriteResult,
+};
+use sim_core::{NodeId, Tick, record};
 
 use crate::group::{PROTOCOL, WalShippingGroup};
 use crate::pending::{Facts, PendingWrite, Verdict};
@@ -86,7 +89,9 @@ impl WalShippingGroup {
             } => {
                 let p = self.write_target(level, node.as_ref(), key, value)?;
                 let (key, value) = (key.clone(), value.clone());
-                Ok(self.start_write(p, op, key, value, level))
+                let id = self.cluster.submitted(&op);
+                self.start_write(p, id, Some(op), key, value, level);
+                Ok(id)
             }
             ClientOp::Read {
                 ref key,
@@ -117,18 +122,84 @@ impl WalShippingGroup {
         }
     }
 
-    /// Appends `key = value` on primary `p`, ships it, and either
+    /// [`client_write`](replication::ReplicationGroup::client_write):
+    /// `submit` + `await_completion` without the in-flight machinery a
+    /// blocking call does not need — no clone of the operation, no queued
+    /// completion to look up after every tick; the same events, op id and
+    /// answer. A write always ends within `ack_timeout` ticks, so when that
+    /// is below the await bound its answer is sure to come.
+    pub(crate) fn write_blocking(
+        &mut self,
+        key: Bytes,
+        value: Bytes,
+        level: AckLevel,
+    ) -> Result<WriteResult, GroupError> {
+        if self.config.ack_timeout >= AWAIT_BOUND {
+            let id = self.submit_op(ClientOp::write(key, value, level))?;
+            return self.await_completion(id)?.outcome.into_write_result();
+        }
+        let p = self.write_target(level, None, &key, &value)?;
+        let op = ClientOp::write(key, value, level);
+        let id = self.cluster.submitted(&op);
+        let ClientOp::Write { key, value, .. } = op else {
+            unreachable!("built as a write")
+        };
+        self.answered = None;
+        self.start_write(p, id, None, key, value, level);
+        let mut ticks = 0;
+        loop {
+            if let Some((done, outcome)) = self.answered.take()
+                && done == id
+            {
+                return outcome.into_write_result();
+            }
+            if ticks >= AWAIT_BOUND {
+                return Err(GroupError::NotIdle {
+                    ticks,
+                    waiting_for: format!("{id} to complete"),
+                });
+            }
+            self.step_tick();
+            ticks += 1;
+        }
+    }
+
+    /// Completes `id`: queues its completion when a client submitted `op`,
+    /// or, for the write of a blocking `client_write` (no `op`), records
+    /// the same `client_op_completed` and hands the outcome to that call.
+    fn complete(
+        &mut self,
+        id: OpId,
+        op: Option<ClientOp>,
+        submitted: Tick,
+        answered_by: Option<usize>,
+        outcome: Outcome,
+    ) {
+        match op {
+            Some(op) => {
+                let node = answered_by.map(|i| self.cluster.id(i).clone());
+                self.cluster.complete(id, op, submitted, node, outcome);
+            }
+            None => {
+                self.cluster.record_completed(id, answered_by, &outcome);
+                self.answered = Some((id, outcome));
+            }
+        }
+    }
+
+    /// Appends `key = value` on primary `p` for op `id` (submitted as `op`,
+    /// or by a blocking call when `None`), ships it, and either
     /// acknowledges it (`LEADER`) or leaves it waiting (`QUORUM`).
     fn start_write(
         &mut self,
         p: usize,
-        op: ClientOp,
+        id: OpId,
+        op: Option<ClientOp>,
         key: Bytes,
         value: Bytes,
         level: AckLevel,
-    ) -> OpId {
+    ) {
         let now = self.now_tick();
-        let id = self.cluster.submitted(&op);
         let mut lsn = 0;
         self.with_node(p, |n, out| {
             lsn = n
@@ -149,7 +220,7 @@ impl WalShippingGroup {
                 offset: lsn,
                 message: format!("flushed on {node} at LSN {lsn}"),
             };
-            self.cluster.complete(id, op, now, Some(node), outcome);
+            self.complete(id, op, now, Some(p), outcome);
         } else {
             let node = self.cluster.id(p);
             if self.config.is_classic_sync() && self.config.synchronous_standbys.contains(node) {
@@ -203,7 +274,6 @@ impl WalShippingGroup {
             });
             self.settle_pending();
         }
-        id
     }
 
     /// Re-judges every pending write, in submission order, and completes
@@ -222,8 +292,7 @@ impl WalShippingGroup {
                 is_primary: self.nodes[w.primary].is_primary(),
                 newest_timeline: self.operator.newest_timeline(),
                 missing: self
-                    .sync_decision(w.primary, w.lsn)
-                    .missing()
+                    .sync_waiting_for(w.primary, w.lsn)
                     .map(|j| self.cluster.id(j).clone()),
                 ack_timeout: self.config.ack_timeout,
             };
@@ -304,7 +373,7 @@ impl WalShippingGroup {
                     offset: lsn,
                     message,
                 };
-                (Some(node), outcome)
+                (Some(w.primary), outcome)
             }
             Verdict::TimedOut {
                 ref missing,
@@ -316,7 +385,7 @@ impl WalShippingGroup {
             } => {
                 self.record_refused(&node, lsn, missing, waited);
                 let message = verdict.unknown_reason(&node, lsn, ack_timeout, None);
-                (Some(node), Outcome::unknown(Some(lsn), message))
+                (Some(w.primary), Outcome::unknown(Some(lsn), message))
             }
             Verdict::Crashed { .. } | Verdict::Superseded { .. } => {
                 let promoted = self.operator.primary().map(|i| self.cluster.id(i));
@@ -324,8 +393,7 @@ impl WalShippingGroup {
                 (None, Outcome::unknown(Some(lsn), message))
             }
         };
-        self.cluster
-            .complete(w.id, w.op, w.submitted, answered_by, outcome);
+        self.complete(w.id, w.op, w.submitted, answered_by, outcome);
     }
 
     /// The primary gave up waiting for `missing` (timeout or step-down).
@@ -350,6 +418,23 @@ impl WalShippingGroup {
     /// primary's own flush is not a standby's confirmation (as in
     /// PostgreSQL, the commit waits).
     pub(crate) fn sync_decision(&self, p: usize, lsn: u64) -> SyncDecision<usize> {
+        self.sync_decided(p, lsn, sync_rep::decide)
+    }
+
+    /// The synchronous standby `lsn` on primary `p` waits for, `None` once
+    /// confirmed: [`WalShippingGroup::sync_decision`]'s answer without its
+    /// list of confirmers.
+    fn sync_waiting_for(&self, p: usize, lsn: u64) -> Option<usize> {
+        self.sync_decided(p, lsn, sync_rep::waiting_for)
+    }
+
+    /// `decide` applied to `p`'s synchronous standbys as candidates.
+    fn sync_decided<R>(
+        &self,
+        p: usize,
+        lsn: u64,
+        decide: impl FnOnce(crate::SyncQuorum, u64, &[Candidate<usize>]) -> R,
+    ) -> R {
         /// Candidates judged without a heap allocation (the judge runs
         /// after every tick while a commit waits); longer lists use a Vec.
         const ON_STACK: usize = 8;
@@ -379,10 +464,10 @@ impl WalShippingGroup {
             for (slot, &s) in buf.iter_mut().zip(listed) {
                 *slot = candidate(s);
             }
-            sync_rep::decide(quorum, lsn, &buf[..listed.len()])
+            decide(quorum, lsn, &buf[..listed.len()])
         } else {
             let candidates: Vec<Candidate<usize>> = listed.iter().map(|&s| candidate(s)).collect();
-            sync_rep::decide(quorum, lsn, &candidates)
+            decide(quorum, lsn, &candidates)
         }
     }
 }

@@ -6,7 +6,9 @@
 use std::fmt;
 
 use bytes::Bytes;
-use replication::{AckLevel, ClientOp, Cluster, GroupError, ReplicationGroup, WriteResult};
+use replication::{
+    AckLevel, ClientOp, Cluster, GroupError, OpId, Outcome, ReplicationGroup, WriteResult,
+};
 use sim_core::{DurableImages, NetConfig, NodeId, Tick, Trace, record};
 
 use crate::config::WalConfig;
@@ -44,6 +46,9 @@ pub struct WalShippingGroup {
     /// `QUORUM` writes waiting for their synchronous standbys, in
     /// submission order.
     pub(crate) pending: Vec<PendingWrite>,
+    /// The outcome of the write a blocking `client_write` is waiting for
+    /// (its pending entry has no op: nobody takes its completion).
+    pub(crate) answered: Option<(OpId, Outcome)>,
     /// The outputs buffer every step reuses.
     out: Vec<Output>,
 }
@@ -100,6 +105,7 @@ impl WalShippingGroup {
             operator: Operator::new(primary),
             synchronous,
             pending: Vec::new(),
+            answered: None,
             out: Vec::new(),
             config,
         };
@@ -149,7 +155,9 @@ impl WalShippingGroup {
         step: impl FnOnce(&mut WalNode, &mut Vec<Output>),
     ) {
         let mut out = std::mem::take(&mut self.out);
-        step(&mut self.nodes[i], &mut out);
+        let node = &mut self.nodes[i];
+        node.set_reporting(self.cluster.trace.is_enabled());
+        step(node, &mut out);
         self.dispatch(i, &mut out);
         self.out = out;
     }
@@ -216,12 +224,16 @@ impl WalShippingGroup {
         let now = self.cluster.advance();
         let mut out = std::mem::take(&mut self.out);
         while let Some(d) = self.cluster.next_delivery() {
-            self.nodes[d.to].step(now, d.from, d.msg, &mut out);
+            let node = &mut self.nodes[d.to];
+            node.set_reporting(self.cluster.trace.is_enabled());
+            node.step(now, d.from, d.msg, &mut out);
             self.dispatch(d.to, &mut out);
         }
         for i in 0..self.nodes.len() {
             if self.cluster.is_alive(i) {
-                self.nodes[i].tick(now, &mut out);
+                let node = &mut self.nodes[i];
+                node.set_reporting(self.cluster.trace.is_enabled());
+                node.tick(now, &mut out);
                 self.dispatch(i, &mut out);
             }
         }

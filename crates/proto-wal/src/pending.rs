@@ -17,7 +17,7 @@ use sim_core::{NodeId, Tick};
 #[derive(Debug, Clone)]
 pub(crate) struct PendingWrite {
     pub id: OpId,
-    pub op: ClientOp,
+    pub op: Option<ClientOp>,
     pub submitted: Tick,
     /// Index of the node it was appended on.
     pub primary: usize,
@@ -136,7 +136,7 @@ mod tests {
     fn pending() -> PendingWrite {
         PendingWrite {
             id: OpId(1),
-            op: ClientOp::write("k", "v", AckLevel::Quorum),
+            op: Some(ClientOp::write("k", "v", AckLevel::Quorum)),
             submitted: 10,
             primary: 0,
             lsn: 3,

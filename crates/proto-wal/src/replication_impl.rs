@@ -49,6 +49,17 @@ impl ReplicationGroup for WalShippingGroup {
         self.submit_op(op)
     }
 
+    /// As `submit` + `await_completion` (same events, op id and answer),
+    /// without queueing the completion nobody else could take.
+    fn client_write(
+        &mut self,
+        key: bytes::Bytes,
+        value: bytes::Bytes,
+        level: AckLevel,
+    ) -> Result<WriteResult, GroupError> {
+        self.write_blocking(key, value, level)
+    }
+
     fn take_completions(&mut self) -> Vec<Completion> {
         self.cluster.take_completions()
     }

@@ -74,6 +74,34 @@ pub(crate) fn decide<Id: Clone>(
     lsn: u64,
     candidates: &[Candidate<Id>],
 ) -> SyncDecision<Id> {
+    decide_with(quorum, lsn, candidates, true)
+}
+
+/// The standby [`decide`] says `lsn` waits for, `None` once confirmed —
+/// the same decision without building a confirmation's `by` list (no
+/// allocation: a pending write is judged after every tick).
+pub(crate) fn waiting_for<Id: Clone>(
+    quorum: SyncQuorum,
+    lsn: u64,
+    candidates: &[Candidate<Id>],
+) -> Option<Id> {
+    decide_with(quorum, lsn, candidates, false).missing()
+}
+
+/// [`decide`]; a confirmation lists `by` only `with_by` (else it is empty).
+fn decide_with<Id: Clone>(
+    quorum: SyncQuorum,
+    lsn: u64,
+    candidates: &[Candidate<Id>],
+    with_by: bool,
+) -> SyncDecision<Id> {
+    let by = |ids: &mut dyn Iterator<Item = &Candidate<Id>>| -> Vec<Id> {
+        if with_by {
+            ids.map(|c| c.id.clone()).collect()
+        } else {
+            Vec::new()
+        }
+    };
     let needed = quorum.needed(candidates.len());
     let connected = || candidates.iter().filter(|c| c.connected);
     let too_few = || {
@@ -105,7 +133,7 @@ pub(crate) fn decide<Id: Clone>(
             },
             Some(c) => not_confirmed(c),
             None => SyncDecision::Confirmed {
-                by: candidates.iter().map(|c| c.id.clone()).collect(),
+                by: by(&mut candidates.iter()),
             },
         },
         SyncQuorum::First(n) => {
@@ -115,17 +143,14 @@ pub(crate) fn decide<Id: Clone>(
             match connected().take(n).find(|c| !c.confirms(lsn)) {
                 Some(c) => not_confirmed(c),
                 None => SyncDecision::Confirmed {
-                    by: connected().take(n).map(|c| c.id.clone()).collect(),
+                    by: by(&mut connected().take(n)),
                 },
             }
         }
         SyncQuorum::Any(n) => {
             if connected().filter(|c| c.confirms(lsn)).count() >= n {
                 return SyncDecision::Confirmed {
-                    by: connected()
-                        .filter(|c| c.confirms(lsn))
-                        .map(|c| c.id.clone())
-                        .collect(),
+                    by: by(&mut connected().filter(|c| c.confirms(lsn))),
                 };
             }
             if connected().count() < n {
@@ -154,6 +179,32 @@ mod tests {
     fn by(ids: &[&str]) -> SyncDecision {
         SyncDecision::Confirmed {
             by: ids.iter().map(|i| NodeId::new(*i)).collect(),
+        }
+    }
+
+    #[test]
+    fn waiting_for_names_whom_decide_waits_for() {
+        let cs = [
+            c("s1", true, Some(5)),
+            c("s2", true, Some(3)),
+            c("s3", false, None),
+        ];
+        for quorum in [
+            SyncQuorum::Every,
+            SyncQuorum::First(1),
+            SyncQuorum::First(2),
+            SyncQuorum::First(3),
+            SyncQuorum::Any(1),
+            SyncQuorum::Any(2),
+            SyncQuorum::Any(3),
+        ] {
+            for lsn in [3, 5, 6] {
+                assert_eq!(
+                    waiting_for(quorum, lsn, &cs),
+                    decide(quorum, lsn, &cs).missing(),
+                    "{quorum:?} at {lsn}"
+                );
+            }
         }
     }
 

@@ -435,3 +435,64 @@ fn the_blocking_calls_are_submit_and_await_and_leave_no_completion_behind() {
     assert_eq!(g.trace().count("client_op_submitted"), 3);
     assert_eq!(g.trace().count("client_op_completed"), 3);
 }
+
+/// `client_write` waits for its own write without the in-flight
+/// bookkeeping (no op clone, no queued completion); what anyone can see is
+/// what `submit` + `await_completion` gives: the same answers, trace and op
+/// ids — acknowledged, timed out with the synchronous standby isolated, at
+/// `LEADER`, and with another client's write in flight meanwhile (whose
+/// completion is queued as usual).
+#[test]
+fn a_blocking_write_answers_and_traces_as_submit_and_await_do() {
+    let mut fast = group_with_sync(&["standby-1"]);
+    let mut slow = group_with_sync(&["standby-1"]);
+    let steps: [(&str, AckLevel); 6] = [
+        ("a", AckLevel::Quorum),
+        ("b", AckLevel::Leader),
+        ("other", AckLevel::Quorum),
+        ("c", AckLevel::Quorum),
+        ("isolate", AckLevel::Quorum),
+        ("d", AckLevel::Quorum),
+    ];
+    for (key, level) in steps {
+        match key {
+            "isolate" => {
+                fast.isolate(&id("standby-1")).expect("known node");
+                slow.isolate(&id("standby-1")).expect("known node");
+            }
+            "other" => {
+                let a = fast.submit(write("o", "1", level)).expect("accepted");
+                let b = slow.submit(write("o", "1", level)).expect("accepted");
+                assert_eq!(a, b);
+            }
+            _ => {
+                let a = fast.client_write(b(key), b("v"), level);
+                let id = slow.submit(write(key, "v", level)).expect("accepted");
+                let c = slow
+                    .await_completion(id)
+                    .and_then(|c| c.outcome.into_write_result());
+                assert_eq!(a, c, "write {key}");
+            }
+        }
+    }
+    let (a, c) = (fast.take_completions(), slow.take_completions());
+    assert_eq!(
+        ids(&a),
+        ids(&c),
+        "only the submitted op's completion is queued"
+    );
+    assert_eq!(a.len(), 1);
+    assert_eq!(fast.trace().to_text(), slow.trace().to_text());
+    assert_eq!(
+        fast.submit(write("k", "v", AckLevel::Leader))
+            .expect("accepted"),
+        slow.submit(write("k", "v", AckLevel::Leader))
+            .expect("accepted"),
+        "the next op id"
+    );
+    let err = fast.client_write(b("k"), b("v"), AckLevel::AllIsr);
+    assert!(
+        matches!(err, Err(GroupError::UnsupportedAck { .. })),
+        "{err:?}"
+    );
+}

@@ -63,15 +63,41 @@ impl ClientOps {
         node: Option<NodeId>,
         outcome: Outcome,
     ) {
+        Self::record_completed(trace, now, id, node.as_ref(), &outcome);
+        self.ready.push_back(Completion {
+            id,
+            op,
+            submitted,
+            completed: now,
+            node,
+            outcome,
+        });
+    }
+
+    /// Records `client_op_completed` for `id` exactly as
+    /// [`ClientOps::complete`] does, without queueing a completion: for a
+    /// blocking call that completes its own operation in the same call and
+    /// hands the outcome straight to its caller (nothing else could have
+    /// taken that completion).
+    pub fn record_completed(
+        trace: &mut Trace,
+        now: Tick,
+        id: OpId,
+        node: Option<&NodeId>,
+        outcome: &Outcome,
+    ) {
+        if !trace.is_enabled() {
+            return;
+        }
         let status = outcome.status().name();
-        match &outcome {
+        match outcome {
             Outcome::Written { offset, .. } => record!(
                 trace,
                 now,
                 "client_op_completed",
                 op = id.0,
                 outcome = status,
-                node = node.as_ref(),
+                node = node,
                 offset = *offset
             ),
             Outcome::Read(read) => record!(
@@ -90,7 +116,7 @@ impl ClientOps {
                 "client_op_completed",
                 op = id.0,
                 outcome = status,
-                node = node.as_ref(),
+                node = node,
                 reason = message.clone()
             ),
             Outcome::Unknown { offset, message } => record!(
@@ -99,19 +125,11 @@ impl ClientOps {
                 "client_op_completed",
                 op = id.0,
                 outcome = status,
-                node = node.as_ref(),
+                node = node,
                 offset = *offset,
                 reason = message.clone()
             ),
         }
-        self.ready.push_back(Completion {
-            id,
-            op,
-            submitted,
-            completed: now,
-            node,
-            outcome,
-        });
     }
 
     /// Every completion not yet taken, in completion order.

@@ -105,3 +105,21 @@ fn heal_all_clears_every_isolation_and_cut() {
         ["node_isolated", "link_cut", "link_cut", "all_healed"]
     );
 }
+
+/// A network that fills up is a message storm: the harness reports it, so
+/// every protocol's invariant check (which calls `check_network` first)
+/// names it instead of running out of memory.
+#[test]
+fn a_full_network_is_reported_as_a_message_storm() {
+    let ids = vec![NodeId::new("a"), NodeId::new("b")];
+    let mut c: Cluster<Ping> =
+        Cluster::new(ids, NetConfig::default().with_capacity(3), 1).expect("cluster");
+    for _ in 0..3 {
+        c.send(0, 1, Ping);
+    }
+    assert_eq!(c.check_network(), Ok(()), "at capacity, not beyond");
+    c.send(0, 1, Ping);
+    let storm = c.check_network().expect_err("one send beyond capacity");
+    assert!(storm.contains("message storm: 1 sends dropped"), "{storm}");
+    assert!(storm.contains("3 messages"), "{storm}");
+}

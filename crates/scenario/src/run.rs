@@ -44,6 +44,9 @@ enum Slot {
 struct Interpreter<'r> {
     protocol: Protocol,
     registry: &'r Registry,
+    /// The next `config` runs on this protocol whatever its `protocols=`
+    /// says (a matrix stand-in part, see [`run_part`]).
+    stand_in: bool,
     group: Slot,
     variant: Option<String>,
     last_leader: Option<NodeId>,
@@ -74,21 +77,7 @@ pub fn run_parts(
     protocol: Protocol,
     registry: &Registry,
 ) -> (Vec<Vec<String>>, Vec<PartRun>) {
-    let mut it = Interpreter {
-        protocol,
-        registry,
-        group: Slot::Unbuilt,
-        variant: None,
-        last_leader: None,
-        old_leader: None,
-        ops: BTreeMap::new(),
-        names: BTreeMap::new(),
-        done: BTreeMap::new(),
-        trace_mark: 0,
-        record: None,
-        records: Records::new(),
-        parts: Vec::new(),
-    };
+    let mut it = Interpreter::new(protocol, registry, false);
     let outputs = scenario
         .cases
         .iter()
@@ -96,6 +85,26 @@ pub fn run_parts(
         .collect();
     it.end_part();
     (outputs, it.parts)
+}
+
+/// Runs `cases` (a part: its `config` first) in place on a fresh group of
+/// `protocol`, as [`run_parts`] runs that part of a file, and returns its
+/// [`PartRun`] (`None` when the protocol skips it). With `stand_in`, the
+/// first `config` runs on `protocol` whatever its `protocols=` says. The
+/// output lines are not kept and nothing is cloned: this is what the
+/// matrix runs.
+pub fn run_part(
+    cases: &[Case],
+    protocol: Protocol,
+    registry: &Registry,
+    stand_in: bool,
+) -> Option<PartRun> {
+    let mut it = Interpreter::new(protocol, registry, stand_in);
+    for case in cases {
+        it.step(case);
+    }
+    it.end_part();
+    it.parts.into_iter().next()
 }
 
 /// Output lines as the file holds them: a line break inside a message
@@ -131,14 +140,37 @@ fn build(protocol: Protocol, config: &Config) -> Result<Box<dyn ScenarioGroup>, 
     Ok(group)
 }
 
-impl Interpreter<'_> {
+impl<'r> Interpreter<'r> {
+    fn new(protocol: Protocol, registry: &'r Registry, stand_in: bool) -> Self {
+        Interpreter {
+            protocol,
+            registry,
+            stand_in,
+            group: Slot::Unbuilt,
+            variant: None,
+            last_leader: None,
+            old_leader: None,
+            ops: BTreeMap::new(),
+            names: BTreeMap::new(),
+            done: BTreeMap::new(),
+            trace_mark: 0,
+            record: None,
+            records: Records::new(),
+            parts: Vec::new(),
+        }
+    }
+
     /// Files the finished part's records and trace (nothing for a skipped
-    /// part or before the first one).
+    /// part or before the first one). The trace is moved out: the part's
+    /// group is replaced or dropped next.
     fn end_part(&mut self) {
         let records = std::mem::take(&mut self.records);
-        let (trace, states) = match &self.group {
+        let (trace, states) = match &mut self.group {
             Slot::Unbuilt | Slot::Skipped => return,
-            Slot::Built(group) => (Ok(group.trace().clone()), group.state_log().cloned()),
+            Slot::Built(group) => (
+                Ok(std::mem::take(group.trace_mut())),
+                group.state_log().cloned(),
+            ),
             Slot::Failed(why) => (Err(why.clone()), None),
         };
         self.parts.push(PartRun {
@@ -158,7 +190,8 @@ impl Interpreter<'_> {
         self.done.clear();
         self.trace_mark = 0;
         self.variant.clone_from(&config.variant);
-        if !config.runs_on(self.protocol.name()) {
+        let stand_in = std::mem::take(&mut self.stand_in);
+        if !stand_in && !config.runs_on(self.protocol.name()) {
             return self.skip();
         }
         let (slot, line) = match build(self.protocol, config) {

@@ -57,6 +57,14 @@ impl NodeId {
         &self.0
     }
 
+    /// True when `other` is a clone of this very id (the same shared
+    /// name), a test that reads no text; two ids built separately from one
+    /// name are equal but not the same.
+    #[inline]
+    pub fn same(&self, other: &NodeId) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Address of the shared name, used to recognise clones of one id
     /// cheaply (never for ordering).
     pub(crate) fn shared_addr(&self) -> usize {

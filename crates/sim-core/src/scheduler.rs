@@ -6,25 +6,29 @@ use std::collections::BinaryHeap;
 use crate::clock::{SimClock, Tick};
 use crate::error::SimError;
 
-struct Slot<E> {
+/// A queued event's place in the heap: its order and where it is stored.
+/// The heap moves only these small keys; the events stay put in the slab.
+#[derive(Clone, Copy)]
+struct Key {
     due: Tick,
     seq: u64,
-    event: E,
+    slot: u32,
 }
 
-impl<E> PartialEq for Slot<E> {
+impl PartialEq for Key {
     fn eq(&self, other: &Self) -> bool {
         self.due == other.due && self.seq == other.seq
     }
 }
-impl<E> Eq for Slot<E> {}
-impl<E> PartialOrd for Slot<E> {
+impl Eq for Key {}
+impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Slot<E> {
+impl Ord for Key {
     // BinaryHeap is a max-heap: reverse so the earliest (due, seq) is on top.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         (other.due, other.seq).cmp(&(self.due, self.seq))
     }
@@ -49,7 +53,12 @@ impl<E> Ord for Slot<E> {
 /// ```
 pub struct Scheduler<E> {
     clock: SimClock,
-    heap: BinaryHeap<Slot<E>>,
+    /// The order: one small key per queued event.
+    heap: BinaryHeap<Key>,
+    /// The events, by slot; `None` for a free slot.
+    slab: Vec<Option<E>>,
+    /// Free slots, reused before the slab grows.
+    free: Vec<u32>,
     next_seq: u64,
 }
 
@@ -65,6 +74,8 @@ impl<E> Scheduler<E> {
         Scheduler {
             clock: SimClock::new(),
             heap: BinaryHeap::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
             next_seq: 0,
         }
     }
@@ -85,7 +96,20 @@ impl<E> Scheduler<E> {
     pub fn schedule_at(&mut self, due: Tick, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Slot { due, seq, event });
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(event);
+                slot
+            }
+            None => {
+                // More than u32::MAX events queued at once would exhaust
+                // memory long before the slot number.
+                let slot = u32::try_from(self.slab.len()).expect("fewer than 2^32 queued events");
+                self.slab.push(Some(event));
+                slot
+            }
+        };
+        self.heap.push(Key { due, seq, slot });
     }
 
     /// Advances the clock by one tick and returns the new time. Pop what is
@@ -100,16 +124,17 @@ impl<E> Scheduler<E> {
 
     /// Removes and returns the next event due at or before now.
     pub fn pop_due(&mut self) -> Option<E> {
-        if self.heap.peek()?.due <= self.clock.now() {
-            self.heap.pop().map(|slot| slot.event)
-        } else {
-            None
+        if self.heap.peek()?.due > self.clock.now() {
+            return None;
         }
+        let key = self.heap.pop()?;
+        self.free.push(key.slot);
+        self.slab[key.slot as usize].take()
     }
 
     /// The due tick of the earliest queued event.
     pub fn next_due(&self) -> Option<Tick> {
-        self.heap.peek().map(|slot| slot.due)
+        self.heap.peek().map(|key| key.due)
     }
 
     /// Number of queued events.
@@ -125,13 +150,22 @@ impl<E> Scheduler<E> {
     /// Keeps only the queued events for which `keep` returns true (order of
     /// the survivors is unchanged).
     pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) {
-        self.heap.retain(|slot| keep(&slot.event));
+        let (slab, free) = (&mut self.slab, &mut self.free);
+        self.heap.retain(|key| {
+            let slot = &mut slab[key.slot as usize];
+            if slot.as_ref().is_some_and(&mut keep) {
+                return true;
+            }
+            *slot = None;
+            free.push(key.slot);
+            false
+        });
     }
 
     /// Iterates over queued events in no particular order (for inspection
     /// and counting only; never let this order reach a trace).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|slot| &slot.event)
+        self.slab.iter().flatten()
     }
 
     /// Advances one tick and hands every event now due to `handler`,

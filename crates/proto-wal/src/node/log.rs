@@ -78,11 +78,13 @@ impl WalNode {
             self.replay_due.pop_front();
             let record = self.own_record(self.applied_lsn + 1);
             self.applied_lsn += 1;
-            out.push(Output::Event(WalEvent::RecordReplayed {
-                lsn: record.lsn,
-                key: record.key.clone(),
-                value: record.value.clone(),
-            }));
+            if self.reporting() {
+                out.push(Output::Event(WalEvent::RecordReplayed {
+                    lsn: record.lsn,
+                    key: record.key.clone(),
+                    value: record.value.clone(),
+                }));
+            }
             self.data.insert(record.key, record.value);
         }
         self.applied_lsn > before

@@ -138,6 +138,9 @@ pub struct WalNode {
     requested_at: Option<u64>,
     /// A planted bug switched on ([`crate::planted`]).
     planted: Option<&'static str>,
+    /// Whether to report the per-record events that only a trace reads
+    /// (appended, applied, replayed); see [`WalNode::set_reporting`].
+    reporting: bool,
 }
 
 impl WalNode {
@@ -190,7 +193,23 @@ impl WalNode {
             peer_applied: vec![None; size],
             requested_at: None,
             planted: settings.planted,
+            reporting: true,
         })
+    }
+
+    /// Whether the per-record events ([`WalEvent::RecordAppended`],
+    /// [`WalEvent::RecordApplied`], [`WalEvent::RecordReplayed`]) are
+    /// reported (on by default). They are for the trace alone, so a group
+    /// whose trace is off switches them off and nothing copies a key or a
+    /// value for them; every other output, [`WalEvent::Fsync`] included,
+    /// is unchanged.
+    pub fn set_reporting(&mut self, on: bool) {
+        self.reporting = on;
+    }
+
+    /// See [`WalNode::set_reporting`].
+    pub(super) fn reporting(&self) -> bool {
+        self.reporting
     }
 
     /// A message from the node at position `from` arrived at `now`.

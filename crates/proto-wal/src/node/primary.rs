@@ -29,13 +29,15 @@ impl WalNode {
             self.retained.pop_front();
         }
         self.flushed_lsn = lsn;
-        out.push(Output::Event(WalEvent::RecordAppended {
-            timeline: self.timeline,
-            lsn,
-            key: record.key.clone(),
-            value: record.value.clone(),
-            wal_bytes: self.wal.len() + frame.len(),
-        }));
+        if self.reporting() {
+            out.push(Output::Event(WalEvent::RecordAppended {
+                timeline: self.timeline,
+                lsn,
+                key: record.key.clone(),
+                value: record.value.clone(),
+                wal_bytes: self.wal.len() + frame.len(),
+            }));
+        }
         self.push_record(&frame, record.key, record.value);
         out.push(Output::Event(WalEvent::Fsync(self.durable_mark())));
         for to in self.peers() {

@@ -127,3 +127,31 @@ fn power_loss_drops_only_the_unfsynced_tail_of_the_retained_window() {
         other => panic!("expected an incremental batch, got {other:?}"),
     }
 }
+
+/// With reporting off (a group whose trace is off), an append reports no
+/// `RecordAppended` — nothing copies the key and value for it — and its
+/// every other output (the fsync, the sends) and its state are as with
+/// reporting on.
+#[test]
+fn an_append_without_reporting_leaves_out_only_the_trace_event() {
+    let (mut on, mut off) = (primary_with(0, 8), primary_with(0, 8));
+    off.set_reporting(false);
+    let (mut out_on, mut out_off) = (Vec::new(), Vec::new());
+    on.append(Bytes::from("k"), Bytes::from("v"), &mut out_on)
+        .expect("a primary appends");
+    off.append(Bytes::from("k"), Bytes::from("v"), &mut out_off)
+        .expect("a primary appends");
+    let without: Vec<Output> = out_on
+        .into_iter()
+        .filter(|o| !matches!(o, Output::Event(WalEvent::RecordAppended { .. })))
+        .collect();
+    assert_eq!(out_off, without);
+    assert!(
+        out_off
+            .iter()
+            .any(|o| matches!(o, Output::Event(WalEvent::Fsync(_)))),
+        "the fsync is behaviour, always reported: {out_off:?}"
+    );
+    assert_eq!(format!("{:?}", on.data()), format!("{:?}", off.data()));
+    assert_eq!(on.lsn(), off.lsn());
+}

@@ -81,15 +81,17 @@ impl WalNode {
         self.requested_at = None;
         self.catch_up_mode = mode;
         if self.apply_delay == 0 {
-            out.push(Output::Event(WalEvent::RecordApplied {
-                timeline: record.timeline,
-                node_timeline: self.timeline,
-                lsn: record.lsn,
-                key: record.key.clone(),
-                value: record.value.clone(),
-                mode,
-                flushed: self.flushes_on_receipt(),
-            }));
+            if self.reporting() {
+                out.push(Output::Event(WalEvent::RecordApplied {
+                    timeline: record.timeline,
+                    node_timeline: self.timeline,
+                    lsn: record.lsn,
+                    key: record.key.clone(),
+                    value: record.value.clone(),
+                    mode,
+                    flushed: self.flushes_on_receipt(),
+                }));
+            }
             self.push_record(frame, record.key, record.value);
         } else {
             // `recovery_min_apply_delay`: written to the WAL now, replayed

@@ -220,9 +220,7 @@ impl<M: Payload> Cluster<M> {
 
     /// The position of `node`, or [`GroupError::UnknownNode`].
     pub fn index(&self, node: &NodeId) -> Result<usize, GroupError> {
-        self.ids
-            .iter()
-            .position(|id| id == node)
+        self.position(node)
             .ok_or_else(|| GroupError::UnknownNode(node.clone()))
     }
 
@@ -311,8 +309,15 @@ impl<M: Payload> Cluster<M> {
         }
     }
 
+    /// The position of `node`: the ids in envelopes are clones of
+    /// [`Cluster::ids`], so a pointer comparison finds them without reading
+    /// names; a separately built equal id is found by name.
+    #[inline]
     fn position(&self, node: &NodeId) -> Option<usize> {
-        self.ids.iter().position(|id| id == node)
+        self.ids
+            .iter()
+            .position(|id| id.same(node))
+            .or_else(|| self.ids.iter().position(|id| id == node))
     }
 
     /// Messages in flight.
@@ -374,6 +379,20 @@ impl<M: Payload> Cluster<M> {
         let now = self.net.now();
         self.ops
             .complete(&mut self.trace, now, id, op, submitted, node, outcome);
+    }
+
+    /// Records `client_op_completed` for `id` now, answered by node
+    /// `node`, as [`Cluster::complete`] does, without queueing the
+    /// completion (see [`ClientOps::record_completed`]).
+    pub fn record_completed(
+        &mut self,
+        id: OpId,
+        node: Option<usize>,
+        outcome: &crate::op::Outcome,
+    ) {
+        let now = self.net.now();
+        let node = node.map(|i| &self.ids[i]);
+        ClientOps::record_completed(&mut self.trace, now, id, node, outcome);
     }
 
     /// Every completion not yet taken, in completion order.

@@ -64,6 +64,10 @@ pub struct ExplorerRow {
     pub settings: Settings,
     /// Schedules a sweep runs at least for this row (0: no floor).
     pub min_schedules: u64,
+    /// The transport this row's schedules run on, when it is not the
+    /// protocol's own ([`Registration::transport`]) — e.g. ISR on
+    /// datagrams, to show what its stream assumptions buy.
+    pub transport: Option<sim_core::Transport>,
 }
 
 impl ExplorerRow {
@@ -81,7 +85,15 @@ impl ExplorerRow {
             setting,
             settings: Settings::from_pairs(settings),
             min_schedules: 0,
+            transport: None,
         }
+    }
+
+    /// The row, run on `transport` instead of the protocol's own.
+    #[must_use]
+    pub fn on_transport(mut self, transport: sim_core::Transport) -> ExplorerRow {
+        self.transport = Some(transport);
+        self
     }
 
     /// The row, swept with at least `schedules` schedules.

@@ -73,15 +73,18 @@ pub(crate) struct Interner {
     node_by_name: FastMap<NodeId, u32>,
 }
 
+/// Empty and allocation-free: a trace that is switched off, or moved out
+/// and replaced, never pays for tables it does not fill. The caches are
+/// allocated by the first event that needs them.
 impl Default for Interner {
     fn default() -> Self {
         Interner {
-            texts: Vec::with_capacity(64),
-            text_cache: vec![(0, 0, 0); 1 << TEXT_CACHE_BITS],
-            text_by_addr: FastMap::with_capacity_and_hasher(64, Default::default()),
+            texts: Vec::new(),
+            text_cache: Vec::new(),
+            text_by_addr: FastMap::default(),
             text_by_value: FastMap::default(),
             nodes: Vec::new(),
-            node_cache: vec![None; 1 << NODE_CACHE_BITS],
+            node_cache: Vec::new(),
             node_by_name: FastMap::default(),
         }
     }
@@ -99,6 +102,11 @@ impl Interner {
 
     pub(crate) fn static_text(&mut self, text: &'static str) -> u32 {
         let (addr, len) = (text.as_ptr() as usize, text.len());
+        if self.text_cache.is_empty() {
+            self.text_cache = vec![(0, 0, 0); 1 << TEXT_CACHE_BITS];
+            self.texts.reserve(64);
+            self.text_by_addr.reserve(64);
+        }
         let entry = self.text_cache[slot(addr, TEXT_CACHE_BITS)];
         if entry.0 == addr && entry.1 == len && addr != 0 {
             return entry.2;
@@ -128,6 +136,9 @@ impl Interner {
 
     fn node(&mut self, node: &NodeId) -> u32 {
         let addr = node.shared_addr();
+        if self.node_cache.is_empty() {
+            self.node_cache = vec![None; 1 << NODE_CACHE_BITS];
+        }
         if let Some((cached, id)) = &self.node_cache[slot(addr, NODE_CACHE_BITS)]
             && cached.shared_addr() == addr
         {
