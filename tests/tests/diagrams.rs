@@ -129,6 +129,53 @@ fn the_isr_minority_leader_diagram_marks_the_fenced_old_epoch_appends() {
     }
 }
 
+/// The state-line notes of a diagram: `(tooltip, text)` of each.
+fn state_notes(svg: &str) -> Vec<(String, String)> {
+    let doc = Document::parse(svg).expect("XML");
+    with_class(&doc, "state-line")
+        .iter()
+        .map(|n| {
+            let title = n
+                .descendants()
+                .find(|d| d.has_tag_name("title"))
+                .and_then(|t| t.text())
+                .unwrap_or_default()
+                .to_owned();
+            let text = n
+                .descendants()
+                .find(|d| d.has_tag_name("text"))
+                .map(|t| text_of(&t))
+                .unwrap_or_default();
+            (title, text)
+        })
+        .collect()
+}
+
+#[test]
+fn the_isr_minority_leader_diagram_notes_leo_hw_and_isr_on_the_lanes_as_they_change() {
+    let notes = state_notes(&diagram_of(common::run(3, common::ISR, "default")));
+    let at = |tick: u64, node: &str| -> Vec<&str> {
+        let head = format!("state at tick {tick}: {node} ");
+        notes
+            .iter()
+            .filter(|(title, _)| title.starts_with(&head))
+            .map(|(_, text)| text.as_str())
+            .collect()
+    };
+    // The new leader appends the majority write at 33 and its HW follows at
+    // 34; the old leader catches up (HW 2) only after the heal, at 77.
+    assert_eq!(at(33, "node-2"), ["LEO 2"], "{notes:?}");
+    assert_eq!(at(34, "node-2"), ["HW 2"], "{notes:?}");
+    assert!(at(1, "node-2")[0].contains("ISR {2,3}"), "{notes:?}");
+    assert!(at(77, "node-1")[0].starts_with("HW 2"), "{notes:?}");
+    assert_eq!(at(77, "node-2"), ["ISR {1,2,3}"], "{notes:?}");
+    let raft = state_notes(&diagram_of(common::run(3, common::RAFT, "default")));
+    assert!(
+        raft.iter().any(|(_, text)| text.contains("commit 4")),
+        "{raft:?}"
+    );
+}
+
 #[test]
 fn a_diagram_is_byte_identical_when_the_run_is_repeated() {
     let again = labs::protocol_runs(common::RAFT).expect("runs");

@@ -191,7 +191,12 @@ fn a_malformed_scenario_is_a_file_line_message() {
             "per-protocol block",
         ),
         ("write key=k level=weak\n", 1, "needs `value=`"),
-        ("tick\nheal node=leader\n", 2, "expected `----`"),
+        (
+            "tick\nheal node=leader\n",
+            2,
+            "`heal node=leader` follows the directive on line 1 directly: every directive is a case of its own",
+        ),
+        ("tick\nnot a directive\n", 2, "expected `----`"),
     ];
     assert_each_is_a_file_line_error(&cases);
 }
@@ -336,7 +341,7 @@ fn write_repeat_makes_n_writes_and_stops_at_the_first_refusal() {
     );
     let raft = scenario::run(&s, labs::BUILTIN[3], &registry());
     assert!(
-        raft[4][0].starts_with("write 1 of 2: refused"),
+        raft[4][0].starts_with("write 1 of 2: unknown offset="),
         "{:?}",
         raft[4]
     );

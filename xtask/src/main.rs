@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask matrix [--format text|markdown|json] [--protocol P] [--experiment N]`
 //! - `cargo xtask matrix --check FILE | --write FILE` (always Markdown)
-//! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl]`
+//! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl] [--node N] [--kinds K,…] [--no-messages]`
+//! - `cargo xtask trace … --at T` (every node's state at tick T) or `--state` (the state table)
 //! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…] [--baseline REV [--rounds R]]`
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
 //! - `cargo xtask run FILE [--protocol P] [--rewrite]` (a scenario file, see `labs::scenario`)
@@ -14,7 +15,8 @@
 //! `| head`), 1 when a command fails (a check finds a difference, a run
 //! errs), 2 on a usage error. `RUST_LOG` (e.g.
 //! `RUST_LOG=minidist::trace=debug`) mirrors trace events to stderr through
-//! `tracing-subscriber`, coloured only when stderr is a terminal.
+//! `tracing-subscriber`, coloured only when stderr is a terminal and
+//! `NO_COLOR` is unset or empty.
 
 mod args;
 mod bench;
@@ -22,6 +24,7 @@ mod bench_baseline;
 mod bench_compare;
 mod bench_lincheck;
 mod bench_report;
+mod colour;
 mod diagram_cmd;
 mod exhaustive_cmd;
 mod explore_cmd;
@@ -33,6 +36,7 @@ mod planted_cmd;
 mod report;
 mod report_cmd;
 mod run_cmd;
+mod state_table;
 mod sweep_all;
 mod table;
 mod trace_cmd;
@@ -97,6 +101,22 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: TraceFormat,
+        /// Print every node's state line at tick T instead of the trace.
+        #[arg(long, value_name = "T", conflicts_with = "state")]
+        at: Option<u64>,
+        /// Print the state table instead of the trace: a row for each node and
+        /// tick at which its state line changed (changed values marked *).
+        #[arg(long)]
+        state: bool,
+        /// Only events (or state rows) naming this node; repeat for several.
+        #[arg(long, value_name = "NODE")]
+        node: Vec<String>,
+        /// Only events of these kinds (comma-separated; `isr_*` for a prefix).
+        #[arg(long, value_delimiter = ',', value_name = "KIND")]
+        kinds: Vec<String>,
+        /// Leave out the network's message_* events.
+        #[arg(long)]
+        no_messages: bool,
     },
     /// Measure the simulator's speed in an optimized build.
     Bench {
@@ -177,7 +197,24 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             protocol,
             variant,
             format,
-        } => trace_cmd::run(experiment, protocol, variant, format),
+            at,
+            state,
+            node,
+            kinds,
+            no_messages,
+        } => trace_cmd::run(
+            experiment,
+            protocol,
+            variant,
+            trace_cmd::Show {
+                format,
+                at,
+                state,
+                nodes: node,
+                kinds,
+                no_messages,
+            },
+        ),
         Command::Bench {
             writes,
             trace,
@@ -222,7 +259,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_ansi(colour::allowed_on(std::io::stderr().is_terminal()))
         .init();
     let cli = Cli::parse();
     run(cli.command).unwrap_or_else(Failure::exit_code)

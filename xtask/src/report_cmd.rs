@@ -33,6 +33,9 @@ pub struct Args {
 
 /// `report`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    // Before the optimized build and the sweep (a minute or more): a
+    // folder the site cannot be written to fails now.
+    check_writable(&args.out)?;
     if let Some(code) = crate::optimized::reexec("report", &[])? {
         return Ok(code);
     }
@@ -76,7 +79,7 @@ fn build(sweep: &SweepOptions, progress: bool) -> Result<Vec<report::Page>, Stop
     }
     let replays = ids
         .iter()
-        .map(|id| explore_cmd::replay_id(id))
+        .map(|id| labs::recording_states(|| explore_cmd::replay_id(id)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(report::build(&Inputs {
         runs: &runs,
@@ -84,6 +87,21 @@ fn build(sweep: &SweepOptions, progress: bool) -> Result<Vec<report::Page>, Stop
         sweep,
         replays: &replays,
     }))
+}
+
+/// Fails unless `out` is (or can be created as) a folder a file can be
+/// written to: creates it and writes and removes a probe file.
+fn check_writable(out: &Path) -> Result<(), Failure> {
+    let failed = |e: std::io::Error| {
+        Failure::Failed(format!(
+            "cannot write the report to {}: {e} (nothing was run)",
+            out.display()
+        ))
+    };
+    std::fs::create_dir_all(out).map_err(failed)?;
+    let probe = out.join(".minidist-report-probe");
+    std::fs::write(&probe, b"").map_err(failed)?;
+    std::fs::remove_file(&probe).map_err(failed)
 }
 
 /// Writes `pages` under `out`, first removing the pages a previous report

@@ -398,9 +398,75 @@ fn a_counterexample_page_of_a_linearizability_violation_draws_the_stuck_operatio
                     .any(|n| n.attribute("class") == Some("lc-explanation")),
                 "{rel}: the violation is not explained under the picture"
             );
+            // The space-time diagram marks the operation the checker could
+            // not place, named above it.
+            let named = doc
+                .descendants()
+                .find(|n| n.attribute("id") == Some("violating-op"))
+                .and_then(|n| n.text())
+                .unwrap_or_else(|| panic!("{rel}: the violating operation is not named"));
+            assert!(named.contains("in the trace"), "{rel}: {named}");
+            let diagram = doc
+                .descendants()
+                .find(|n| n.attribute("class") == Some("diagram"))
+                .unwrap_or_else(|| panic!("{rel}: no diagram"));
+            assert!(
+                diagram.descendants().any(|n| n
+                    .attribute("class")
+                    .is_some_and(|c| c.split(' ').any(|w| w == "violating"))),
+                "{rel}: the diagram does not mark the violating operation"
+            );
         }
+        assert!(
+            doc.descendants()
+                .any(|n| n.attribute("id") == Some("state-panel")),
+            "{rel}: no state panel"
+        );
     }
     assert!(drawn > 0, "no counterexample page draws a violation");
+}
+
+#[test]
+fn the_exp3_isr_page_has_a_state_panel_with_every_nodes_state_at_each_changed_tick() {
+    let text = std::fs::read_to_string(site().join("runs/exp3-isr-default.html")).expect("page");
+    let doc = parse(&text);
+    let body = doc
+        .descendants()
+        .find(|n| n.has_tag_name("tbody") && n.attribute("data-tick") == Some("77"))
+        .expect("the state at tick 77");
+    let rows: Vec<Vec<String>> = body
+        .children()
+        .filter(|n| n.has_tag_name("tr"))
+        .map(|tr| {
+            tr.children()
+                .filter(|c| c.is_element())
+                .map(|c| c.text().unwrap_or("").to_owned())
+                .collect()
+        })
+        .collect();
+    // node, role, epoch, LEO, HW, ISR, durable, catch-up
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0][..5], ["node-1", "follower", "2", "2", "2"]);
+    assert_eq!(rows[1][5], "{node-1,node-2,node-3}");
+    let nemesis: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("nemesis"))
+        .filter_map(|n| n.attribute("data-tick"))
+        .collect();
+    assert_eq!(nemesis, ["1", "76"], "the isolation and the heal");
+    // The run's whole diagram shows (its legend included), with the panel
+    // kept in view at the bottom of the window beside it.
+    assert!(
+        doc.descendants()
+            .any(|n| n.attribute("class") == Some("diagram whole")),
+        "the run page's diagram is in a fixed-height box"
+    );
+    let css = std::fs::read_to_string(site().join("style.css")).expect("style.css");
+    assert!(
+        css.contains(".diagram.whole { max-height: none; }"),
+        "{css}"
+    );
+    assert!(css.contains("position: sticky; bottom: 0;"), "{css}");
 }
 
 #[test]
@@ -412,4 +478,24 @@ fn report_refuses_zero_schedules() {
         .output()
         .expect("xtask runs");
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn report_to_a_folder_it_cannot_write_fails_before_running_anything() {
+    let file = std::env::temp_dir().join(format!("minidist-report-a-file-{}", std::process::id()));
+    std::fs::write(&file, "not a folder").expect("a file");
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
+        .args(["report", "--schedules", "1", "--out"])
+        .arg(file.join("site"))
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("xtask runs");
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot write the report to") && err.contains("(nothing was run)"),
+        "{err}"
+    );
 }

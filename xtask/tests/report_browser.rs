@@ -142,15 +142,19 @@ fn dump_dom(page: &Path) -> String {
 
 /// A screenshot of the page's first 1400×1000 pixels, decoded to RGBA.
 fn screenshot(page: &Path, name: &str) -> (u32, u32, Vec<u8>) {
+    screenshot_with(page, name, &[])
+}
+
+/// [`screenshot`] with `extra` browser arguments.
+fn screenshot_with(page: &Path, name: &str, extra: &[&str]) -> (u32, u32, Vec<u8>) {
     let file = std::env::temp_dir().join(format!("minidist-{name}-{}.png", std::process::id()));
     let _ = std::fs::remove_file(&file);
-    let out = browse(
-        page,
-        &[
-            format!("--screenshot={}", file.display()),
-            "--window-size=1400,1000".to_owned(),
-        ],
-    );
+    let mut args = vec![
+        format!("--screenshot={}", file.display()),
+        "--window-size=1400,1000".to_owned(),
+    ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    let out = browse(page, &args);
     assert!(
         out.status.success() && file.is_file(),
         "chromium --screenshot {} failed: {}",
@@ -379,4 +383,124 @@ fn chromium_renders_lincheck_s_own_page_of_a_violated_history() {
     assert!(count_class(&dom, "lc-point") > 10, "linearization points");
     assert!(body_text(&dom).contains("not linearizable"), "the verdict");
     assert_not_blank("lincheck page", &screenshot(&page, "lincheck-violation"));
+}
+
+/// A page that loads the experiment 3 ISR run page in a frame, clicks the
+/// diagram's tick label `t=77` (the tick the old leader's appends are
+/// fenced at) and then the state panel's button for tick 76, and writes
+/// what the panel showed after each click into `#out`:
+/// `shown=T body=B rows=node|role|…;…` (file pages may read each other
+/// with `--allow-file-access-from-files`).
+fn click_harness(run_page: &Path) -> PathBuf {
+    let page = temp_dir("state-click").join("click.html");
+    let html = format!(
+        r###"<!DOCTYPE html><html><body><pre id="out">not run</pre>
+<iframe id="f" src="file://{}" width="1380" height="940"></iframe>
+<script>
+function panel(d) {{
+  var p = d.getElementById("state-panel");
+  var body = d.querySelector("#state-table tbody:not([hidden])");
+  var rows = Array.prototype.slice.call(body.rows).map(function (r) {{
+    return Array.prototype.slice.call(r.cells).map(function (c) {{
+      return c.textContent + (c.className === "changed" ? "*" : "");
+    }}).join("|");
+  }});
+  return "shown=" + p.getAttribute("data-shown-tick") + " body=" + body.getAttribute("data-tick") +
+    " caption=" + d.getElementById("state-caption").textContent.replace(/ /g, "_") + " rows=" + rows.join(";");
+}}
+document.getElementById("f").addEventListener("load", function () {{
+  var out = document.getElementById("out");
+  try {{
+    var d = document.getElementById("f").contentDocument;
+    var label = Array.prototype.slice.call(d.querySelectorAll(".diagram svg .axis text"))
+      .filter(function (t) {{ return t.textContent === "t=77"; }})[0];
+    label.dispatchEvent(new MouseEvent("click", {{bubbles: true}}));
+    var first = panel(d);
+    d.querySelector("#state-ticks button[data-tick='76']").click();
+    var second = panel(d);
+    d.querySelector("#state-ticks button[data-tick='77']").click();
+    d.getElementById("state").scrollIntoView();
+    out.textContent = first + "\n" + second + "\n";
+  }} catch (e) {{ out.textContent = "error " + e; }}
+}});
+</script></body></html>"###,
+        run_page.display()
+    );
+    std::fs::write(&page, html).expect("harness written");
+    page
+}
+
+#[test]
+#[ignore = "needs Chromium; run with --ignored (CI does)"]
+fn clicking_a_tick_of_the_exp3_isr_page_shows_every_node_s_hw_and_isr_at_that_tick() {
+    let site = site();
+    let run_page = site.join("runs").join("exp3-isr-default.html");
+    let harness = click_harness(&run_page);
+    let out = browse(
+        &harness,
+        &[
+            "--allow-file-access-from-files".to_owned(),
+            "--dump-dom".to_owned(),
+        ],
+    );
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = dom
+        .split_once("<pre id=\"out\">")
+        .and_then(|(_, rest)| rest.split_once("</pre>"))
+        .map(|(t, _)| t.to_owned())
+        .expect("the harness output");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    // Clicked t=77 on the diagram: the old leader node-1, fenced and
+    // truncated, is a follower of epoch 2 with HW 2, back in the ISR.
+    let at_77 = lines[0];
+    assert!(
+        at_77.starts_with("shown=77 body=77 caption=state_at_tick_77 "),
+        "{at_77}"
+    );
+    let rows = at_77.split_once("rows=").map_or("", |(_, r)| r);
+    let rows: Vec<Vec<&str>> = rows.split(';').map(|r| r.split('|').collect()).collect();
+    assert_eq!(rows.len(), 3, "{at_77}");
+    // node | role | epoch | LEO | HW | ISR | durable | catch-up
+    assert_eq!(
+        rows[0][..6],
+        ["node-1", "follower", "2", "2", "2*", ""],
+        "{at_77}"
+    );
+    assert_eq!(
+        rows[1][..6],
+        ["node-2", "leader", "2", "2", "2", "{node-1,node-2,node-3}*"],
+        "{at_77}"
+    );
+    assert_eq!(
+        rows[2][..5],
+        ["node-3", "follower", "2", "2", "2"],
+        "{at_77}"
+    );
+    // Clicked the button of tick 76: node-1 has learned epoch 2 but its HW
+    // is still 1, and the ISR is the new leader's two.
+    let at_76 = lines[1];
+    assert!(at_76.contains("shown=76 body=76"), "{at_76}");
+    assert!(at_76.contains("node-1|follower*|2*|2|1|"), "{at_76}");
+    assert!(
+        at_76.contains("node-2|leader|2|2|2|{node-2,node-3}|"),
+        "{at_76}"
+    );
+    // The same clicks, then the frame scrolled to the panel at tick 77.
+    let shot = screenshot_with(
+        &harness,
+        "report-exp3-isr-state",
+        &["--allow-file-access-from-files"],
+    );
+    assert_not_blank("exp3 isr state panel", &shot);
+    // The panel is in view: the selected tick button's teal is on screen.
+    let teal = shot
+        .2
+        .chunks(4)
+        .filter(|px| px[..3] == [0x2c, 0x7a, 0x7b])
+        .count();
+    assert!(
+        teal > 200,
+        "the selected tick button is not in view ({teal} px)"
+    );
 }

@@ -155,7 +155,11 @@ pub(super) fn render(scene: &Scene, options: &DiagramOptions, trace: &Trace) -> 
 
     let width = geo.width.max(taken.right_edge() + 16.0).ceil();
     let marked = scene.band.iter().any(|item| item.violating);
-    let legend = legend::layout(width, names_bottom + 22.0, marked);
+    let noted = scene
+        .notes
+        .iter()
+        .any(|n| n.style == super::scene::NoteStyle::StateLine);
+    let legend = legend::layout(width, names_bottom + 22.0, marked, noted);
     let height = (legend.bottom + 14.0).ceil();
     let title = options
         .title

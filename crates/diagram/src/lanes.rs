@@ -6,7 +6,7 @@ use super::classify::Tone;
 use super::geometry::{Geometry, HEADER_Y, LANE_GAP};
 use super::label::backed_text;
 use super::mark::diamond;
-use super::palette::{CRASHED, INK, ISOLATED, REJECT, ROLE, tone_colour};
+use super::palette::{CRASHED, INK, ISOLATED, REJECT, ROLE, STATE_LINE, tone_colour};
 use super::place::{Occupancy, Rect};
 use super::scene::{NoteStyle, Scene, SegmentKind};
 use super::svg::{El, Svg};
@@ -150,6 +150,7 @@ fn note_look(style: NoteStyle) -> (&'static str, &'static str, &'static str) {
         NoteStyle::Marker(tone) => ("marker info", tone_colour(tone), "normal"),
         NoteStyle::Stale => ("marker stale", tone_colour(Tone::Bad), "bold"),
         NoteStyle::Violating => ("marker violating", tone_colour(Tone::Bad), "bold"),
+        NoteStyle::StateLine => ("note state-line", STATE_LINE, "normal"),
     }
 }
 

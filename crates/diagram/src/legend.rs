@@ -2,7 +2,9 @@
 
 use super::classify::Tone;
 use super::mark::halo;
-use super::palette::{CRASHED, DROP, INK, ISOLATED, MUTED, REJECT, ROLE, tone_colour};
+use super::palette::{
+    CRASHED, DROP, INK, ISOLATED, MUTED, REJECT, ROLE, STATE_LINE as STATE_LINE_INK, tone_colour,
+};
 use super::svg::{El, Svg};
 use super::text::{num, text_width};
 
@@ -18,6 +20,7 @@ enum Sample {
     Op(Tone),
     Stale,
     Violating,
+    StateLine,
     Dot,
     Break,
 }
@@ -66,10 +69,20 @@ const VIOLATING: (Sample, &str) = (
     "◆ op marked violating (e.g. not linearizable)",
 );
 
+/// The state notes' entry.
+const STATE_LINE: (Sample, &str) = (
+    Sample::StateLine,
+    "protocol state changed (hover: the node's state line)",
+);
+
 /// Flows the entries into lines no wider than `width`, from `top` down;
-/// with `violating`, the violating mark's entry too.
-pub(super) fn layout(width: f64, top: f64, violating: bool) -> Legend {
+/// with `violating`, the violating mark's entry too; with `state`, the
+/// state notes' entry.
+pub(super) fn layout(width: f64, top: f64, violating: bool, state: bool) -> Legend {
     let mut entries = ENTRIES.to_vec();
+    if state {
+        entries.insert(6, STATE_LINE);
+    }
     if violating {
         entries.insert(entries.len() - 2, VIOLATING);
     }
@@ -191,6 +204,15 @@ fn sample(svg: &mut Svg, kind: Sample, x: f64, y: f64) {
                     .attr("fill", tone_colour(Tone::Bad)),
             );
             svg.leaf(halo(bar_x, y - 8.0, 7.0, 16.0));
+        }
+        Sample::StateLine => {
+            svg.text(
+                El::new("text")
+                    .num("x", x)
+                    .num("y", y + 4.0)
+                    .attr("fill", STATE_LINE_INK),
+                "HW 2",
+            );
         }
         Sample::Dot => {
             svg.leaf(

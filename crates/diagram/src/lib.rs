@@ -68,6 +68,12 @@
 //!   [`DiagramOptions::violating`] (e.g. the operation a linearizability
 //!   checker could not place): the bad tone, a halo around the bar, `◆` on
 //!   its label and on the serving lane, and a legend entry;
+//! - **state notes**, given by the caller in
+//!   [`DiagramOptions::state_notes`] (e.g. what changed in a node's
+//!   protocol state — `LEO 2`, `HW 2`, `ISR {2,3}`, `commit 4` — from a
+//!   run's recorded state lines): small teal notes on the node's lane in
+//!   the tick they changed, the node's whole state line as the tooltip, and
+//!   a legend entry;
 //! - any other event naming a `node`: a small dot on its lane, with the
 //!   trace line as its tooltip (every drawn element carries the trace
 //!   lines it comes from as an SVG `<title>`).
@@ -104,6 +110,7 @@ mod read;
 mod roles;
 mod scene;
 mod stale;
+mod state_notes;
 mod svg;
 mod text;
 mod timeline;
@@ -113,12 +120,13 @@ mod tests;
 
 use sim_core::Trace;
 
-pub use options::DiagramOptions;
+pub use options::{DiagramOptions, StateNote};
 pub use text::escape_xml;
 
 /// The space-time diagram of `trace` as a standalone SVG document.
 pub fn render_svg(trace: &Trace, options: &DiagramOptions) -> String {
     let mut scene = read::build(trace);
     scene.mark_violating(&options.violating);
+    scene.add_state_notes(&options.state_notes);
     draw::render(&scene, options, trace)
 }

@@ -16,6 +16,23 @@ pub struct DiagramOptions {
     /// legend explains the mark. In a trace of several runs
     /// (`run_started`), an id marks that op in every run.
     pub violating: BTreeSet<u64>,
+    /// What changed in each node's protocol state, by tick (e.g. from a
+    /// run's state lines): drawn as small teal notes on the node's lane in
+    /// that tick.
+    pub state_notes: Vec<StateNote>,
+}
+
+/// A change of a node's protocol state to note on its lane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateNote {
+    /// The tick it changed at.
+    pub tick: u64,
+    /// The node, as the trace names it (its lane).
+    pub node: String,
+    /// The note, compact: `HW 2 · ISR {2,3}`.
+    pub text: String,
+    /// Its tooltip: e.g. the node's whole state line.
+    pub title: String,
 }
 
 impl DiagramOptions {
@@ -31,6 +48,15 @@ impl DiagramOptions {
     /// (added to any already marked).
     pub fn with_violating(mut self, ops: impl IntoIterator<Item = u64>) -> DiagramOptions {
         self.violating.extend(ops);
+        self
+    }
+
+    /// These options with `notes` added to the state notes.
+    pub fn with_state_notes(
+        mut self,
+        notes: impl IntoIterator<Item = StateNote>,
+    ) -> DiagramOptions {
+        self.state_notes.extend(notes);
         self
     }
 }

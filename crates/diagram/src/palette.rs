@@ -11,6 +11,7 @@ pub(super) const DROP: &str = "#dd6b20";
 pub(super) const REJECT: &str = "#c53030";
 pub(super) const CRASHED: &str = "#a0aec0";
 pub(super) const ISOLATED: &str = "#fbd38d";
+pub(super) const STATE_LINE: &str = "#2c7a7b";
 
 /// The colour of a tone.
 pub(super) fn tone_colour(tone: Tone) -> &'static str {

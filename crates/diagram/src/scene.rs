@@ -60,6 +60,10 @@ pub(super) enum NoteStyle {
     Stale,
     /// The node's record of an operation the caller marked violating.
     Violating,
+    /// What changed in the node's protocol state (a [`StateNote`]).
+    ///
+    /// [`StateNote`]: super::options::StateNote
+    StateLine,
 }
 
 /// Text beside a lane at a row.

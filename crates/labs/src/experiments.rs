@@ -233,6 +233,7 @@ impl Part {
                     format!("{} skipped its own part", self.protocol),
                 )
             })?;
+        let states = run.states.clone().unwrap_or_default();
         let (observed, trace) = observe_part(
             self.experiment,
             &whole.file,
@@ -240,6 +241,6 @@ impl Part {
             self.variant,
             run,
         )?;
-        Ok(Run::new(self.protocol, self.variant, observed, trace))
+        Ok(Run::new(self.protocol, self.variant, observed, trace).with_states(states))
     }
 }

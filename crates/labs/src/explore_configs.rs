@@ -9,6 +9,27 @@ use replication::{ExplorerRow, PlantedBug, Protocol, Registry, ReplicationGroup}
 
 use crate::protocol::registry;
 
+thread_local! {
+    /// Set while [`recording_states`] runs on this thread.
+    static RECORD_STATES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every group an explorer configuration builds on this
+/// thread recording its node state lines
+/// ([`ReplicationGroup::record_states`]) — for a replayed counterexample's
+/// state panel; sweeps, on their own threads, stay unrecorded and keep
+/// their speed.
+pub fn recording_states<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            RECORD_STATES.with(|r| r.set(self.0));
+        }
+    }
+    let _reset = Reset(RECORD_STATES.with(|r| r.replace(true)));
+    f()
+}
+
 /// Every configuration of the verdict table for the built-in protocols, in
 /// table order: protocol, then the protocol's own row order.
 pub fn explore_configs() -> Vec<Configuration> {
@@ -75,7 +96,10 @@ fn configuration(protocol: Protocol, row: ExplorerRow) -> Configuration {
                             settings.set(*knob, value.clone());
                         }
                     }
-                    let group: Box<dyn ReplicationGroup> = registration.build(&settings)?;
+                    let mut group: Box<dyn ReplicationGroup> = registration.build(&settings)?;
+                    if RECORD_STATES.with(std::cell::Cell::get) {
+                        group.record_states();
+                    }
                     Ok(group)
                 },
             );

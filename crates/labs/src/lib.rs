@@ -43,9 +43,10 @@ mod reads;
 mod run;
 mod run_diagram;
 mod specs;
+mod state_notes;
 
 pub use explore_configs::{
-    explore_configs, explore_configs_in, planted_configs, planted_configs_in,
+    explore_configs, explore_configs_in, planted_configs, planted_configs_in, recording_states,
 };
 pub use observed::{
     CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
@@ -57,6 +58,7 @@ pub use replication::GroupError;
 pub use run::Run;
 pub use run_diagram::{diagram_of, diagram_options};
 pub use specs::{RunOneError, RunSpec, run_one, run_specs, variants};
+pub use state_notes::state_notes;
 
 /// Every run of `protocol`, in experiment order then variant order.
 pub fn protocol_runs(protocol: Protocol) -> Result<Vec<Run>, GroupError> {

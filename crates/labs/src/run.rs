@@ -1,5 +1,6 @@
 //! One experiment run: its observation and trace.
 
+use replication::StateLog;
 use sim_core::Trace;
 
 use crate::observed::Observed;
@@ -22,6 +23,9 @@ pub struct Run {
     /// The trace of the run: the part's group, from its start to the end
     /// of the part.
     pub trace: Trace,
+    /// Every node's state line over the run, tick by tick (empty for a
+    /// protocol that does not record them).
+    pub states: StateLog,
 }
 
 impl Run {
@@ -33,7 +37,15 @@ impl Run {
             variant,
             observed,
             trace,
+            states: StateLog::new(),
         }
+    }
+
+    /// The run with its recorded state lines.
+    #[must_use]
+    pub fn with_states(mut self, states: StateLog) -> Run {
+        self.states = states;
+        self
     }
 
     /// The matrix cell text.

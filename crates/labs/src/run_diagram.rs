@@ -5,9 +5,11 @@ use diagram::{DiagramOptions, render_svg};
 
 use crate::matrix::EXPERIMENTS;
 use crate::run::Run;
+use crate::state_notes::state_notes;
 
 /// The diagram options of an experiment run, titled `experiment 3 — old
-/// leader in a minority · isr · default`.
+/// leader in a minority · isr · default`, with its state changes as notes
+/// on the lanes ([`state_notes`]).
 pub fn diagram_options(run: &Run) -> DiagramOptions {
     let name = EXPERIMENTS
         .iter()
@@ -18,6 +20,7 @@ pub fn diagram_options(run: &Run) -> DiagramOptions {
         "experiment {}{name} · {} · {}",
         run.experiment, run.protocol, run.variant
     ))
+    .with_state_notes(state_notes(&run.states))
 }
 
 /// The space-time diagram (SVG) of an experiment run, drawn from its trace

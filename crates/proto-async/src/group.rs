@@ -212,6 +212,11 @@ impl AsyncPrimaryGroup {
     /// the clock advances, every message now due is delivered, replicas
     /// heartbeat their primaries, then every operation in flight is judged.
     pub(crate) fn step_tick(&mut self) {
+        // The state lines of the tick ending now (its messages and the
+        // calls made since), noted at that tick.
+        if self.cluster.states_due() {
+            replication::ReplicationGroup::note_states(self);
+        }
         for i in 0..self.nodes.len() {
             if self.cluster.is_alive(i) {
                 self.drive(i, |node, peers, out| node.tick(peers, out));

@@ -213,6 +213,7 @@ mod registration;
 mod replication_impl;
 mod role;
 mod sentinel;
+mod state_line;
 
 pub use config::{AsyncConfig, WaitSetting};
 pub use group::AsyncPrimaryGroup;

@@ -265,6 +265,11 @@ impl IsrGroup {
     /// One tick: deliver everything due, refresh ISR, HW and lease, then
     /// re-evaluate every pending write.
     pub(crate) fn step_tick(&mut self) {
+        // The state lines of the tick ending now (its messages and the
+        // calls made since), noted at that tick.
+        if self.cluster.states_due() {
+            replication::ReplicationGroup::note_states(self);
+        }
         self.cluster.advance();
         while let Some(d) = self.cluster.next_delivery() {
             self.on_node(d.to, |node, out| node.step(d.from, d.msg, out));

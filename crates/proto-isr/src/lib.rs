@@ -223,6 +223,7 @@ mod reads;
 mod registration;
 mod replication_impl;
 mod role;
+mod state_line;
 
 pub use config::IsrConfig;
 pub use group::IsrGroup;

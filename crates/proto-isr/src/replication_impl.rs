@@ -6,7 +6,7 @@
 //! leader is re-elected in a new epoch, a healed displaced leader resends
 //! its uncommitted suffix in its old epoch before it hears of the election.
 
-use replication::{AckLevel, ReadResult, ScenarioGroup, WriteResult};
+use replication::{AckLevel, NodeState, ReadResult, ScenarioGroup, StateLog, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReplicationGroup, Tick, Trace,
 };
@@ -278,6 +278,26 @@ impl ReplicationGroup for IsrGroup {
 
     fn summary(&self) -> GroupSummary {
         inspect::summary(&self.controller, &self.nodes, &self.cluster)
+    }
+
+    fn node_states(&self) -> Vec<NodeState> {
+        crate::state_line::lines(&self.probe())
+    }
+
+    fn record_states(&mut self) {
+        self.cluster.record_states();
+        self.note_states();
+    }
+
+    fn note_states(&mut self) {
+        if self.cluster.records_states() {
+            let states = self.node_states();
+            self.cluster.note_states(states);
+        }
+    }
+
+    fn state_log(&self) -> Option<&StateLog> {
+        self.cluster.state_log()
     }
 }
 

@@ -117,6 +117,11 @@ impl RaftGroup {
     /// advance every alive node's timers, then judge every operation in
     /// flight.
     pub(crate) fn step_tick(&mut self) {
+        // The state lines of the tick ending now (its messages and the
+        // calls made since), noted at that tick.
+        if self.cluster.states_due() {
+            replication::ReplicationGroup::note_states(self);
+        }
         self.flush_proposals();
         let now = self.cluster.advance();
         while let Some(d) = self.cluster.next_delivery() {

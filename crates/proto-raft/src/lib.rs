@@ -193,6 +193,7 @@ mod registration;
 mod replication_impl;
 mod role;
 mod snapshot;
+mod state_line;
 #[cfg(test)]
 mod test_support;
 mod transfer;

@@ -216,6 +216,11 @@ impl WalShippingGroup {
     /// every running node replay what its replay delay released, then
     /// re-judge every pending write.
     pub(crate) fn step_tick(&mut self) {
+        // The state lines of the tick ending now (its messages and the
+        // calls made since), noted at that tick.
+        if self.cluster.states_due() {
+            replication::ReplicationGroup::note_states(self);
+        }
         let now = self.cluster.advance();
         let mut out = std::mem::take(&mut self.out);
         while let Some(d) = self.cluster.next_delivery() {

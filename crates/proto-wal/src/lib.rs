@@ -211,6 +211,7 @@ mod record;
 mod registration;
 mod replication_impl;
 mod role;
+mod state_line;
 mod sync_names;
 mod sync_rep;
 

@@ -1,7 +1,7 @@
 //! The shared driver surface for WAL shipping.
 
 use crate::SyncQuorum;
-use replication::{AckLevel, ScenarioGroup, WriteResult};
+use replication::{AckLevel, NodeState, ScenarioGroup, StateLog, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
@@ -295,6 +295,26 @@ impl ReplicationGroup for WalShippingGroup {
                 })
                 .collect(),
         }
+    }
+
+    fn node_states(&self) -> Vec<NodeState> {
+        crate::state_line::lines(&self.probe())
+    }
+
+    fn record_states(&mut self) {
+        self.cluster.record_states();
+        self.note_states();
+    }
+
+    fn note_states(&mut self) {
+        if self.cluster.records_states() {
+            let states = self.node_states();
+            self.cluster.note_states(states);
+        }
+    }
+
+    fn state_log(&self) -> Option<&StateLog> {
+        self.cluster.state_log()
     }
 }
 

@@ -7,7 +7,18 @@ use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
 use crate::op::{ClientOp, Completion, OpId};
 use crate::outcome::{ReadResult, WriteResult};
+use crate::state::{NodeState, StateLog};
 use crate::summary::GroupSummary;
+
+/// How a node goes down in [`ReplicationGroup::crash_as`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Crash {
+    /// The process dies: the node keeps what the protocol persists.
+    Process,
+    /// The machine loses power: the node also loses everything it had not
+    /// fsynced.
+    PowerLoss,
+}
 
 /// The safety net of [`ReplicationGroup::await_completion`]: far above every
 /// protocol's own bound.
@@ -79,10 +90,13 @@ pub trait ReplicationGroup {
     }
 
     /// Writes `key = value` at the leader and waits (driving ticks, bounded)
-    /// for `level`: [`submit`](Self::submit) then
+    /// for `level`. A write owns its key and value (`Bytes`, kept in the
+    /// log), a read only borrows its key (`&[u8]`): the shapes differ on
+    /// purpose. Waits for `level`: [`submit`](Self::submit) then
     /// [`await_completion`](Self::await_completion). *Done* is an accepted
-    /// [`WriteResult`]; *failed* and *unknown* are a refused one (with the
-    /// offset when it was appended), or the error a failed operation names.
+    /// [`WriteResult`]; *failed* and *unknown* are one not accepted whose
+    /// [`status`](WriteResult::status) says which (with the offset when it
+    /// was appended), or the error a failed operation names.
     fn client_write(
         &mut self,
         key: Bytes,
@@ -122,8 +136,15 @@ pub trait ReplicationGroup {
 
     /// Crashes `node`. With `lose_unfsynced`, it also loses everything it had
     /// not fsynced (a power loss); without, it keeps what the protocol
-    /// persists (a process crash).
+    /// persists (a process crash). [`crash_as`](Self::crash_as) says which
+    /// by name.
     fn crash(&mut self, node: &NodeId, lose_unfsynced: bool) -> Result<(), GroupError>;
+
+    /// [`crash`](Self::crash) with the kind of crash named:
+    /// `g.crash_as(&node, Crash::PowerLoss)` is `g.crash(&node, true)`.
+    fn crash_as(&mut self, node: &NodeId, kind: Crash) -> Result<(), GroupError> {
+        self.crash(node, kind == Crash::PowerLoss)
+    }
 
     /// Restarts a crashed node.
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError>;
@@ -244,4 +265,32 @@ pub trait ReplicationGroup {
 
     /// A protocol-neutral snapshot.
     fn summary(&self) -> GroupSummary;
+
+    /// Every node's state line now, in node order, from the protocol's
+    /// probe (role, term / epoch, log end, HW or commit index, ISR /
+    /// synchronous set, durable offset, catch-up mode — what it has). The
+    /// default shows the summary's role and applied offset.
+    fn node_states(&self) -> Vec<NodeState> {
+        self.summary()
+            .nodes
+            .into_iter()
+            .map(|n| NodeState::new(n.id, n.alive, n.role).with("applied", n.applied_offset))
+            .collect()
+    }
+
+    /// Starts recording the state lines: noted now, at the end of every
+    /// tick from now on, and at every [`note_states`](Self::note_states).
+    /// The default records nothing ([`state_log`](Self::state_log) stays
+    /// `None`).
+    fn record_states(&mut self) {}
+
+    /// Notes the state lines now, while recording (the scenario
+    /// interpreter calls it after every directive, which may change state
+    /// without a tick). The default does nothing.
+    fn note_states(&mut self) {}
+
+    /// The state lines recorded so far, while recording.
+    fn state_log(&self) -> Option<&StateLog> {
+        None
+    }
 }

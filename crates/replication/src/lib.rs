@@ -34,13 +34,14 @@ mod op;
 mod outcome;
 mod output;
 mod registration;
+mod state;
 mod summary;
 mod validate;
 
 pub use bytes::Bytes;
 pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
-pub use group::{AWAIT_BOUND, ReplicationGroup};
+pub use group::{AWAIT_BOUND, Crash, ReplicationGroup};
 pub use inflight::ClientOps;
 pub use level::{AckLevel, ReadLevel};
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
@@ -51,5 +52,6 @@ pub use registration::{
     SettingDoc, SettingKind, Settings, check_planted, planted_name,
 };
 pub use sim_core::{NetConfig, NodeId, Rng, Tick, Trace, Transport};
+pub use state::{NodeState, StateChange, StateField, StateLog, StateRow};
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;

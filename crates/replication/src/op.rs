@@ -22,6 +22,7 @@ use sim_core::{NodeId, Tick};
 
 use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
+pub use crate::outcome::OutcomeStatus;
 use crate::outcome::{ReadResult, WriteResult};
 
 /// The id a group gives a submitted operation: 1, 2, … in submission order.
@@ -126,28 +127,6 @@ impl ClientOp {
     }
 }
 
-/// The three cases a history checker distinguishes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum OutcomeStatus {
-    /// Acknowledged write, or read served.
-    Done,
-    /// Definitely not applied.
-    Failed,
-    /// May or may not take effect.
-    Unknown,
-}
-
-impl OutcomeStatus {
-    /// `done`, `failed` or `unknown`, as in the trace.
-    pub fn name(self) -> &'static str {
-        match self {
-            OutcomeStatus::Done => "done",
-            OutcomeStatus::Failed => "failed",
-            OutcomeStatus::Unknown => "unknown",
-        }
-    }
-}
-
 /// How an operation ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -221,7 +200,7 @@ impl Outcome {
                 error: Some(err), ..
             } => Err(err),
             Outcome::Failed { message, .. } => Ok(WriteResult::refused(None, message)),
-            Outcome::Unknown { offset, message } => Ok(WriteResult::refused(offset, message)),
+            Outcome::Unknown { offset, message } => Ok(WriteResult::unknown(offset, message)),
             Outcome::Read(read) => Err(GroupError::NotPermitted {
                 node: read.node,
                 reason: "a write completed as a read (a protocol bug)".into(),

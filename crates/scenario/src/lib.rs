@@ -31,7 +31,7 @@
 //! | directive | what it does | prints |
 //! |---|---|---|
 //! | `config [variant=NAME] [protocols=a,b] [setting=value …]` | a fresh group with these settings (see [`Config`]: each setting is some registered protocol's, listed by its [`Registration::settings`](replication::Registration::settings); `protocols=` runs the part it starts on those protocols only, `variant=` makes it a matrix run); without one, the first directive builds the defaults | `ok` (and which settings this protocol ignores); nothing on a protocol the part skips |
-//! | `write key= value= level= [node=] [repeat=N] [as=]` | blocking write (`client_write`; at a named node through `submit`); `repeat=N` makes N writes of `VALUE1` … `VALUEN`, stopping at the first not acknowledged | `acked offset=N (LEVEL)`, `refused …: why`, or the error |
+//! | `write key= value= level= [node=] [repeat=N] [as=]` | blocking write (`client_write`; at a named node through `submit`); `repeat=N` makes N writes of `VALUE1` … `VALUEN`, stopping at the first not acknowledged | `acked offset=N (LEVEL)` (done), `refused …: why` (failed: not applied), `unknown offset=N …: why` (appended, not acknowledged: it may yet take effect), or the error |
 //! | `read key= level= [node=] [as=]` | blocking read (`client_read`) | `value=V node=N offset=O (LEVEL)` or the error |
 //! | `submit write\|read … [as=NAME]` | start an operation without letting time pass | `NAME submitted as op-N` or the error |
 //! | `await op=NAME` | tick until it completes | `NAME done\|failed\|unknown at tick T (…): details` |

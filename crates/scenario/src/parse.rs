@@ -186,10 +186,20 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
                 i += 1;
             }
         } else if i < lines.len() && !lines[i].trim().is_empty() {
-            return Err(err(
-                i + 1,
-                "expected `----` or a blank line after a directive".into(),
-            ));
+            let next = lines[i].trim();
+            let is_directive = !is_comment(next)
+                && self::words(next).is_ok_and(|w| parse_directive(&w, registry).is_ok());
+            let message = if is_directive {
+                format!(
+                    "`{next}` follows the directive on line {line_no} directly: every directive \
+                     is a case of its own — put `----` and its expected output (or a blank line) \
+                     after `{}` first",
+                    raw.trim()
+                )
+            } else {
+                "expected `----` or a blank line after a directive".to_owned()
+            };
+            return Err(err(i + 1, message));
         }
         let expected =
             Expected::parse(&block, registry).map_err(|(k, m)| err(block_line + 1 + k, m))?;
@@ -239,6 +249,30 @@ mod tests {
                 .starts_with("f.txt:3: unknown directive `writ`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn directives_one_per_line_are_an_error_that_says_each_needs_its_own_block() {
+        let e = parse(
+            "f.txt",
+            "isolate node=leader\nheal node=leader\n----\nok\n",
+            &crate::test_registry(),
+        )
+        .expect_err("two directives, one block");
+        assert_eq!(e.line, 2);
+        assert!(
+            e.message
+                .contains("`heal node=leader` follows the directive on line 1")
+                && e.message.contains("every directive is a case of its own"),
+            "{e}"
+        );
+        let e = parse(
+            "f.txt",
+            "isolate node=leader\nnot a directive\n",
+            &crate::test_registry(),
+        )
+        .expect_err("junk after a directive");
+        assert!(e.message.starts_with("expected `----`"), "{e}");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use replication::{AckLevel, GroupError, NodeId, ReadResult, WriteResult};
+use replication::{AckLevel, GroupError, NodeId, ReadResult, StateLog, WriteResult};
 use sim_core::Trace;
 
 /// One labelled answer.
@@ -65,4 +65,7 @@ pub struct PartRun {
     /// The group's whole trace at the end of the part, or why its `config`
     /// could not build one.
     pub trace: Result<Trace, String>,
+    /// Every node's state lines over the part (see [`StateLog`]), when the
+    /// group records them (every built-in protocol does).
+    pub states: Option<StateLog>,
 }

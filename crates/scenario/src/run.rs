@@ -120,10 +120,12 @@ fn ok_or_error(result: Result<(), GroupError>) -> Vec<String> {
     }]
 }
 
-/// A fresh group of `protocol` with `config`'s settings, with its first
-/// leader elected (bounded by [`FIRST_ELECTION`]).
+/// A fresh group of `protocol` with `config`'s settings, recording its
+/// state lines, with its first leader elected (bounded by
+/// [`FIRST_ELECTION`]).
 fn build(protocol: Protocol, config: &Config) -> Result<Box<dyn ScenarioGroup>, GroupError> {
     let mut group = protocol.registration().build(&config.settings)?;
+    group.record_states();
     let mut ticks = 0;
     while group.leader().is_none() {
         if ticks >= FIRST_ELECTION {
@@ -163,15 +165,19 @@ impl<'r> Interpreter<'r> {
     /// group is replaced or dropped next.
     fn end_part(&mut self) {
         let records = std::mem::take(&mut self.records);
-        let trace = match &mut self.group {
+        let (trace, states) = match &mut self.group {
             Slot::Unbuilt | Slot::Skipped => return,
-            Slot::Built(group) => Ok(std::mem::take(group.trace_mut())),
-            Slot::Failed(why) => Err(why.clone()),
+            Slot::Built(group) => (
+                Ok(std::mem::take(group.trace_mut())),
+                group.state_log().cloned(),
+            ),
+            Slot::Failed(why) => (Err(why.clone()), None),
         };
         self.parts.push(PartRun {
             variant: self.variant.take(),
             records,
             trace,
+            states,
         });
     }
 
@@ -221,6 +227,7 @@ impl<'r> Interpreter<'r> {
         let out = match std::mem::replace(&mut self.group, Slot::Unbuilt) {
             Slot::Built(mut group) => {
                 let out = self.act(group.as_mut(), &case.directive);
+                group.note_states();
                 if let Some(leader) = group.leader() {
                     self.last_leader = Some(leader);
                 }

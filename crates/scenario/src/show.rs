@@ -2,7 +2,8 @@
 
 use bytes::Bytes;
 use replication::{
-    AckLevel, Completion, GroupError, GroupSummary, Outcome, ReadLevel, ReadResult, WriteResult,
+    AckLevel, Completion, GroupError, GroupSummary, Outcome, OutcomeStatus, ReadLevel, ReadResult,
+    WriteResult,
 };
 
 /// A value: its text if it is printable UTF-8, else escaped bytes; absent
@@ -27,16 +28,19 @@ pub fn error(e: &GroupError) -> String {
     format!("error: {e}")
 }
 
-/// A blocking write's answer.
+/// A blocking write's answer: `acked` (done), `refused` (failed: not
+/// applied) or `unknown` (not acknowledged, and it may yet take effect).
 pub fn write(level: AckLevel, result: &Result<WriteResult, GroupError>) -> String {
     match result {
         Err(e) => error(e),
         Ok(w) => {
             let offset = w.offset.map_or(String::new(), |o| format!(" offset={o}"));
-            if w.accepted {
-                format!("acked{offset} ({level})")
-            } else {
-                format!("refused{offset} ({level}): {}", w.message)
+            match (w.accepted, w.status) {
+                (true, _) => format!("acked{offset} ({level})"),
+                (false, OutcomeStatus::Unknown) => {
+                    format!("unknown{offset} ({level}): {}", w.message)
+                }
+                (false, _) => format!("refused{offset} ({level}): {}", w.message),
             }
         }
     }
@@ -133,5 +137,28 @@ mod tests {
         assert_eq!(value(Some(&Bytes::from_static(b"v1"))), "v1");
         assert_eq!(value(Some(&Bytes::from_static(b"a b"))), "b\"a b\"");
         assert_eq!(value(None), "<none>");
+    }
+
+    #[test]
+    fn a_write_prints_acked_refused_or_unknown_as_its_outcome_was_done_failed_or_unknown() {
+        let blocking = |outcome: Outcome| write(AckLevel::AllIsr, &outcome.into_write_result());
+        assert_eq!(
+            blocking(Outcome::Written {
+                offset: 2,
+                message: String::new()
+            }),
+            "acked offset=2 (ALL_ISR)"
+        );
+        assert_eq!(
+            blocking(Outcome::refused_before_append("ISR too small")),
+            "refused (ALL_ISR): ISR too small"
+        );
+        assert_eq!(
+            blocking(Outcome::Unknown {
+                offset: Some(2),
+                message: "epoch 2 now".into()
+            }),
+            "unknown offset=2 (ALL_ISR): epoch 2 now"
+        );
     }
 }

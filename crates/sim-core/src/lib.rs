@@ -70,6 +70,6 @@ pub use node::NodeId;
 pub use rng::Rng;
 pub use scheduler::Scheduler;
 pub use trace::{
-    Event, EventRef, Events, Field, Fields, Trace, Value, event_from_json_line, event_to_json,
-    value_from_json, value_to_json,
+    Event, EventRef, Events, Field, Fields, Trace, TraceFilter, Value, event_from_json_line,
+    event_to_json, is_message_kind, value_from_json, value_to_json,
 };

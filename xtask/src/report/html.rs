@@ -179,6 +179,15 @@ div.facts { display: flex; flex-wrap: wrap; gap: 0 32px; align-items: flex-start
 div.facts > section:last-child { flex: 1 1 560px; }
 form.filter { background: #fff; border: 1px solid #cbd5e0; padding: 6px 10px; margin-bottom: 6px; }
 form.filter label { margin-right: 14px; }
+div.state-panel { background: #fff; border: 1px solid #cbd5e0; border-radius: 4px; padding: 8px 12px; margin-top: 10px; position: sticky; bottom: 0; max-height: 42vh; overflow: auto; box-shadow: 0 -2px 6px rgba(0, 0, 0, 0.08); }
+.diagram.whole { max-height: none; }
+div.state-panel input[type=range] { width: 420px; vertical-align: middle; }
+p.state-ticks button { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; margin: 1px; padding: 1px 6px; border: 1px solid #cbd5e0; border-radius: 3px; background: #f7fafc; cursor: pointer; }
+p.state-ticks button.nemesis { border-color: #dd6b20; background: #fffaf0; }
+p.state-ticks button.selected { background: #2c7a7b; border-color: #2c7a7b; color: #fff; }
+p.state-caption { font-weight: 600; margin: 6px 0 2px; }
+table.state { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; }
+table.state td.changed { background: #e6fffa; color: #234e52; font-weight: 700; }
 table.trace { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 table.trace td { padding: 2px 6px; border-color: #e2e8f0; }
 table.trace td.kind { white-space: nowrap; color: #2c5282; }

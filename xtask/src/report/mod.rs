@@ -7,7 +7,7 @@
 //!   how to read it, and the legend of the cell words;
 //! - `runs/expN-PROTOCOL-VARIANT.html`: one per run — the cell, the
 //!   observed values, the legend of the experiment's words, the diagram,
-//!   the trace;
+//!   the state panel (every node's state at a chosen tick), the trace;
 //! - `counterexamples/ID.html`: one per replay id the verdicts cite — the
 //!   verdicts it breaks, the minimal schedule, the checks on the replay, the
 //!   history timeline, lincheck's picture of the history, the diagram, the
@@ -19,6 +19,7 @@ pub mod html;
 pub mod index;
 pub mod legend;
 pub mod run_page;
+pub mod state_panel;
 pub mod trace_table;
 
 use explore::{SweepOptions, Verdict};

@@ -7,7 +7,7 @@ use labs::matrix::EXPERIMENTS;
 use serde_json::Value as Json;
 
 use super::html::{escape, inline_svg, page as frame};
-use super::{legend, run_path, trace_table};
+use super::{legend, run_path, state_panel, trace_table};
 
 /// An observed JSON value as a cell: strings bare, `null` as `none`,
 /// booleans as yes / no.
@@ -98,10 +98,11 @@ pub fn page(run: &Run, previous: Option<&Run>, next: Option<&Run>) -> String {
     body.push_str(
         "<h2 id=\"diagram\">Space-time diagram</h2>\n<p>One lane per node, time flowing down; \
          arrows are messages (a cross: dropped, a red bar: rejected or fenced); hover an element \
-         for its trace lines.</p>\n<div class=\"diagram\">\n",
+         for its trace lines.</p>\n<div class=\"diagram whole\">\n",
     );
     body.push_str(&inline_svg(&labs::diagram_of(run)));
     body.push_str("\n</div>\n");
+    body.push_str(&state_panel::section(&run.states, &run.trace));
     body.push_str("<div class=\"facts\">\n<section>\n");
     body.push_str("<h2 id=\"observed-values\">Observed values</h2>\n");
     body.push_str(&observed_table(run));

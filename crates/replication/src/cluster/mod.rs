@@ -10,6 +10,7 @@ use sim_core::{MessageId, NetConfig, NodeId, Payload, Rng, SimNet, Tick, Trace, 
 use crate::error::GroupError;
 use crate::inflight::ClientOps;
 use crate::op::{ClientOp, Completion, OpId};
+use crate::state::{NodeState, StateLog};
 
 use state::Faults;
 
@@ -95,6 +96,10 @@ pub struct Cluster<M> {
     faults: Faults,
     /// Stream connections reset since the group last asked, `(from, to)`.
     resets: Vec<(usize, usize)>,
+    /// The node state lines, while recording them.
+    states: Option<StateLog>,
+    /// The trace's length when the lines were last noted.
+    noted_at: usize,
 }
 
 impl<M> std::fmt::Debug for Cluster<M> {
@@ -120,7 +125,44 @@ impl<M: Payload> Cluster<M> {
             net,
             faults: Faults::new(n),
             resets: Vec::new(),
+            states: None,
+            noted_at: 0,
         })
+    }
+
+    /// Starts recording node state lines (see [`StateLog`]); a group
+    /// notes them with [`note_states`](Self::note_states).
+    pub fn record_states(&mut self) {
+        self.states.get_or_insert_with(StateLog::new);
+    }
+
+    /// True while recording state lines: a group builds its lines only
+    /// then.
+    pub fn records_states(&self) -> bool {
+        self.states.is_some()
+    }
+
+    /// True while recording when something may have changed since the
+    /// lines were last noted: the trace grew (every change of a state line
+    /// comes with an event — a delivery, a timer's event, a fault), or the
+    /// trace is off. A group checks it at each tick, so idle ticks build
+    /// no lines.
+    pub fn states_due(&self) -> bool {
+        self.states.is_some() && (!self.trace.is_enabled() || self.trace.len() != self.noted_at)
+    }
+
+    /// Notes every node's line now (ignored while not recording).
+    pub fn note_states(&mut self, states: Vec<NodeState>) {
+        let now = self.now();
+        self.noted_at = self.trace.len();
+        if let Some(log) = &mut self.states {
+            log.note(now, states);
+        }
+    }
+
+    /// The state lines recorded so far, while recording.
+    pub fn state_log(&self) -> Option<&StateLog> {
+        self.states.as_ref()
     }
 
     /// Every node id, in configuration order; a node's position here is its

@@ -2,6 +2,7 @@
 
 mod codec;
 mod event;
+mod filter;
 mod json;
 mod value;
 
@@ -9,6 +10,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 pub use event::{Event, EventRef, Field, Fields};
+pub use filter::{TraceFilter, is_message_kind};
 pub use json::{event_from_json_line, event_to_json, value_from_json, value_to_json};
 pub use value::Value;
 
