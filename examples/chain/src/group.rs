@@ -312,7 +312,7 @@ impl ReplicationGroup for ChainGroup {
     /// Writes at the head: `LEADER` done once the head applied it, `ALL_ISR`
     /// once the tail holds it. Reads: `LOCAL` at a node (default the head),
     /// `LEADER` at the head, `LINEARIZABLE` at the tail (a named node must be
-    /// the tail it believes in).
+    /// the master's tail and believe it is).
     fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
         let head = self
             .master
@@ -380,9 +380,16 @@ impl ReplicationGroup for ChainGroup {
                 let (key, level) = (key.clone(), *level);
                 let id = self.cluster.submitted(&op);
                 let now = self.cluster.now();
-                let outcome = if level == ReadLevel::Linearizable && !self.nodes[at].serves_reads()
+                let removed = level == ReadLevel::Linearizable && self.master.tail() != Some(at);
+                let outcome = if level == ReadLevel::Linearizable
+                    && (removed || !self.nodes[at].serves_reads())
                 {
-                    let (guard, reason) = if self.nodes[at].is_tail() {
+                    let (guard, reason) = if removed && self.nodes[at].is_tail() {
+                        // A tail the master removed (cut off, it has not
+                        // heard) must not answer: writes now commit at
+                        // another tail (explorer seed 132, a stale client).
+                        ("not tail", "the master has removed it from the chain")
+                    } else if self.nodes[at].is_tail() {
                         ("catching up", "the new tail waits for its state transfer")
                     } else {
                         ("not tail", "only the tail answers a LINEARIZABLE read")

@@ -160,8 +160,13 @@ impl ChainNode {
         self.chain = chain;
         let successor = self.successor();
         if successor != old_successor {
+            // A new successor may be a node that joined earlier and still
+            // waits for its state transfer (its own predecessor left before
+            // sending it): it ignores incremental forwards, so it gets a
+            // whole transfer too (explorer seed 36: without it, writes
+            // never reached the tail again).
             self.successor_has = 0;
-            self.transfer_to_successor = false;
+            self.transfer_to_successor = successor.is_some();
         }
         if joined.is_some() && successor == joined {
             self.successor_has = 0;
