@@ -269,3 +269,46 @@ fn isr_a_leader_restarted_while_cut_off_no_longer_forks_the_log() {
         }
     }
 }
+
+/// Regression from the bounded exhaustive search: the leader is isolated,
+/// the next one too, everything heals. The leader still cut off when the
+/// heal came learns of the higher term only a few ticks later, so the
+/// first recovery probe was refused ("no leader") and `recovers` was
+/// reported violated; a client retries, and so does the probe, within the
+/// protocol's recovery bound.
+#[test]
+fn raft_recovers_after_two_leaders_were_isolated_and_healed() {
+    use explore::{NodeRef, Step};
+    let config = labs::explore_configs()
+        .into_iter()
+        .find(|c| c.key() == "raft.quorum.leader.default")
+        .expect("configuration");
+    let mut schedule = explore::schedule_of(&config, 0, 3);
+    schedule.profile.nodes = 3;
+    schedule.profile.drawn_nodes = None;
+    schedule.profile.knobs = Vec::new();
+    (
+        schedule.profile.clients,
+        schedule.profile.stale,
+        schedule.profile.keys,
+    ) = (2, 0, 1);
+    schedule.profile.net = replication::NetConfig::default()
+        .with_delay_range(1, 1)
+        .with_capacity(2_000);
+    schedule.steps = vec![
+        Step::Wait(30),
+        Step::Wait(1),
+        Step::Isolate(NodeRef::Leader),
+        Step::Wait(12),
+        Step::Isolate(NodeRef::Leader),
+        Step::Wait(12),
+    ];
+    let report =
+        explore::run_schedule(&config, &schedule, explore::RunOptions::REPLAY).expect("runs");
+    assert_eq!(
+        report.check(Property::Recovers),
+        &explore::Check::Holds,
+        "{:?}",
+        report.log
+    );
+}
