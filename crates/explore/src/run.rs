@@ -170,17 +170,28 @@ pub fn run_schedule(
 
 /// What one step did, formatted only for replays.
 enum StepResult {
-    Ok,
+    /// Done, on the node(s) named as the trace names them.
+    Ok(Acted),
     Submitted(OpId),
     Now(Tick),
     Skipped(&'static str),
     Refused(GroupError),
 }
 
+/// What a nemesis step acted on, for the replay log (node names as the
+/// trace spells them, where the schedule says `node#0` or `leader`).
+enum Acted {
+    Node(NodeId),
+    Link(NodeId, NodeId),
+    Leads(NodeId),
+}
+
 impl std::fmt::Display for StepResult {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            StepResult::Ok => f.write_str("ok"),
+            StepResult::Ok(Acted::Node(id)) => write!(f, "ok ({id})"),
+            StepResult::Ok(Acted::Link(a, b)) => write!(f, "ok ({a} -> {b})"),
+            StepResult::Ok(Acted::Leads(id)) => write!(f, "ok ({id} leads)"),
             StepResult::Submitted(id) => write!(f, "submitted {id}"),
             StepResult::Now(t) => write!(f, "now @{t}"),
             StepResult::Skipped(why) => write!(f, "skipped ({why})"),
@@ -466,6 +477,7 @@ impl Runner<'_> {
                     if let Some(i) = self.position(&id) {
                         add(&mut self.faults.isolated, i);
                     }
+                    Acted::Node(id.clone())
                 }),
             },
             Step::Heal(n) => match self.node(n, index) {
@@ -475,6 +487,7 @@ impl Runner<'_> {
                         remove(&mut self.faults.isolated, i);
                         self.faults.cuts.retain(|&(a, b)| a != i && b != i);
                     }
+                    Acted::Node(id.clone())
                 }),
             },
             Step::Cut(a, b) => match (self.node(a, index), self.node(b, index)) {
@@ -484,6 +497,7 @@ impl Runner<'_> {
                     {
                         self.faults.cuts.push((x, y));
                     }
+                    Acted::Link(a.clone(), b.clone())
                 }),
                 _ => return StepResult::Skipped("no such link"),
             },
@@ -495,6 +509,7 @@ impl Runner<'_> {
                 let (a, b) = (self.nodes[x].clone(), self.nodes[y].clone());
                 self.group.restore_link(&a, &b).map(|()| {
                     self.faults.cuts.retain(|&l| l != (x, y));
+                    Acted::Link(a.clone(), b.clone())
                 })
             }
             Step::Crash(n, power_loss) => match self.node(n, index) {
@@ -503,6 +518,7 @@ impl Runner<'_> {
                     if let Some(i) = self.position(&id) {
                         add(&mut self.faults.crashed, i);
                     }
+                    Acted::Node(id.clone())
                 }),
             },
             Step::Restart(n) => match self.node(n, index) {
@@ -511,11 +527,12 @@ impl Runner<'_> {
                     if let Some(i) = self.position(&id) {
                         remove(&mut self.faults.crashed, i);
                     }
+                    Acted::Node(id.clone())
                 }),
             },
             Step::Fsync(n) => match self.node(n, index) {
                 None => return StepResult::Skipped("no such node"),
-                Some(id) => self.group.fsync(&id),
+                Some(id) => self.group.fsync(&id).map(|()| Acted::Node(id.clone())),
             },
             Step::Slow(n, slow) => match self.node(n, index) {
                 None => return StepResult::Skipped("no slow node"),
@@ -527,6 +544,7 @@ impl Runner<'_> {
                             remove(&mut self.faults.slowed, i);
                         }
                     }
+                    Acted::Node(id.clone())
                 }),
             },
             Step::Failover(target) => {
@@ -537,11 +555,11 @@ impl Runner<'_> {
                     },
                     None => None,
                 };
-                self.group.failover(target.as_ref()).map(|_| ())
+                self.group.failover(target.as_ref()).map(Acted::Leads)
             }
         };
         match result {
-            Ok(()) => StepResult::Ok,
+            Ok(acted) => StepResult::Ok(acted),
             Err(err) => StepResult::Refused(err),
         }
     }
