@@ -1,7 +1,7 @@
 //! The shared driver surface, and what each fault means for async (the
 //! hooks run after the harness's own call).
 
-use replication::{AckLevel, NodeState, ScenarioGroup, StateLog, WriteResult};
+use replication::{AckLevel, NodeState, ScenarioGroup, StateRecorder, WriteResult};
 use std::sync::Arc;
 
 use replication::{
@@ -282,20 +282,12 @@ impl ReplicationGroup for AsyncPrimaryGroup {
         crate::state_line::lines(&self.probe())
     }
 
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
+    fn recorder(&self) -> Option<&dyn StateRecorder> {
+        Some(&self.cluster)
     }
 
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
+    fn recorder_mut(&mut self) -> Option<&mut dyn StateRecorder> {
+        Some(&mut self.cluster)
     }
 }
 

@@ -6,7 +6,7 @@
 //! leader is re-elected in a new epoch, a healed displaced leader resends
 //! its uncommitted suffix in its old epoch before it hears of the election.
 
-use replication::{AckLevel, NodeState, ReadResult, ScenarioGroup, StateLog, WriteResult};
+use replication::{AckLevel, NodeState, ReadResult, ScenarioGroup, StateRecorder, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReplicationGroup, Tick, Trace,
 };
@@ -284,20 +284,12 @@ impl ReplicationGroup for IsrGroup {
         crate::state_line::lines(&self.probe())
     }
 
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
+    fn recorder(&self) -> Option<&dyn StateRecorder> {
+        Some(&self.cluster)
     }
 
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
+    fn recorder_mut(&mut self) -> Option<&mut dyn StateRecorder> {
+        Some(&mut self.cluster)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The [`ReplicationGroup`] impl: the shared driver surface.
 
-use replication::{AckLevel, NodeState, ScenarioGroup, StateLog, WriteResult};
+use replication::{AckLevel, NodeState, ScenarioGroup, StateRecorder, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
@@ -258,20 +258,12 @@ impl ReplicationGroup for RaftGroup {
         crate::state_line::lines(&self.probe())
     }
 
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
+    fn recorder(&self) -> Option<&dyn StateRecorder> {
+        Some(&self.cluster)
     }
 
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
+    fn recorder_mut(&mut self) -> Option<&mut dyn StateRecorder> {
+        Some(&mut self.cluster)
     }
 }
 

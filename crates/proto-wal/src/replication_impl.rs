@@ -1,7 +1,7 @@
 //! The shared driver surface for WAL shipping.
 
 use crate::SyncQuorum;
-use replication::{AckLevel, NodeState, ScenarioGroup, StateLog, WriteResult};
+use replication::{AckLevel, NodeState, ScenarioGroup, StateRecorder, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
@@ -301,20 +301,12 @@ impl ReplicationGroup for WalShippingGroup {
         crate::state_line::lines(&self.probe())
     }
 
-    fn record_states(&mut self) {
-        self.cluster.record_states();
-        self.note_states();
+    fn recorder(&self) -> Option<&dyn StateRecorder> {
+        Some(&self.cluster)
     }
 
-    fn note_states(&mut self) {
-        if self.cluster.records_states() {
-            let states = self.node_states();
-            self.cluster.note_states(states);
-        }
-    }
-
-    fn state_log(&self) -> Option<&StateLog> {
-        self.cluster.state_log()
+    fn recorder_mut(&mut self) -> Option<&mut dyn StateRecorder> {
+        Some(&mut self.cluster)
     }
 }
 

@@ -7,6 +7,7 @@ use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
 use crate::op::{ClientOp, Completion, OpId};
 use crate::outcome::{ReadResult, WriteResult};
+use crate::recorder::StateRecorder;
 use crate::state::{NodeState, StateLog};
 use crate::summary::GroupSummary;
 
@@ -278,19 +279,43 @@ pub trait ReplicationGroup {
             .collect()
     }
 
+    /// Where this group records its state lines (a protocol on the
+    /// [`Cluster`](crate::Cluster) harness answers `Some(&self.cluster)`);
+    /// `None` (the default) records nothing.
+    fn recorder(&self) -> Option<&dyn StateRecorder> {
+        None
+    }
+
+    /// [`recorder`](Self::recorder), to write to.
+    fn recorder_mut(&mut self) -> Option<&mut dyn StateRecorder> {
+        None
+    }
+
     /// Starts recording the state lines: noted now, at the end of every
     /// tick from now on, and at every [`note_states`](Self::note_states).
-    /// The default records nothing ([`state_log`](Self::state_log) stays
-    /// `None`).
-    fn record_states(&mut self) {}
+    /// Without a [`recorder`](Self::recorder) nothing is recorded
+    /// ([`state_log`](Self::state_log) stays `None`).
+    fn record_states(&mut self) {
+        if let Some(r) = self.recorder_mut() {
+            r.start();
+        }
+        self.note_states();
+    }
 
     /// Notes the state lines now, while recording (the scenario
     /// interpreter calls it after every directive, which may change state
-    /// without a tick). The default does nothing.
-    fn note_states(&mut self) {}
+    /// without a tick); builds no line otherwise.
+    fn note_states(&mut self) {
+        if self.recorder().is_some_and(|r| r.recording()) {
+            let states = self.node_states();
+            if let Some(r) = self.recorder_mut() {
+                r.note(states);
+            }
+        }
+    }
 
     /// The state lines recorded so far, while recording.
     fn state_log(&self) -> Option<&StateLog> {
-        None
+        self.recorder().and_then(|r| r.log())
     }
 }

@@ -33,6 +33,7 @@ mod level;
 mod op;
 mod outcome;
 mod output;
+mod recorder;
 mod registration;
 mod state;
 mod summary;
@@ -47,6 +48,7 @@ pub use level::{AckLevel, ReadLevel};
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
 pub use output::Output;
+pub use recorder::StateRecorder;
 pub use registration::{
     ExplorerRow, Knob, Levels, PlantedBug, Protocol, Registration, Registry, ScenarioGroup,
     SettingDoc, SettingKind, Settings, check_planted, planted_name,
