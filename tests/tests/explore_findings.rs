@@ -3,11 +3,16 @@
 
 use explore::{Property, Status, SweepOptions, Verdict, sweep};
 
-fn verdicts(key: &str, schedules: u64) -> Vec<Verdict> {
-    let config = labs::explore_configs()
+/// The explorer configuration named `key`.
+fn config(key: &str) -> explore::Configuration {
+    labs::explore_configs()
         .into_iter()
         .find(|c| c.key() == key)
-        .unwrap_or_else(|| panic!("no configuration {key}"));
+        .unwrap_or_else(|| panic!("no configuration {key}"))
+}
+
+fn verdicts(key: &str, schedules: u64) -> Vec<Verdict> {
+    let config = config(key);
     let options = SweepOptions {
         schedules,
         jobs: 2,
@@ -83,10 +88,7 @@ fn raft_quorum_with_linearizable_reads_is_durable_and_linearizable() {
 #[test]
 fn wal_quorum_on_a_promoted_synchronous_standby_is_not_acknowledged_then_lost() {
     use explore::{NodeRef, Step};
-    let config = labs::explore_configs()
-        .into_iter()
-        .find(|c| c.key() == "wal.quorum.leader.sync_standby_1")
-        .expect("configuration");
+    let config = config("wal.quorum.leader.sync_standby_1");
     let mut schedule = explore::schedule_of(&config, 10, 3);
     schedule.steps = vec![
         Step::Failover(Some(NodeRef::At(1))),
@@ -124,10 +126,7 @@ fn async_wait_1_writes_are_not_durable_a_failover_to_a_replica_that_had_not_ackn
  {
     let v = verdicts("async.leader.leader.wait_1", 200);
     assert_eq!(status(&v, Property::Durable).status, Status::Violated);
-    let config = labs::explore_configs()
-        .into_iter()
-        .find(|c| c.key() == "async.leader.leader.wait_1")
-        .expect("configuration");
+    let config = config("async.leader.leader.wait_1");
     let id: explore::ReplayId = "async.leader.leader.wait_1-s5-9.46.56.60"
         .parse()
         .expect("replay id");
@@ -180,10 +179,7 @@ fn isr_all_isr_with_unclean_election_is_not_durable() {
 #[test]
 fn wal_remote_write_loses_a_commit_on_standby_power_loss_then_failover() {
     let replay = |key: &str, id: &str| {
-        let config = labs::explore_configs()
-            .into_iter()
-            .find(|c| c.key() == key)
-            .expect("configuration");
+        let config = config(key);
         let id: explore::ReplayId = id.parse().expect("replay id");
         let (_, report) = explore::replay(&config, &id).expect("replays");
         report.check(Property::Durable).clone()
@@ -224,11 +220,7 @@ fn the_rows_whose_loss_needs_faults_in_a_row_sweep_past_the_default_budget_and_o
 
 #[test]
 fn a_sweep_runs_at_least_the_configurations_floor_of_schedules() {
-    let config = labs::explore_configs()
-        .into_iter()
-        .find(|c| c.key() == "raft.quorum.linearizable.default")
-        .expect("configuration")
-        .with_min_schedules(7);
+    let config = config("raft.quorum.linearizable.default").with_min_schedules(7);
     let options = explore::SweepOptions {
         schedules: 2,
         ..explore::SweepOptions::default()
@@ -245,10 +237,7 @@ fn a_sweep_runs_at_least_the_configurations_floor_of_schedules() {
 /// leading nothing until the controller tells it, the invariants hold.
 #[test]
 fn isr_a_leader_restarted_while_cut_off_no_longer_forks_the_log() {
-    let config = labs::explore_configs()
-        .into_iter()
-        .find(|c| c.key() == "isr.all_isr.linearizable.default")
-        .expect("configuration");
+    let config = config("isr.all_isr.linearizable.default");
     let id: explore::ReplayId = "isr.all_isr.linearizable.default-s30514-4.6.9.11.57.66.67"
         .parse()
         .expect("replay id");
@@ -279,10 +268,7 @@ fn isr_a_leader_restarted_while_cut_off_no_longer_forks_the_log() {
 #[test]
 fn raft_recovers_after_two_leaders_were_isolated_and_healed() {
     use explore::{NodeRef, Step};
-    let config = labs::explore_configs()
-        .into_iter()
-        .find(|c| c.key() == "raft.quorum.leader.default")
-        .expect("configuration");
+    let config = config("raft.quorum.leader.default");
     let mut schedule = explore::schedule_of(&config, 0, 3);
     schedule.profile.nodes = 3;
     schedule.profile.drawn_nodes = None;

@@ -11,24 +11,13 @@ use explore::exhaustive::{self, Bounded};
 
 use crate::sweep_all::{Options, Stop};
 
-/// One property's line.
+/// One property's line: its cell, and under a violation why it broke.
 fn line(b: &Bounded, schedules: u64) -> String {
     let name = b.property.name();
+    let cell = cell(b, schedules);
     match &b.witness {
-        Some((steps, why)) => {
-            let steps: Vec<String> = steps.iter().map(ToString::to_string).collect();
-            format!(
-                "    {name:<13} violated in {} of {schedules}: {} step(s) — {}\n      {why}\n",
-                b.violated,
-                steps.len(),
-                steps.join("; ")
-            )
-        }
-        None if b.undecided > 0 => format!(
-            "    {name:<13} holds ({}; {} undecided)\n",
-            b.held, b.undecided
-        ),
-        None => format!("    {name:<13} holds (all {schedules})\n"),
+        Some((_, why)) => format!("    {name:<13} {cell}\n      {why}\n"),
+        None => format!("    {name:<13} {cell}\n"),
     }
 }
 
@@ -42,11 +31,23 @@ pub fn run(
         .iter()
         .map(ToString::to_string)
         .collect();
+    // Lines that fit an 80-column terminal: the alphabet wrapped.
     let mut out = format!(
-        "every schedule of at most {depth} steps over: {} (after a warm-up: {}; network: the protocol's transport, 1-tick delay, no loss)\n",
-        letters.join(", "),
+        "every schedule of at most {depth} steps, after a warm-up ({}), on the\nprotocol's transport with a 1-tick delay and no loss, over:\n",
         exhaustive::WARM_UP
     );
+    let mut row = String::from(" ");
+    for letter in &letters {
+        if row.len() + letter.len() + 2 > 78 {
+            out.push_str(&row);
+            out.push('\n');
+            row = String::from(" ");
+        }
+        row.push_str(&format!(" {letter},"));
+    }
+    row.pop();
+    out.push_str(&row);
+    out.push('\n');
     let start = Instant::now();
     let mut total = 0u64;
     for config in configs {
