@@ -47,7 +47,7 @@ pub fn run(
         },
     )?;
     let nodes: Vec<NodeId> = show.nodes.iter().map(NodeId::new).collect();
-    let known = run.states.nodes();
+    let known = run.states().nodes();
     if let Some(unknown) = nodes.iter().find(|n| !known.contains(n)) {
         let names: Vec<String> = known.iter().map(ToString::to_string).collect();
         return Err(Failure::usage(
@@ -73,10 +73,10 @@ pub fn run(
             experiment.number(),
             run.variant
         );
-        text.push_str(&state_table::at(&run.states, tick, &nodes));
+        text.push_str(&state_table::at(run.states(), tick, &nodes));
         text
     } else if show.state {
-        state_table::per_tick(&run.states, &nodes)
+        state_table::per_tick(run.states(), &nodes)
     } else {
         let mut filter = TraceFilter::new().kinds(show.kinds);
         for node in nodes {

@@ -213,8 +213,29 @@ pub fn observations(
 }
 
 impl Part {
-    /// Runs this part alone on a fresh group and computes its observation.
+    /// Runs this part alone on a fresh group and computes its
+    /// observation; its state lines are recorded only when asked for
+    /// ([`Run::states`] runs the part again, recording them).
     pub(crate) fn run(&self) -> Result<Run, GroupError> {
+        let (run, file) = self.run_part(false)?;
+        let (observed, trace) =
+            observe_part(self.experiment, file, self.protocol, self.variant, run)?;
+        let part = *self;
+        Ok(
+            Run::new(self.protocol, self.variant, observed, trace).with_states_replayed(
+                move || {
+                    part.run_part(true)
+                        .ok()
+                        .and_then(|(run, _)| run.states)
+                        .unwrap_or_default()
+                },
+            ),
+        )
+    }
+
+    /// The part run in place on a fresh group (recording its state lines
+    /// when `record_states`), and its file's name.
+    fn run_part(&self, record_states: bool) -> Result<(PartRun, &'static str), GroupError> {
         let index = FILES
             .iter()
             .position(|f| f.number == self.experiment)
@@ -226,21 +247,19 @@ impl Part {
         // A stand-in part (see `parts`) runs on this protocol too; the
         // part runs in place, its cases borrowed from the parsed file.
         let cases = &whole.cases[self.start..self.end];
-        let run = scenario::run_part(cases, self.protocol, &registry_with(self.protocol), true)
-            .ok_or_else(|| {
-                GroupError::config(
-                    &whole.file,
-                    format!("{} skipped its own part", self.protocol),
-                )
-            })?;
-        let states = run.states.clone().unwrap_or_default();
-        let (observed, trace) = observe_part(
-            self.experiment,
-            &whole.file,
+        let run = scenario::run_part(
+            cases,
             self.protocol,
-            self.variant,
-            run,
-        )?;
-        Ok(Run::new(self.protocol, self.variant, observed, trace).with_states(states))
+            &registry_with(self.protocol),
+            true,
+            record_states,
+        )
+        .ok_or_else(|| {
+            GroupError::config(
+                &whole.file,
+                format!("{} skipped its own part", self.protocol),
+            )
+        })?;
+        Ok((run, FILES[index].path))
     }
 }

@@ -20,7 +20,7 @@ pub fn diagram_options(run: &Run) -> DiagramOptions {
         "experiment {}{name} · {} · {}",
         run.experiment, run.protocol, run.variant
     ))
-    .with_state_notes(state_notes(&run.states))
+    .with_state_notes(state_notes(run.states()))
 }
 
 /// The space-time diagram (SVG) of an experiment run, drawn from its trace

@@ -177,6 +177,34 @@ mod tests {
     }
 
     #[test]
+    fn a_runs_state_lines_asked_for_later_are_those_the_interpreter_records_for_its_part() {
+        // The matrix records no state lines while it runs; `states()`
+        // records them then, by running the part again. They must be the
+        // lines the scenario interpreter records running the whole file.
+        for protocol in BUILTIN {
+            let registry = crate::protocol::registry_with(protocol);
+            for file in crate::experiments::FILES {
+                let s = scenario::parse(file.path, file.text, &registry).expect("parses");
+                let (_, parts) = scenario::run_parts(&s, protocol, &registry);
+                for part in parts {
+                    let Some(variant) = part.variant.as_deref() else {
+                        continue;
+                    };
+                    let run = run_one(protocol, file.number, Some(variant)).expect("runs");
+                    let recorded = part.states.expect("the interpreter records them");
+                    assert!(!recorded.is_empty(), "{protocol} {} {variant}", file.number);
+                    assert_eq!(
+                        run.states(),
+                        &recorded,
+                        "{protocol} {} {variant}",
+                        file.number
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn run_one_without_a_variant_runs_the_first() {
         let run = run_one(p("isr"), 1, None).expect("runs");
         assert_eq!((run.experiment, run.variant), (1, "leader"));

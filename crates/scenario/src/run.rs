@@ -47,6 +47,8 @@ struct Interpreter<'r> {
     /// The next `config` runs on this protocol whatever its `protocols=`
     /// says (a matrix stand-in part, see [`run_part`]).
     stand_in: bool,
+    /// Each part's group records its state lines.
+    record_states: bool,
     group: Slot,
     variant: Option<String>,
     last_leader: Option<NodeId>,
@@ -77,7 +79,7 @@ pub fn run_parts(
     protocol: Protocol,
     registry: &Registry,
 ) -> (Vec<Vec<String>>, Vec<PartRun>) {
-    let mut it = Interpreter::new(protocol, registry, false);
+    let mut it = Interpreter::new(protocol, registry, false, true);
     let outputs = scenario
         .cases
         .iter()
@@ -90,16 +92,19 @@ pub fn run_parts(
 /// Runs `cases` (a part: its `config` first) in place on a fresh group of
 /// `protocol`, as [`run_parts`] runs that part of a file, and returns its
 /// [`PartRun`] (`None` when the protocol skips it). With `stand_in`, the
-/// first `config` runs on `protocol` whatever its `protocols=` says. The
-/// output lines are not kept and nothing is cloned: this is what the
-/// matrix runs.
+/// first `config` runs on `protocol` whatever its `protocols=` says. With
+/// `record_states`, the group records its state lines
+/// ([`PartRun::states`]); without, it builds none (they are `None`) and
+/// runs as it would with them — the same trace and records. The output
+/// lines are not kept and nothing is cloned: this is what the matrix runs.
 pub fn run_part(
     cases: &[Case],
     protocol: Protocol,
     registry: &Registry,
     stand_in: bool,
+    record_states: bool,
 ) -> Option<PartRun> {
-    let mut it = Interpreter::new(protocol, registry, stand_in);
+    let mut it = Interpreter::new(protocol, registry, stand_in, record_states);
     for case in cases {
         it.step(case);
     }
@@ -121,11 +126,17 @@ fn ok_or_error(result: Result<(), GroupError>) -> Vec<String> {
 }
 
 /// A fresh group of `protocol` with `config`'s settings, recording its
-/// state lines, with its first leader elected (bounded by
-/// [`FIRST_ELECTION`]).
-fn build(protocol: Protocol, config: &Config) -> Result<Box<dyn ScenarioGroup>, GroupError> {
+/// state lines when `record_states`, with its first leader elected
+/// (bounded by [`FIRST_ELECTION`]).
+fn build(
+    protocol: Protocol,
+    config: &Config,
+    record_states: bool,
+) -> Result<Box<dyn ScenarioGroup>, GroupError> {
     let mut group = protocol.registration().build(&config.settings)?;
-    group.record_states();
+    if record_states {
+        group.record_states();
+    }
     let mut ticks = 0;
     while group.leader().is_none() {
         if ticks >= FIRST_ELECTION {
@@ -141,11 +152,17 @@ fn build(protocol: Protocol, config: &Config) -> Result<Box<dyn ScenarioGroup>, 
 }
 
 impl<'r> Interpreter<'r> {
-    fn new(protocol: Protocol, registry: &'r Registry, stand_in: bool) -> Self {
+    fn new(
+        protocol: Protocol,
+        registry: &'r Registry,
+        stand_in: bool,
+        record_states: bool,
+    ) -> Self {
         Interpreter {
             protocol,
             registry,
             stand_in,
+            record_states,
             group: Slot::Unbuilt,
             variant: None,
             last_leader: None,
@@ -194,7 +211,7 @@ impl<'r> Interpreter<'r> {
         if !stand_in && !config.runs_on(self.protocol.name()) {
             return self.skip();
         }
-        let (slot, line) = match build(self.protocol, config) {
+        let (slot, line) = match build(self.protocol, config, self.record_states) {
             Ok(group) => {
                 let ignored = self.registry.ignored_by(self.protocol, &config.settings);
                 let line = if ignored.is_empty() {
@@ -537,4 +554,35 @@ fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> (String, Record) {
             result,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_run_without_state_lines_has_none_and_the_same_trace_and_records() {
+        let registry = crate::test_registry();
+        let text = "config variant=default\n----\nok\n\n\
+                    write key=k value=v level=quorum as=ack\n----\nx\n\n\
+                    isolate node=leader\n----\nok\n\n\
+                    tick n=30\n----\nx\n\n\
+                    read key=k level=local node=leader as=read\n----\nx\n";
+        let s = crate::parse("t.txt", text, &registry).expect("parses");
+        for &protocol in registry.protocols() {
+            let with = run_part(&s.cases, protocol, &registry, false, true).expect("runs");
+            let without = run_part(&s.cases, protocol, &registry, false, false).expect("runs");
+            let log = with.states.as_ref().expect("recorded");
+            assert!(!log.is_empty(), "{protocol}");
+            assert!(without.states.is_none(), "{protocol}");
+            let jsonl = |r: &PartRun| r.trace.as_ref().expect("built").to_jsonl();
+            assert_eq!(jsonl(&with), jsonl(&without), "{protocol}");
+            assert_eq!(
+                format!("{:?}", with.records),
+                format!("{:?}", without.records),
+                "{protocol}"
+            );
+            assert_eq!(with.records.len(), 2, "{protocol}");
+        }
+    }
 }

@@ -102,7 +102,7 @@ pub fn page(run: &Run, previous: Option<&Run>, next: Option<&Run>) -> String {
     );
     body.push_str(&inline_svg(&labs::diagram_of(run)));
     body.push_str("\n</div>\n");
-    body.push_str(&state_panel::section(&run.states, &run.trace));
+    body.push_str(&state_panel::section(run.states(), &run.trace));
     body.push_str("<div class=\"facts\">\n<section>\n");
     body.push_str("<h2 id=\"observed-values\">Observed values</h2>\n");
     body.push_str(&observed_table(run));
