@@ -291,14 +291,13 @@ impl WalShippingGroup {
                 alive: self.cluster.is_alive(w.primary),
                 is_primary: self.nodes[w.primary].is_primary(),
                 newest_timeline: self.operator.newest_timeline(),
-                missing: self
-                    .sync_waiting_for(w.primary, w.lsn)
-                    .map(|j| self.cluster.id(j).clone()),
+                missing: self.sync_waiting_for(w.primary, w.lsn),
                 ack_timeout: self.config.ack_timeout,
             };
             match w.judge(facts) {
                 Verdict::Wait => k += 1,
                 verdict => {
+                    let verdict = verdict.map(|j| self.cluster.id(j).clone());
                     let w = self.pending.remove(k);
                     self.finish(w, verdict);
                 }
@@ -307,7 +306,7 @@ impl WalShippingGroup {
     }
 
     /// Records and completes a decided write.
-    fn finish(&mut self, w: PendingWrite, verdict: Verdict) {
+    fn finish(&mut self, w: PendingWrite, verdict: Verdict<NodeId>) {
         let now = self.now_tick();
         let node = self.cluster.id(w.primary).clone();
         let lsn = w.lsn;

@@ -27,9 +27,11 @@ pub(crate) struct PendingWrite {
     pub timeline: u64,
 }
 
-/// What the group knows about a pending write's primary right now.
+/// What the group knows about a pending write's primary right now; `Id`
+/// names a node (the group judges with positions, so judging after every
+/// tick touches no shared name).
 #[derive(Debug, Clone)]
-pub(crate) struct Facts {
+pub(crate) struct Facts<Id> {
     pub now: Tick,
     /// The primary is running.
     pub alive: bool,
@@ -39,26 +41,26 @@ pub(crate) struct Facts {
     pub newest_timeline: u64,
     /// The synchronous standby the write still waits for (see
     /// `sync_rep::decide`); `None` once confirmed.
-    pub missing: Option<NodeId>,
+    pub missing: Option<Id>,
     /// The longest a write waits.
     pub ack_timeout: u64,
 }
 
-/// How a pending write stands.
+/// How a pending write stands; `Id` names the standby it waited for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum Verdict<Id> {
     /// Keep waiting.
     Wait,
     /// Every synchronous standby flushed it: *done*.
     Acked { waited: u64 },
     /// Its primary crashed before the acknowledgement: *unknown*.
-    Crashed { missing: NodeId },
+    Crashed { missing: Id },
     /// Another node was promoted while it waited: *unknown*.
-    Superseded { missing: NodeId, timeline: u64 },
+    Superseded { missing: Id, timeline: u64 },
     /// Its primary heard a newer timeline and stepped down: *unknown*.
-    SteppedDown { missing: NodeId, waited: u64 },
+    SteppedDown { missing: Id, waited: u64 },
     /// `ack_timeout` ticks passed: *unknown*.
-    TimedOut { missing: NodeId, waited: u64 },
+    TimedOut { missing: Id, waited: u64 },
 }
 
 impl PendingWrite {
@@ -66,7 +68,7 @@ impl PendingWrite {
     /// crash, a promotion, a step-down or the timeout end the wait (the
     /// record stays appended and flushed on the primary, so the write may
     /// still survive: *unknown*).
-    pub fn judge(&self, facts: Facts) -> Verdict {
+    pub fn judge<Id>(&self, facts: Facts<Id>) -> Verdict<Id> {
         let waited = facts.now - self.submitted;
         let Some(missing) = facts.missing else {
             return Verdict::Acked { waited };
@@ -88,7 +90,32 @@ impl PendingWrite {
     }
 }
 
-impl Verdict {
+impl<Id> Verdict<Id> {
+    /// The same verdict with its node named by `name`.
+    pub fn map<J>(self, name: impl FnOnce(Id) -> J) -> Verdict<J> {
+        match self {
+            Verdict::Wait => Verdict::Wait,
+            Verdict::Acked { waited } => Verdict::Acked { waited },
+            Verdict::Crashed { missing } => Verdict::Crashed {
+                missing: name(missing),
+            },
+            Verdict::Superseded { missing, timeline } => Verdict::Superseded {
+                missing: name(missing),
+                timeline,
+            },
+            Verdict::SteppedDown { missing, waited } => Verdict::SteppedDown {
+                missing: name(missing),
+                waited,
+            },
+            Verdict::TimedOut { missing, waited } => Verdict::TimedOut {
+                missing: name(missing),
+                waited,
+            },
+        }
+    }
+}
+
+impl Verdict<NodeId> {
     /// Why a write that ended *unknown* is unknown, for its client: on
     /// `node` at `lsn`, after at most `ack_timeout` ticks; `promoted` is
     /// the node promoted meanwhile (for [`Verdict::Superseded`]). Empty for
@@ -144,7 +171,7 @@ mod tests {
         }
     }
 
-    fn facts(now: Tick, missing: Option<&str>) -> Facts {
+    fn facts(now: Tick, missing: Option<&str>) -> Facts<NodeId> {
         Facts {
             now,
             alive: true,
