@@ -123,3 +123,10 @@ fn a_full_network_is_reported_as_a_message_storm() {
     assert!(storm.contains("message storm: 1 sends dropped"), "{storm}");
     assert!(storm.contains("3 messages"), "{storm}");
 }
+
+#[test]
+fn a_cluster_naming_a_node_twice_is_a_config_error() {
+    let ids = vec![NodeId::new("a"), NodeId::new("b"), NodeId::new("a")];
+    let err = Cluster::<Ping>::new(ids, NetConfig::default(), 1).expect_err("a is named twice");
+    assert!(err.to_string().contains("a is named twice"), "{err}");
+}

@@ -196,3 +196,52 @@ fn rng_output_is_pinned_to_splitmix64() {
         Rng::new(9).next_u64()
     );
 }
+
+#[test]
+fn registered_nodes_are_positions_that_send_at_and_next_delivery_at_use() {
+    let (a, b) = ids();
+    let mut net = SimNet::new(NetConfig::default()).expect("valid");
+    net.register([&b, &a]);
+    assert_eq!(net.nodes(), &[b.clone(), a.clone()]);
+    let mut rng = Rng::new(1);
+    let mut by_name = Trace::new();
+    let mut by_position = Trace::new();
+    let mut twin = SimNet::new(NetConfig::default()).expect("valid");
+    twin.register([&b, &a]);
+    net.send(&a, &b, Msg(7), &mut rng, &mut by_name);
+    twin.send_at(1, 0, Msg(7), &mut Rng::new(1), &mut by_position);
+    // An equal id built separately is the same node, by name.
+    net.send(&NodeId::new("b"), &a, Msg(8), &mut rng, &mut by_name);
+    assert_eq!(net.nodes().len(), 2);
+    let pending: Vec<(String, String, u64)> = net
+        .pending()
+        .map(|env| (env.src.to_string(), env.dst.to_string(), env.msg.0))
+        .collect();
+    assert_eq!(pending.len(), 2);
+    assert!(pending.contains(&("a".into(), "b".into(), 7)));
+    net.advance();
+    twin.advance();
+    let first = net.next_delivery_at(&mut by_name).expect("due");
+    assert_eq!((first.src, first.dst, first.msg.0), (1, 0, 7));
+    let named = net.next_delivery(&mut by_name).expect("due");
+    assert_eq!(
+        (named.src, named.dst, named.msg.0),
+        (b.clone(), a.clone(), 8)
+    );
+    let twin_first = twin.next_delivery_at(&mut by_position).expect("due");
+    assert_eq!((twin_first.src, twin_first.dst), (1, 0));
+    // The trace names the ends as a send by name does.
+    let lines: Vec<String> = by_position.to_jsonl().lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        lines[0],
+        by_name.to_jsonl().lines().next().expect("sent").to_owned()
+    );
+    assert!(
+        lines[1].contains(
+            r#""kind":"message_delivered","fields":{"id":0,"src":{"node":"a"},"dst":{"node":"b"}"#
+        ),
+        "{}",
+        lines[1]
+    );
+}

@@ -115,7 +115,20 @@ impl<M: Payload> Cluster<M> {
     /// A cluster of `ids` at tick 0, every node up and linked, or
     /// [`GroupError::Config`] for invalid network settings.
     pub fn new(ids: Vec<NodeId>, net: NetConfig, seed: u64) -> Result<Self, GroupError> {
-        let net = SimNet::new(net)?;
+        let mut net = SimNet::new(net)?;
+        // The network's positions are the cluster's: a delivery names its
+        // ends without a lookup.
+        if let Some((_, twice)) = ids
+            .iter()
+            .enumerate()
+            .find(|&(i, id)| ids[..i].contains(id))
+        {
+            return Err(GroupError::config(
+                "nodes",
+                format!("{twice} is named twice"),
+            ));
+        }
+        net.register(&ids);
         let n = ids.len();
         Ok(Cluster {
             trace: Trace::new(),
@@ -269,13 +282,8 @@ impl<M: Payload> Cluster<M> {
     /// Sends `msg` from node `from` to node `to`, recording `message_sent`
     /// (and `message_dropped` when the link is cut); returns its id.
     pub fn send(&mut self, from: usize, to: usize, msg: M) -> MessageId {
-        self.net.send(
-            &self.ids[from],
-            &self.ids[to],
-            msg,
-            &mut self.rng,
-            &mut self.trace,
-        )
+        self.net
+            .send_at(from, to, msg, &mut self.rng, &mut self.trace)
     }
 
     /// Advances the clock one tick; then drain [`Cluster::next_delivery`].
@@ -288,15 +296,18 @@ impl<M: Payload> Cluster<M> {
     /// (`receiver_down`).
     pub fn next_delivery(&mut self) -> Option<Delivery<M>> {
         loop {
-            let env = self.net.next_delivery(&mut self.trace)?;
-            let (Some(to), Some(from)) = (self.position(&env.dst), self.position(&env.src)) else {
+            let env = self.net.next_delivery_at(&mut self.trace)?;
+            // The network's positions are the cluster's (registered first,
+            // in order); any other node is none of this cluster's.
+            let (to, from) = (env.dst, env.src);
+            if to >= self.ids.len() || from >= self.ids.len() {
                 self.net
-                    .record_discard(&env, "unknown_receiver", &mut self.trace);
+                    .record_discard_at(&env, "unknown_receiver", &mut self.trace);
                 continue;
-            };
+            }
             if !self.faults.is_alive(to) {
                 self.net
-                    .record_discard(&env, "receiver_down", &mut self.trace);
+                    .record_discard_at(&env, "receiver_down", &mut self.trace);
                 continue;
             }
             return Some(Delivery {
@@ -341,7 +352,7 @@ impl<M: Payload> Cluster<M> {
     /// True when some message in flight satisfies `pred` (inspection only:
     /// the order is not the delivery order).
     pub fn any_in_flight(&self, mut pred: impl FnMut(&M) -> bool) -> bool {
-        self.net.pending().any(|env| pred(&env.msg))
+        self.net.pending().any(|env| pred(env.msg))
     }
 
     /// Drops, without delivering, every message in flight from or to node
@@ -353,9 +364,9 @@ impl<M: Payload> Cluster<M> {
         reason: &'static str,
         mut lose: impl FnMut(&M) -> bool,
     ) {
-        let id = self.ids[i].clone();
+        let id = &self.ids[i];
         self.net.discard_where(
-            |env| (env.src == id || env.dst == id) && lose(&env.msg),
+            |env| (env.src == id || env.dst == id) && lose(env.msg),
             reason,
             &mut self.trace,
         );

@@ -35,20 +35,26 @@ pub trait Payload {
 /// Sequential id of a message, unique within one network.
 pub type MessageId = u64;
 
-/// A message in flight.
+/// A message in flight; its ends named by `Id` — a [`NodeId`], a
+/// `&NodeId` ([`SimNet::pending`]), or a position in [`SimNet::nodes`]
+/// ([`SimNet::next_delivery_at`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Envelope<M> {
+pub struct Envelope<M, Id = NodeId> {
     /// The message's sequential id.
     pub id: MessageId,
     /// Sender.
-    pub src: NodeId,
+    pub src: Id,
     /// Receiver.
-    pub dst: NodeId,
+    pub dst: Id,
     /// Tick at which it was sent.
     pub sent_at: Tick,
     /// The message itself.
     pub msg: M,
 }
+
+/// How the queue holds a message: its ends as positions in
+/// [`SimNet::nodes`], so sending and delivering touch no shared name.
+type Queued<M> = Envelope<M, u32>;
 
 /// The network: a queue of [`Envelope`]s on a [`Scheduler`] (which also owns
 /// the clock) plus the set of cut directional links.
@@ -60,14 +66,16 @@ pub struct Envelope<M> {
 /// (`partition_at_delivery`) and recording `message_delivered` for the rest.
 pub struct SimNet<M> {
     config: NetConfig,
-    queue: Scheduler<Envelope<M>>,
+    queue: Scheduler<Queued<M>>,
     cut: BTreeSet<(NodeId, NodeId)>,
     next_id: MessageId,
-    /// Stream only: the tick the last message on each directed link is due
-    /// (a later one is never due earlier).
-    link_due: std::collections::BTreeMap<(NodeId, NodeId), Tick>,
+    /// Stream only: the tick the last message on each directed link (as
+    /// positions in `nodes`) is due (a later one is never due earlier).
+    link_due: std::collections::BTreeMap<(u32, u32), Tick>,
     /// Sends dropped at capacity.
     overflowed: u64,
+    /// Every node registered or sent between, in that order.
+    nodes: Vec<NodeId>,
 }
 
 impl<M: Payload> SimNet<M> {
@@ -81,7 +89,47 @@ impl<M: Payload> SimNet<M> {
             next_id: 0,
             link_due: std::collections::BTreeMap::new(),
             overflowed: 0,
+            nodes: Vec::new(),
         })
+    }
+
+    /// Gives each of `nodes` not known yet the next position in
+    /// [`SimNet::nodes`] (a network's first registered nodes are at
+    /// positions `0..n`, in order). A node first named by a send is
+    /// registered then.
+    pub fn register<'a>(&mut self, nodes: impl IntoIterator<Item = &'a NodeId>) {
+        for node in nodes {
+            self.intern(node);
+        }
+    }
+
+    /// Every node the network knows, by position (see
+    /// [`SimNet::register`]).
+    pub fn nodes(&self) -> &[NodeId] {
+        &self.nodes
+    }
+
+    /// The position of `node`: the same id (a clone of a registered one)
+    /// is found without reading names; an equal one by name.
+    fn position(&self, node: &NodeId) -> Option<u32> {
+        self.nodes
+            .iter()
+            .position(|n| n.same(node))
+            .or_else(|| self.nodes.iter().position(|n| n == node))
+            .map(|i| i as u32)
+    }
+
+    /// The position of `node`, registering it when new.
+    fn intern(&mut self, node: &NodeId) -> u32 {
+        self.position(node).unwrap_or_else(|| {
+            self.nodes.push(node.clone());
+            (self.nodes.len() - 1) as u32
+        })
+    }
+
+    /// The node at position `i` (positions only come from this network).
+    fn node(&self, i: u32) -> &NodeId {
+        &self.nodes[i as usize]
     }
 
     /// The settings in force.
@@ -128,6 +176,48 @@ impl<M: Payload> SimNet<M> {
         rng: &mut Rng,
         trace: &mut Trace,
     ) -> MessageId {
+        let (src, dst) = (self.intern(src), self.intern(dst));
+        self.send_at(src as usize, dst as usize, msg, rng, trace)
+    }
+
+    /// [`SimNet::send`] between the nodes at positions `src` and `dst` of
+    /// [`SimNet::nodes`] (no name is cloned or looked up).
+    ///
+    /// # Panics
+    ///
+    /// When `src` or `dst` is not a position of [`SimNet::nodes`] (a caller
+    /// bug: positions come from [`SimNet::register`]'s order).
+    pub fn send_at(
+        &mut self,
+        src: usize,
+        dst: usize,
+        msg: M,
+        rng: &mut Rng,
+        trace: &mut Trace,
+    ) -> MessageId {
+        // The names are read while the queue changes: set them aside.
+        let nodes = std::mem::take(&mut self.nodes);
+        let id = self.send_named(
+            &nodes[src],
+            &nodes[dst],
+            (src as u32, dst as u32),
+            msg,
+            rng,
+            trace,
+        );
+        self.nodes = nodes;
+        id
+    }
+
+    fn send_named(
+        &mut self,
+        src: &NodeId,
+        dst: &NodeId,
+        (src_at, dst_at): (u32, u32),
+        msg: M,
+        rng: &mut Rng,
+        trace: &mut Trace,
+    ) -> MessageId {
         let id = self.next_id;
         self.next_id += 1;
         let now = self.queue.now();
@@ -166,8 +256,8 @@ impl<M: Payload> SimNet<M> {
         }
         let envelope = Envelope {
             id,
-            src: src.clone(),
-            dst: dst.clone(),
+            src: src_at,
+            dst: dst_at,
             sent_at: now,
             msg,
         };
@@ -191,8 +281,8 @@ impl<M: Payload> SimNet<M> {
                         copy_due,
                         Envelope {
                             id,
-                            src: src.clone(),
-                            dst: dst.clone(),
+                            src: src_at,
+                            dst: dst_at,
                             sent_at: now,
                             msg: copy,
                         },
@@ -205,7 +295,7 @@ impl<M: Payload> SimNet<M> {
                 if rng.chance(self.config.stall_rate) {
                     delay += rng.range_inclusive(1, self.config.stall_ticks);
                 }
-                let link = (src.clone(), dst.clone());
+                let link = (src_at, dst_at);
                 let due = self
                     .link_due
                     .get(&link)
@@ -240,17 +330,31 @@ impl<M: Payload> SimNet<M> {
     /// link was cut while they were in flight are dropped here with reason
     /// `partition_at_delivery`.
     pub fn next_delivery(&mut self, trace: &mut Trace) -> Option<Envelope<M>> {
+        let env = self.next_delivery_at(trace)?;
+        Some(Envelope {
+            id: env.id,
+            src: self.nodes[env.src].clone(),
+            dst: self.nodes[env.dst].clone(),
+            sent_at: env.sent_at,
+            msg: env.msg,
+        })
+    }
+
+    /// [`SimNet::next_delivery`] with the ends as positions in
+    /// [`SimNet::nodes`] (no name is cloned).
+    pub fn next_delivery_at(&mut self, trace: &mut Trace) -> Option<Envelope<M, usize>> {
         loop {
             let env = self.queue.pop_due()?;
             let now = self.queue.now();
-            if self.is_cut(&env.src, &env.dst) {
+            let (src, dst) = (self.node(env.src), self.node(env.dst));
+            if self.is_cut(src, dst) {
                 record!(
                     trace,
                     now,
                     "message_dropped",
                     id = env.id,
-                    src = &env.src,
-                    dst = &env.dst,
+                    src = src,
+                    dst = dst,
                     msg = env.msg.label(),
                     reason = "partition_at_delivery"
                 );
@@ -261,25 +365,55 @@ impl<M: Payload> SimNet<M> {
                 now,
                 "message_delivered",
                 id = env.id,
-                src = &env.src,
-                dst = &env.dst,
+                src = src,
+                dst = dst,
                 msg = env.msg.label()
             );
-            return Some(env);
+            return Some(Envelope {
+                id: env.id,
+                src: env.src as usize,
+                dst: env.dst as usize,
+                sent_at: env.sent_at,
+                msg: env.msg,
+            });
         }
     }
 
     /// Records that the owner discarded a delivered message (e.g. its
     /// receiver is down), with `reason`.
     pub fn record_discard(&self, env: &Envelope<M>, reason: &'static str, trace: &mut Trace) {
+        self.record_dropped(env.id, &env.src, &env.dst, env.msg.label(), reason, trace);
+    }
+
+    /// [`SimNet::record_discard`] of a message from
+    /// [`SimNet::next_delivery_at`].
+    pub fn record_discard_at(
+        &self,
+        env: &Envelope<M, usize>,
+        reason: &'static str,
+        trace: &mut Trace,
+    ) {
+        let (src, dst) = (&self.nodes[env.src], &self.nodes[env.dst]);
+        self.record_dropped(env.id, src, dst, env.msg.label(), reason, trace);
+    }
+
+    fn record_dropped(
+        &self,
+        id: MessageId,
+        src: &NodeId,
+        dst: &NodeId,
+        label: &'static str,
+        reason: &'static str,
+        trace: &mut Trace,
+    ) {
         record!(
             trace,
             self.queue.now(),
             "message_dropped",
-            id = env.id,
-            src = &env.src,
-            dst = &env.dst,
-            msg = env.msg.label(),
+            id = id,
+            src = src,
+            dst = dst,
+            msg = label,
             reason = reason
         );
     }
@@ -307,9 +441,11 @@ impl<M: Payload> SimNet<M> {
             let now = self.queue.now();
             for (src, dst) in &newly {
                 record!(trace, now, "connection_reset", src = src, dst = dst);
-                self.link_due.remove(&(src.clone(), dst.clone()));
+                if let (Some(a), Some(b)) = (self.position(src), self.position(dst)) {
+                    self.link_due.remove(&(a, b));
+                }
                 self.discard_where(
-                    |env| env.src == *src && env.dst == *dst,
+                    |env| env.src == src && env.dst == dst,
                     "connection_reset",
                     trace,
                 );
@@ -368,8 +504,19 @@ impl<M: Payload> SimNet<M> {
 
     /// The messages in flight, in no particular order (for inspection and
     /// counting; never let this order reach a trace).
-    pub fn pending(&self) -> impl Iterator<Item = &Envelope<M>> {
-        self.queue.pending()
+    pub fn pending(&self) -> impl Iterator<Item = Envelope<&M, &NodeId>> {
+        self.queue.pending().map(|env| self.view(env))
+    }
+
+    /// A queued message with its ends by name.
+    fn view<'a>(&'a self, env: &'a Queued<M>) -> Envelope<&'a M, &'a NodeId> {
+        Envelope {
+            id: env.id,
+            src: self.node(env.src),
+            dst: self.node(env.dst),
+            sent_at: env.sent_at,
+            msg: &env.msg,
+        }
     }
 
     /// Number of messages in flight.
@@ -387,15 +534,15 @@ impl<M: Payload> SimNet<M> {
     /// is deterministic).
     pub fn discard_where(
         &mut self,
-        mut lose: impl FnMut(&Envelope<M>) -> bool,
+        mut lose: impl FnMut(&Envelope<&M, &NodeId>) -> bool,
         reason: &'static str,
         trace: &mut Trace,
     ) {
-        let mut lost: Vec<(MessageId, NodeId, NodeId, &'static str)> = self
+        let mut lost: Vec<(MessageId, u32, u32, &'static str)> = self
             .queue
             .pending()
-            .filter(|env| lose(env))
-            .map(|env| (env.id, env.src.clone(), env.dst.clone(), env.msg.label()))
+            .filter(|env| lose(&self.view(env)))
+            .map(|env| (env.id, env.src, env.dst, env.msg.label()))
             .collect();
         if lost.is_empty() {
             return;
@@ -403,18 +550,8 @@ impl<M: Payload> SimNet<M> {
         lost.sort_by_key(|(id, ..)| *id);
         let ids: BTreeSet<MessageId> = lost.iter().map(|(id, ..)| *id).collect();
         self.queue.retain(|env| !ids.contains(&env.id));
-        let now = self.queue.now();
         for (id, src, dst, label) in lost {
-            record!(
-                trace,
-                now,
-                "message_dropped",
-                id = id,
-                src = src,
-                dst = dst,
-                msg = label,
-                reason = reason
-            );
+            self.record_dropped(id, self.node(src), self.node(dst), label, reason, trace);
         }
     }
 }
