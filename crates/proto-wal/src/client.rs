@@ -454,7 +454,10 @@ impl WalShippingGroup {
         };
         let quorum = self.config.sync_quorum;
         let listed = &self.synchronous;
-        if listed.len() <= ON_STACK {
+        if let [only] = listed[..] {
+            // One synchronous standby, the usual setting: no buffer.
+            decide(quorum, lsn, &[candidate(only)])
+        } else if listed.len() <= ON_STACK {
             let mut buf = [Candidate {
                 id: 0,
                 connected: false,

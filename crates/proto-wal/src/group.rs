@@ -168,9 +168,14 @@ impl WalShippingGroup {
     /// trace, as when the node recorded them itself.
     #[inline]
     fn dispatch(&mut self, from: usize, out: &mut Vec<Output>) {
-        if out.is_empty() {
-            return;
+        // Most steps output nothing: that check is inlined, the work not.
+        if !out.is_empty() {
+            self.dispatch_outputs(from, out);
         }
+    }
+
+    /// [`WalShippingGroup::dispatch`] of a non-empty `out`.
+    fn dispatch_outputs(&mut self, from: usize, out: &mut Vec<Output>) {
         if !self.cluster.trace.is_enabled() {
             // Nothing is recorded, so the order of fsyncs and sends is all
             // that is left, and it is kept: one pass.
