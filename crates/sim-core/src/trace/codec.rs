@@ -34,6 +34,7 @@ const TEXT_CACHE_BITS: u32 = 8;
 const NODE_CACHE_BITS: u32 = 5;
 
 /// Fibonacci hashing of an address into a direct-mapped cache.
+#[inline]
 fn slot(addr: usize, bits: u32) -> usize {
     ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
@@ -93,6 +94,7 @@ impl Default for Interner {
 impl Interner {
     /// The id of a text; `'static` texts are recognised by address first.
     #[allow(clippy::ptr_arg)] // the Cow's variant is what tells static from owned text
+    #[inline]
     pub(crate) fn text(&mut self, text: &Cow<'static, str>) -> u32 {
         match text {
             Cow::Borrowed(s) => self.static_text(s),
@@ -100,16 +102,32 @@ impl Interner {
         }
     }
 
+    /// The id of a `'static` text: a hit in the direct-mapped cache (every
+    /// event's kind and keys, after their first use) is inlined; the rest
+    /// is [`Interner::static_text_missed`].
+    #[inline]
     pub(crate) fn static_text(&mut self, text: &'static str) -> u32 {
+        let (addr, len) = (text.as_ptr() as usize, text.len());
+        if let Some(&(cached, cached_len, id)) = self.text_cache.get(slot(addr, TEXT_CACHE_BITS))
+            && cached == addr
+            && cached_len == len
+            && addr != 0
+        {
+            return id;
+        }
+        self.static_text_missed(text)
+    }
+
+    /// [`Interner::static_text`] of a text not in the cache (allocated by
+    /// the first one).
+    #[cold]
+    #[inline(never)]
+    fn static_text_missed(&mut self, text: &'static str) -> u32 {
         let (addr, len) = (text.as_ptr() as usize, text.len());
         if self.text_cache.is_empty() {
             self.text_cache = vec![(0, 0, 0); 1 << TEXT_CACHE_BITS];
             self.texts.reserve(64);
             self.text_by_addr.reserve(64);
-        }
-        let entry = self.text_cache[slot(addr, TEXT_CACHE_BITS)];
-        if entry.0 == addr && entry.1 == len && addr != 0 {
-            return entry.2;
         }
         let id = match self.text_by_addr.get(&(addr, len)) {
             Some(&id) => id,
@@ -134,15 +152,27 @@ impl Interner {
         id
     }
 
+    /// The id of a node: a cache hit (a clone of an id seen before) is
+    /// inlined; the rest is [`Interner::node_missed`].
+    #[inline]
     fn node(&mut self, node: &NodeId) -> u32 {
         let addr = node.shared_addr();
-        if self.node_cache.is_empty() {
-            self.node_cache = vec![None; 1 << NODE_CACHE_BITS];
-        }
-        if let Some((cached, id)) = &self.node_cache[slot(addr, NODE_CACHE_BITS)]
+        if let Some(Some((cached, id))) = self.node_cache.get(slot(addr, NODE_CACHE_BITS))
             && cached.shared_addr() == addr
         {
             return *id;
+        }
+        self.node_missed(node)
+    }
+
+    /// [`Interner::node`] of a node not in the cache (allocated by the
+    /// first one).
+    #[cold]
+    #[inline(never)]
+    fn node_missed(&mut self, node: &NodeId) -> u32 {
+        let addr = node.shared_addr();
+        if self.node_cache.is_empty() {
+            self.node_cache = vec![None; 1 << NODE_CACHE_BITS];
         }
         let id = match self.node_by_name.get(node) {
             Some(&id) => id,
@@ -186,6 +216,7 @@ impl PartialEq for Interner {
 }
 impl Eq for Interner {}
 
+#[inline]
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -195,6 +226,7 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Appends one encoded value.
+#[inline]
 pub(crate) fn encode_value(out: &mut Vec<u8>, interner: &mut Interner, value: &Value) {
     match value {
         Value::Absent => out.push(ABSENT),
@@ -226,13 +258,17 @@ pub(crate) fn encode_value(out: &mut Vec<u8>, interner: &mut Interner, value: &V
             put_varint(out, b.len() as u64);
             out.extend_from_slice(b);
         }
-        Value::List(items) => {
-            out.push(LIST);
-            put_varint(out, items.len() as u64);
-            for item in items {
-                encode_value(out, interner, item);
-            }
-        }
+        Value::List(items) => encode_list(out, interner, items),
+    }
+}
+
+/// Appends an encoded list (kept out of line: [`encode_value`] is inlined).
+#[inline(never)]
+fn encode_list(out: &mut Vec<u8>, interner: &mut Interner, items: &[Value]) {
+    out.push(LIST);
+    put_varint(out, items.len() as u64);
+    for item in items {
+        encode_value(out, interner, item);
     }
 }
 
