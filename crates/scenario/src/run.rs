@@ -49,6 +49,9 @@ struct Interpreter<'r> {
     stand_in: bool,
     /// Each part's group records its state lines.
     record_states: bool,
+    /// The output lines are not kept ([`run_part`]): the answers of
+    /// `write` / `read` are not formatted.
+    quiet: bool,
     group: Slot,
     variant: Option<String>,
     last_leader: Option<NodeId>,
@@ -105,6 +108,7 @@ pub fn run_part(
     record_states: bool,
 ) -> Option<PartRun> {
     let mut it = Interpreter::new(protocol, registry, stand_in, record_states);
+    it.quiet = true;
     for case in cases {
         it.step(case);
     }
@@ -163,6 +167,7 @@ impl<'r> Interpreter<'r> {
             registry,
             stand_in,
             record_states,
+            quiet: false,
             group: Slot::Unbuilt,
             variant: None,
             last_leader: None,
@@ -314,7 +319,7 @@ impl<'r> Interpreter<'r> {
             }
             Directive::Blocking(spec) => {
                 let op = self.op(g, spec)?;
-                let (line, record) = blocking(g, op);
+                let (line, record) = blocking(g, op, self.quiet);
                 self.record = Some(record);
                 vec![line]
             }
@@ -331,7 +336,7 @@ impl<'r> Interpreter<'r> {
                         *v = bytes::Bytes::from(numbered);
                     }
                     let spec = self.op(g, &one)?;
-                    let (line, record) = blocking(g, spec);
+                    let (line, record) = blocking(g, spec, self.quiet);
                     let acked =
                         matches!(&record, Record::Write { result: Ok(w), .. } if w.accepted);
                     self.record = Some(record);
@@ -517,12 +522,17 @@ impl<'r> Interpreter<'r> {
 }
 
 /// `write` / `read`: submit, await, print the answer the blocking API
-/// gives; and that answer as a record.
-fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> (String, Record) {
+/// gives (nothing when `quiet`); and that answer as a record.
+fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp, quiet: bool) -> (String, Record) {
     let (value, level, result) = match op {
         ClientOp::Read { key, level, node } => {
             let result = g.client_read(&key, level, node.as_ref());
-            return (show::read(level, &result), Record::Read(result));
+            let line = if quiet {
+                String::new()
+            } else {
+                show::read(level, &result)
+            };
+            return (line, Record::Read(result));
         }
         ClientOp::Write {
             key,
@@ -545,7 +555,11 @@ fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> (String, Record) {
             return (line.clone(), Record::Text(line));
         }
     };
-    let line = show::write(level, &result);
+    let line = if quiet {
+        String::new()
+    } else {
+        show::write(level, &result)
+    };
     (
         line,
         Record::Write {
