@@ -9,7 +9,7 @@ use bytes::Bytes;
 use replication::{
     AckLevel, ClientOp, Cluster, GroupError, OpId, Outcome, ReplicationGroup, WriteResult,
 };
-use sim_core::{DurableImages, NetConfig, NodeId, Tick, Trace, record};
+use sim_core::{NetConfig, NodeId, Tick, Trace, record};
 
 use crate::config::WalConfig;
 use crate::events;
@@ -37,8 +37,9 @@ pub struct WalShippingGroup {
     pub(crate) cluster: Cluster<WalMsg>,
     /// Every node, in configuration order (primary, then standbys).
     pub(crate) nodes: Vec<WalNode>,
-    /// Each node's last fsynced mark.
-    pub(crate) disk: DurableImages<DurableMark>,
+    /// Each node's last fsynced mark, by position (every node fsyncs
+    /// when it starts).
+    pub(crate) disk: Vec<DurableMark>,
     /// The last promoted primary and the newest timeline.
     pub(crate) operator: Operator,
     /// Positions of `synchronous_standby_names`, in priority order.
@@ -86,8 +87,8 @@ impl WalShippingGroup {
             .filter_map(|s| ids.iter().position(|id| id == s))
             .collect();
         let mut nodes = Vec::with_capacity(ids.len());
-        let mut disk = DurableImages::new();
-        for (i, id) in ids.iter().enumerate() {
+        let mut disk = Vec::with_capacity(ids.len());
+        for i in 0..ids.len() {
             let settings = NodeSettings::default()
                 .with_retention(config.retention)
                 .with_synchronous(synchronous.contains(&i))
@@ -95,7 +96,7 @@ impl WalShippingGroup {
                 .with_recovery_min_apply_delay(config.recovery_min_apply_delay)
                 .with_planted(config.planted);
             let node = WalNode::new(i, ids.len(), primary.unwrap_or(0), settings)?;
-            disk.fsync(id, node.durable_mark());
+            disk.push(node.durable_mark());
             nodes.push(node);
         }
         let mut group = WalShippingGroup {
@@ -210,11 +211,7 @@ impl WalShippingGroup {
 
     /// Stores `mark` as node `from`'s durable image.
     fn persist(&mut self, from: usize, mark: DurableMark) {
-        let id = self.cluster.id(from);
-        match self.disk.image_mut(id) {
-            Some(image) => *image = mark,
-            None => self.disk.fsync(id, mark),
-        }
+        self.disk[from] = mark;
     }
 
     /// One tick: advance the clock, deliver every message now due, let
@@ -250,14 +247,7 @@ impl WalShippingGroup {
     /// to its durable mark; a `QUORUM` write waiting on it is re-judged.
     pub(crate) fn on_crash(&mut self, i: usize, lose_unfsynced: bool) {
         if lose_unfsynced {
-            let mark = self
-                .disk
-                .image(self.cluster.id(i))
-                .copied()
-                .unwrap_or(DurableMark {
-                    lsn: 0,
-                    timeline: 1,
-                });
+            let mark = self.disk[i];
             self.with_node(i, |n, out| n.power_loss(mark, out));
         }
         self.settle_pending();

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use replication::Cluster;
-use sim_core::DurableImages;
 
 use crate::node::{DurableMark, WalMsg, WalNode};
 use crate::operator::Operator;
@@ -16,11 +15,11 @@ pub(crate) fn check(
     cluster: &Cluster<WalMsg>,
     nodes: &[WalNode],
     operator: &Operator,
-    disk: &DurableImages<DurableMark>,
+    disk: &[DurableMark],
 ) -> Result<(), String> {
     let ids = cluster.ids();
     for (i, node) in nodes.iter().enumerate() {
-        node.check_invariants(&ids[i], disk.image(&ids[i]).map_or(0, |m| m.lsn))?;
+        node.check_invariants(&ids[i], disk[i].lsn)?;
     }
     let mut primaries: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, a) in nodes.iter().enumerate() {

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 use replication::Cluster;
-use sim_core::{DurableImages, NodeId, Tick};
+use sim_core::{NodeId, Tick};
 
 use crate::config::WalConfig;
 use crate::node::{DurableMark, WalMsg, WalNode};
@@ -84,7 +84,7 @@ pub(crate) fn snapshot(
     nodes: &[WalNode],
     operator: &Operator,
     config: &WalConfig,
-    disk: &DurableImages<DurableMark>,
+    disk: &[DurableMark],
 ) -> WalProbe {
     let ids = cluster.ids();
     let primary = operator.primary().map(|p| &nodes[p]);
@@ -111,7 +111,7 @@ pub(crate) fn snapshot(
                 applied_lsn: n.applied_lsn(),
                 received_lsn: n.lsn(),
                 flushed_lsn: n.flushed_lsn(),
-                durable_lsn: disk.image(&ids[i]).map_or(0, |m| m.lsn),
+                durable_lsn: disk[i].lsn,
                 data: n.data().clone(),
                 catch_up_mode: n.catch_up_mode(),
             })
