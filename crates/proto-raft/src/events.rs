@@ -24,9 +24,23 @@ pub(crate) fn dispatch(
     cluster: &mut Cluster<Message>,
     from: usize,
     now: Tick,
-    outputs: Vec<Output>,
+    mut outputs: Vec<Output>,
 ) {
-    for output in outputs {
+    dispatch_all(cluster, from, now, &mut outputs);
+}
+
+/// [`dispatch`] of `outputs`, emptying it (its allocation is kept for the
+/// next step).
+pub(crate) fn dispatch_all(
+    cluster: &mut Cluster<Message>,
+    from: usize,
+    now: Tick,
+    outputs: &mut Vec<Output>,
+) {
+    if outputs.is_empty() {
+        return;
+    }
+    for output in outputs.drain(..) {
         match output {
             Output::Send { to, msg } => {
                 cluster.send(from, to, msg);

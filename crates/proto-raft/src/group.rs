@@ -9,7 +9,7 @@ use sim_core::{NetConfig, NodeId, Tick, record};
 
 use crate::client::{Clients, append_proposal, leading_index};
 use crate::config::RaftConfig;
-use crate::events::dispatch;
+use crate::events::{dispatch, dispatch_all};
 use crate::invariants::InvariantChecker;
 use crate::message::Message;
 use crate::node::{RaftNode, Role, Timing, highest_term_leader};
@@ -27,6 +27,9 @@ pub struct RaftGroup {
     pub(crate) nodes: Vec<RaftNode>,
     /// Client operations accepted and not yet completed.
     pub(crate) clients: Clients,
+    /// The nodes' outputs of one step, emptied as they are carried out
+    /// (kept to reuse its allocation).
+    out: Vec<crate::node::Output>,
 }
 
 impl fmt::Debug for RaftGroup {
@@ -90,6 +93,7 @@ impl RaftGroup {
             config,
             cluster,
             nodes,
+            out: Vec::new(),
         })
     }
 
@@ -124,16 +128,18 @@ impl RaftGroup {
         }
         self.flush_proposals();
         let now = self.cluster.advance();
+        let mut out = std::mem::take(&mut self.out);
         while let Some(d) = self.cluster.next_delivery() {
-            let outputs = self.nodes[d.to].step(now, d.from, d.msg, &mut self.cluster.rng);
-            self.dispatch(d.to, now, outputs);
+            self.nodes[d.to].step_into(now, d.from, d.msg, &mut self.cluster.rng, &mut out);
+            dispatch_all(&mut self.cluster, d.to, now, &mut out);
         }
         for i in 0..self.nodes.len() {
             if self.cluster.is_alive(i) {
-                let outputs = self.nodes[i].tick(now, &mut self.cluster.rng);
-                self.dispatch(i, now, outputs);
+                self.nodes[i].tick_into(now, &mut self.cluster.rng, &mut out);
+                dispatch_all(&mut self.cluster, i, now, &mut out);
             }
         }
+        self.out = out;
         self.clients.settle(&mut self.cluster, &mut self.nodes, now);
     }
 

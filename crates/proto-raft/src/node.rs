@@ -207,30 +207,37 @@ impl RaftNode {
 
     /// Time passed: followers and candidates start an election when their
     /// deadline is reached; a leader heartbeats every idle follower.
+    #[cfg(test)]
     pub(crate) fn tick(&mut self, now: Tick, rng: &mut Rng) -> Vec<Output> {
         let mut out = Vec::new();
+        self.tick_into(now, rng, &mut out);
+        out
+    }
+
+    /// [`RaftNode::tick`] appending its outputs to `out`.
+    pub(crate) fn tick_into(&mut self, now: Tick, rng: &mut Rng, out: &mut Vec<Output>) {
         match self.role {
             Role::Leader => {
-                self.check_transfer(now, &mut out);
-                if self.check_quorum_due(now, rng, &mut out) {
-                    return out;
+                self.check_transfer(now, out);
+                if self.check_quorum_due(now, rng, out) {
+                    return;
                 }
-                self.heartbeat_idle_peers(now, &mut out);
+                self.heartbeat_idle_peers(now, out);
             }
             Role::Follower | Role::PreCandidate | Role::Candidate => {
                 if now >= self.election_deadline {
                     if self.timing.pre_vote {
-                        self.start_pre_vote(now, rng, &mut out);
+                        self.start_pre_vote(now, rng, out);
                     } else {
-                        self.start_election(now, rng, &mut out);
+                        self.start_election(now, rng, out);
                     }
                 }
             }
         }
-        out
     }
 
     /// A message from node `from` arrived.
+    #[cfg(test)]
     pub(crate) fn step(
         &mut self,
         now: Tick,
@@ -239,6 +246,19 @@ impl RaftNode {
         rng: &mut Rng,
     ) -> Vec<Output> {
         let mut out = Vec::new();
+        self.step_into(now, from, msg, rng, &mut out);
+        out
+    }
+
+    /// [`RaftNode::step`] appending its outputs to `out`.
+    pub(crate) fn step_into(
+        &mut self,
+        now: Tick,
+        from: usize,
+        msg: Message,
+        rng: &mut Rng,
+        out: &mut Vec<Output>,
+    ) {
         // PreVote traffic never makes anyone adopt a term: a request is
         // judged as is, a grant counted by a pre-candidate (`prevote.rs`).
         match msg {
@@ -247,15 +267,15 @@ impl RaftNode {
                 last_log_index,
                 last_log_term,
             } => {
-                self.handle_pre_vote(now, from, term, last_log_index, last_log_term, &mut out);
-                return out;
+                self.handle_pre_vote(now, from, term, last_log_index, last_log_term, out);
+                return;
             }
             Message::PreVoteResponse {
                 term,
                 granted: true,
             } => {
-                self.on_pre_vote_granted(now, from, term, rng, &mut out);
-                return out;
+                self.on_pre_vote_granted(now, from, term, rng, out);
+                return;
             }
             _ => {}
         }
@@ -274,16 +294,15 @@ impl RaftNode {
                 self.reset_election_deadline(now, rng);
             }
         } else if term < self.current_term {
-            self.reject_stale(from, msg, &mut out);
-            return out;
+            self.reject_stale(from, msg, out);
+            return;
         }
         match self.role {
-            Role::Follower => self.step_follower(now, from, msg, rng, &mut out),
-            Role::PreCandidate => self.step_pre_candidate(now, from, msg, rng, &mut out),
-            Role::Candidate => self.step_candidate(now, from, msg, rng, &mut out),
-            Role::Leader => self.step_leader(now, from, msg, &mut out),
+            Role::Follower => self.step_follower(now, from, msg, rng, out),
+            Role::PreCandidate => self.step_pre_candidate(now, from, msg, rng, out),
+            Role::Candidate => self.step_candidate(now, from, msg, rng, out),
+            Role::Leader => self.step_leader(now, from, msg, out),
         }
-        out
     }
 
     /// A message from an older term: requests get a refusal carrying our
