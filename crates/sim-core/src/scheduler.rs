@@ -123,6 +123,7 @@ impl<E> Scheduler<E> {
     }
 
     /// Removes and returns the next event due at or before now.
+    #[inline]
     pub fn pop_due(&mut self) -> Option<E> {
         if self.heap.peek()?.due > self.clock.now() {
             return None;

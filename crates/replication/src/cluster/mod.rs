@@ -281,6 +281,7 @@ impl<M: Payload> Cluster<M> {
 
     /// Sends `msg` from node `from` to node `to`, recording `message_sent`
     /// (and `message_dropped` when the link is cut); returns its id.
+    #[inline]
     pub fn send(&mut self, from: usize, to: usize, msg: M) -> MessageId {
         self.net
             .send_at(from, to, msg, &mut self.rng, &mut self.trace)
@@ -294,6 +295,7 @@ impl<M: Payload> Cluster<M> {
     /// The next message due now whose link is open and whose receiver is
     /// up. Messages for a node that is down are dropped here
     /// (`receiver_down`).
+    #[inline]
     pub fn next_delivery(&mut self) -> Option<Delivery<M>> {
         loop {
             let env = self.net.next_delivery_at(&mut self.trace)?;

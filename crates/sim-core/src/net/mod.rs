@@ -187,6 +187,7 @@ impl<M: Payload> SimNet<M> {
     ///
     /// When `src` or `dst` is not a position of [`SimNet::nodes`] (a caller
     /// bug: positions come from [`SimNet::register`]'s order).
+    #[inline]
     pub fn send_at(
         &mut self,
         src: usize,
@@ -342,6 +343,7 @@ impl<M: Payload> SimNet<M> {
 
     /// [`SimNet::next_delivery`] with the ends as positions in
     /// [`SimNet::nodes`] (no name is cloned).
+    #[inline]
     pub fn next_delivery_at(&mut self, trace: &mut Trace) -> Option<Envelope<M, usize>> {
         loop {
             let env = self.queue.pop_due()?;
