@@ -126,8 +126,8 @@ impl Interner {
         let (addr, len) = (text.as_ptr() as usize, text.len());
         if self.text_cache.is_empty() {
             self.text_cache = vec![(0, 0, 0); 1 << TEXT_CACHE_BITS];
-            self.texts.reserve(64);
-            self.text_by_addr.reserve(64);
+            self.texts.reserve(128);
+            self.text_by_addr.reserve(128);
         }
         let id = match self.text_by_addr.get(&(addr, len)) {
             Some(&id) => id,

@@ -133,6 +133,12 @@ impl Trace {
         if self.disabled {
             return;
         }
+        if self.headers.capacity() == 0 {
+            // A run's trace holds some dozens of events at least: skip the
+            // smallest growth steps.
+            self.headers.reserve(64);
+            self.encoded.reserve(2048);
+        }
         let kind = self.interner.text(&kind);
         for (key, value) in fields {
             let key = self.interner.text(&key);
