@@ -155,10 +155,14 @@ pub fn run(options: &Options<'_>) -> Result<ExitCode, Failure> {
             workload: w.name().to_owned(),
             current: Vec::new(),
             baseline: Ok(Vec::new()),
+            failed: None,
         })
         .collect();
     for round in 0..options.rounds {
         for (workload, row) in workloads.iter().zip(&mut rows) {
+            if row.failed.is_some() {
+                continue;
+            }
             let args =
                 bench::worker_args(*workload, options.writes, options.trace, options.clients);
             // Alternate which build goes first, so neither always runs on
@@ -170,10 +174,15 @@ pub fn run(options: &Options<'_>) -> Result<ExitCode, Failure> {
             };
             for is_current in order {
                 if is_current {
-                    let line = bench::run_worker(&current, &args).map_err(|e| {
-                        Failure::Failed(format!("workload {} failed: {e}", workload.name()))
-                    })?;
-                    row.current.push(line);
+                    // A failing workload is reported under the table; the
+                    // others still run.
+                    match bench::run_worker(&current, &args) {
+                        Ok(line) => row.current.push(line),
+                        Err(why) => {
+                            row.failed = Some(why);
+                            break;
+                        }
+                    }
                 } else if let Ok(lines) = &mut row.baseline {
                     match bench::run_worker(&baseline, &args) {
                         Ok(line) => lines.push(line),
@@ -192,7 +201,7 @@ pub fn run(options: &Options<'_>) -> Result<ExitCode, Failure> {
         let text = serde_json::to_string_pretty(&json(&commit, &rows))
             .map_err(|e| Failure::Failed(e.to_string()))?;
         output::println(&text)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(exit_code(&rows));
     }
     let short: String = if options.rev.len() <= 12 {
         options.rev.to_owned()
@@ -207,12 +216,22 @@ pub fn run(options: &Options<'_>) -> Result<ExitCode, Failure> {
         options.rounds,
         bench::REPEATS,
     ))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(exit_code(&rows))
+}
+
+/// Failure when this build's worker failed for some workload.
+fn exit_code(rows: &[Compared]) -> ExitCode {
+    if rows.iter().any(|r| r.failed.is_some()) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// `--baseline --json`: the baseline commit and, per workload, both
 /// builds' worker rows (one per round; `baseline` is `null` when that
-/// build has no such workload).
+/// build has no such workload; `failed` says why this build's worker
+/// failed, else `null`).
 fn json(commit: &str, rows: &[Compared]) -> Json {
     let workloads: Vec<Json> = rows
         .iter()
@@ -221,6 +240,7 @@ fn json(commit: &str, rows: &[Compared]) -> Json {
                 "workload": r.workload,
                 "current": r.current,
                 "baseline": r.baseline.as_ref().ok(),
+                "failed": r.failed,
             })
         })
         .collect();

@@ -13,6 +13,9 @@ pub struct Compared {
     /// The baseline's worker rows, one per round, or why it has none (an
     /// older build may not know the workload).
     pub baseline: Result<Vec<Json>, String>,
+    /// Why this build's worker failed (the workload is then not run
+    /// again; the other workloads still are).
+    pub failed: Option<String>,
 }
 
 fn rates(rows: &[Json]) -> Vec<f64> {
@@ -144,6 +147,10 @@ pub fn report(
             ratio,
             range
         ));
+        if let Some(why) = &row.failed {
+            let first = why.lines().next().unwrap_or("").trim();
+            notes.push(format!("{}: this build failed ({first})", row.workload));
+        }
         let ops = |rows: &[Json]| rows.first().and_then(|r| r["ops"].as_u64());
         if let Ok(base) = &row.baseline
             && let (Some(b), Some(c)) = (ops(base), ops(&row.current))
@@ -201,16 +208,25 @@ mod tests {
                 workload: "writes-async".into(),
                 current: vec![row(200, 3.4e6), row(200, 3.3e6)],
                 baseline: Ok(vec![row(200, 2.4e6), row(200, 2.38e6)]),
+                failed: None,
             },
             Compared {
                 workload: "matrix".into(),
                 current: vec![row(44, 70_000.0)],
                 baseline: Ok(vec![row(34, 66_000.0)]),
+                failed: None,
             },
             Compared {
                 workload: "pipelined-isr".into(),
                 current: vec![row(200, 1.27e6)],
                 baseline: Err("error: invalid value 'pipelined-isr'\nmore".into()),
+                failed: None,
+            },
+            Compared {
+                workload: "explore-isr".into(),
+                current: vec![],
+                baseline: Ok(vec![row(2000, 9000.0)]),
+                failed: Some("error: explore-isr: a safety violation\nmore".into()),
             },
         ];
         let text = report("c40442c", &rows, 200, false, 2, 3);
@@ -245,5 +261,16 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("c40442c ops/s"), "{text}");
+        let explore = text
+            .lines()
+            .find(|l| l.starts_with("explore-isr"))
+            .expect("a failed workload keeps its line");
+        assert!(explore.contains("9.0 k/s"), "{explore}");
+        assert!(
+            text.contains(
+                "explore-isr: this build failed (error: explore-isr: a safety violation)"
+            ),
+            "{text}"
+        );
     }
 }
