@@ -47,7 +47,13 @@ pub fn run(
         },
     )?;
     let nodes: Vec<NodeId> = show.nodes.iter().map(NodeId::new).collect();
-    let known = run.states().nodes();
+    // Only a run asked about its nodes records its state lines (a second
+    // run of its part).
+    let known = if nodes.is_empty() {
+        Vec::new()
+    } else {
+        run.states().nodes()
+    };
     if let Some(unknown) = nodes.iter().find(|n| !known.contains(n)) {
         let names: Vec<String> = known.iter().map(ToString::to_string).collect();
         return Err(Failure::usage(

@@ -221,16 +221,18 @@ impl Part {
         let (observed, trace) =
             observe_part(self.experiment, file, self.protocol, self.variant, run)?;
         let part = *self;
-        Ok(
-            Run::new(self.protocol, self.variant, observed, trace).with_states_replayed(
-                move || {
-                    part.run_part(true)
-                        .ok()
-                        .and_then(|(run, _)| run.states)
-                        .unwrap_or_default()
-                },
-            ),
-        )
+        let replay = move || {
+            // The replay's events are this run's again: they are not
+            // mirrored to `tracing` a second time.
+            let quiet = tracing::subscriber::NoSubscriber::default();
+            tracing::subscriber::with_default(quiet, || {
+                part.run_part(true)
+                    .ok()
+                    .and_then(|(run, _)| run.states)
+                    .unwrap_or_default()
+            })
+        };
+        Ok(Run::new(self.protocol, self.variant, observed, trace).with_states_replayed(replay))
     }
 
     /// The part run in place on a fresh group (recording its state lines
