@@ -7,7 +7,8 @@ use replication::{
     SettingDoc, SettingKind, Settings,
 };
 
-use crate::{IsrConfig, IsrGroup};
+use crate::fetch::{FetchGroup, Rung};
+use crate::{IsrConfig, IsrGroup, IsrMode};
 
 /// The Kafka-shaped ISR's registration.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,6 +34,21 @@ const SETTINGS: &[SettingDoc] = &[
         name: "planted",
         kind: SettingKind::Text,
         doc: "a planted bug (`proto_isr::planted`; builds with the `planted` feature only)",
+    },
+    SettingDoc {
+        name: "mode",
+        kind: SettingKind::Text,
+        doc: "`chapter` (the source chapter's model, default) or `fetch` (Kafka's fetch-driven replication, `proto_isr::fetch`)",
+    },
+    SettingDoc {
+        name: "rung",
+        kind: SettingKind::Text,
+        doc: "with `mode=fetch`: the truncation rule of the Kafka ladder, `hw`, `kip101`, `kip279`, `kip320` or `elr` (default)",
+    },
+    SettingDoc {
+        name: "flush_messages",
+        kind: SettingKind::Number,
+        doc: "with `mode=fetch`: `flush.messages`, flush after this many unflushed records (default: only on fsync)",
     },
     SettingDoc {
         name: "retention",
@@ -63,6 +79,32 @@ impl IsrRegistration {
         if let Some(name) = settings.get("planted") {
             config = config.with_planted(name);
         }
+        let rung = match settings.get("rung") {
+            Some(name) => Some(Rung::from_name(name).ok_or_else(|| {
+                GroupError::config(
+                    "rung",
+                    format!("unknown rung {name:?}; the rungs are hw, kip101, kip279, kip320, elr"),
+                )
+            })?),
+            None => None,
+        };
+        match settings.get("mode") {
+            None | Some("chapter") => {
+                if rung.is_some() {
+                    return Err(GroupError::config("rung", "a rung needs mode=fetch"));
+                }
+            }
+            Some("fetch") => config = config.with_mode(IsrMode::Fetch(rung.unwrap_or(Rung::Elr))),
+            Some(other) => {
+                return Err(GroupError::config(
+                    "mode",
+                    format!("unknown mode {other:?}; the modes are chapter, fetch"),
+                ));
+            }
+        }
+        if let Some(n) = settings.number("flush_messages")? {
+            config = config.with_flush_messages(n);
+        }
         Ok(config)
     }
 }
@@ -81,7 +123,11 @@ impl Registration for IsrRegistration {
     }
 
     fn build(&self, settings: &Settings) -> Result<Box<dyn ScenarioGroup>, GroupError> {
-        Ok(Box::new(IsrGroup::new(Self::config(settings)?)?))
+        let config = Self::config(settings)?;
+        Ok(match config.mode {
+            IsrMode::Chapter => Box::new(IsrGroup::new(config)?),
+            _ => Box::new(FetchGroup::new(config)?),
+        })
     }
 
     fn default_nodes(&self) -> Vec<NodeId> {
