@@ -10,6 +10,12 @@ use replication::{
 use crate::fetch::{FetchGroup, Rung};
 use crate::{IsrConfig, IsrGroup, IsrMode};
 
+/// `replica.lag.time.max.ms` of the fetch-mode explorer rows, in ticks:
+/// above the slowest fetch round a schedule's network draws (two one-way
+/// delays of up to 6 ticks and stalls of up to 4: 20 ticks), as Kafka's 30 s is far
+/// above a fetch round.
+const FETCH_LAG: &str = "24";
+
 /// The Kafka-shaped ISR's registration.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IsrRegistration;
@@ -175,6 +181,60 @@ impl Registration for IsrRegistration {
             ExplorerRow::new(AckLevel::AllIsr, ReadLevel::Linearizable, "datagram", &[])
                 .on_transport(sim_core::Transport::Datagram),
         );
+        // The Kafka ladder: fetch mode at acks=all, min.insync 2, every
+        // rung on the same schedules. A flush on every record keeps power
+        // losses from losing anything, so what breaks is the rung's rule.
+        for (setting, rung) in [
+            ("fetch_hw", "hw"),
+            ("fetch_kip101", "kip101"),
+            ("fetch_kip279", "kip279"),
+            ("fetch_kip320", "kip320"),
+            ("fetch_elr", "elr"),
+        ] {
+            rows.push(ExplorerRow::new(
+                AckLevel::AllIsr,
+                ReadLevel::Linearizable,
+                setting,
+                &[
+                    ("mode", "fetch"),
+                    ("rung", rung),
+                    ("flush_messages", "1"),
+                    ("lag_timeout", FETCH_LAG),
+                ],
+            ));
+        }
+        // Kafka's default: no flush per record. KIP-966 promises no loss of
+        // committed records with at most min.insync − 1 = 1 unclean
+        // shutdown; the rung below it does not keep that promise (the last
+        // replica standing), and neither rung survives any number of them.
+        for (setting, rung) in [
+            ("fetch_kip320_one_power_loss", "kip320"),
+            ("fetch_elr_one_power_loss", "elr"),
+        ] {
+            rows.push(
+                ExplorerRow::new(
+                    AckLevel::AllIsr,
+                    ReadLevel::Linearizable,
+                    setting,
+                    &[
+                        ("mode", "fetch"),
+                        ("rung", rung),
+                        ("lag_timeout", FETCH_LAG),
+                    ],
+                )
+                .with_max_power_losses(1),
+            );
+        }
+        rows.push(ExplorerRow::new(
+            AckLevel::AllIsr,
+            ReadLevel::Linearizable,
+            "fetch_elr_no_flush",
+            &[
+                ("mode", "fetch"),
+                ("rung", "elr"),
+                ("lag_timeout", FETCH_LAG),
+            ],
+        ));
         rows
     }
 }

@@ -110,13 +110,18 @@ impl PartitionController {
     }
 
     /// With ELR, `removed` members leaving an ISR now below min.insync
-    /// become eligible (unless they lost power); members of `isr` leave the
-    /// ELR.
+    /// become eligible (unless they lost power);
+    /// members of `isr` leave the ELR, and an ISR back at min.insync
+    /// empties it (HW advances again, past what the ELR members hold).
     fn move_to_elr(&mut self, removed: &[usize], unclean: &[bool]) {
         if !self.rung.elr() {
             return;
         }
-        if self.isr.len() < self.min_insync {
+        if self.isr.len() >= self.min_insync {
+            self.elr.clear();
+            return;
+        }
+        {
             for &r in removed {
                 if !unclean[r] && !self.elr.contains(&r) {
                     self.elr.push(r);

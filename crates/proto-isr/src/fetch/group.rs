@@ -99,7 +99,22 @@ impl FetchGroup {
             out: Vec::new(),
             violation: None,
         };
-        group.notify_all();
+        let n = group.replicas.len();
+        group.replicas[leader].become_leader(1, (0..n).collect(), 1, n, 0);
+        for (i, r) in group.replicas.iter_mut().enumerate() {
+            if i != leader {
+                r.start_following(leader, 1);
+            }
+        }
+        record!(
+            group.cluster.trace,
+            0,
+            "isr_became_leader",
+            node = group.cluster.id(leader),
+            epoch = 1u64,
+            log_end = 0u64,
+            high_watermark = 0u64
+        );
         Ok(group)
     }
 
@@ -346,7 +361,9 @@ impl FetchGroup {
     /// pending writes.
     pub(crate) fn step_tick(&mut self) {
         self.cluster.advance();
-        self.cluster.take_resets();
+        for (a, b) in self.cluster.take_resets() {
+            self.reconnected(a, b);
+        }
         while let Some(d) = self.cluster.next_delivery() {
             self.on_replica(d.to, |r, now, out| r.step(d.from, d.msg, now, out));
         }
@@ -370,6 +387,16 @@ impl FetchGroup {
         }
         self.notify_all();
         self.judge_pending();
+    }
+
+    /// The link between `a` and `b` was reset or restored: a follower of
+    /// the other end asks again.
+    pub(crate) fn reconnected(&mut self, a: usize, b: usize) {
+        for (f, l) in [(a, b), (b, a)] {
+            if self.cluster.is_alive(f) && self.replicas[f].leader() == Some(l) && f != l {
+                self.on_replica(f, |r, now, out| r.resend(now, out));
+            }
+        }
     }
 
     /// The leader at `i` proposes `isr`; the controller accepts it from

@@ -21,13 +21,18 @@ use super::epoch_cache::EpochCache;
 use super::rung::Rung;
 use super::wire::{FetchError, FetchMessage, Record};
 
-/// Ticks a follower waits for an answer before it asks again.
-pub const REQUEST_TIMEOUT: u64 = 4;
+/// Ticks a follower waits for an answer before it asks again
+/// (`replica.fetch.wait.max.ms` plus the round trip): above the slowest
+/// fetch round the explorer's networks draw, so that a slow answer is not
+/// asked for twice. A message lost to a reset connection, a cut link or an
+/// isolation is asked for again at once when the link is back
+/// ([`Replica::resend`]).
+pub const REQUEST_TIMEOUT: u64 = 24;
 /// Ticks a follower waits after an error answer.
 const BACKOFF: u64 = 1;
 /// Records one fetch answer carries at most (`replica.fetch.max.bytes`,
 /// counted in records).
-pub const MAX_FETCH_RECORDS: usize = 4;
+pub const MAX_FETCH_RECORDS: usize = 8;
 
 /// What a leader knows of one follower, from its fetches.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -213,7 +218,8 @@ impl Replica {
         &self.log
     }
 
-    /// True after a power loss until it has caught up with a leader again.
+    /// True after a power loss that lost records, until it has caught up
+    /// with a leader again.
     pub fn unclean(&self) -> bool {
         self.unclean
     }
@@ -273,10 +279,12 @@ impl Replica {
         self.leader = None;
         if power_loss {
             let keep = self.flushed;
+            // Log recovery finds the torn tail; a broker that lost nothing
+            // (everything was flushed) comes back clean.
+            self.unclean |= keep < self.log_end();
             self.log.truncate(keep as usize);
             self.cache.truncate_from_end(keep);
             self.hw = self.hw.min(keep);
-            self.unclean = true;
         }
     }
 
@@ -327,6 +335,15 @@ impl Replica {
             Some(asked) => self.ask_epoch(asked, now, out),
             None => self.fetch(now, out),
         }
+    }
+
+    /// The partition's first LeaderAndIsr: follow `leader` in `epoch` from
+    /// an empty log; the first fetch goes out at the first tick (so that
+    /// nothing is in flight before a caller sets the network).
+    pub fn start_following(&mut self, leader: usize, epoch: u64) {
+        self.epoch = epoch;
+        self.leader = Some(leader);
+        self.phase = Phase::Fetching { retry_at: 0 };
     }
 
     /// The controller's LeaderAndIsr with no leader (an offline partition).
@@ -390,6 +407,16 @@ impl Replica {
                     current_leader_epoch: self.epoch,
                 },
             });
+        }
+    }
+
+    /// The connection to the leader was reset or restored: a follower asks
+    /// again now (its request in flight may be lost).
+    pub fn resend(&mut self, now: Tick, out: &mut Vec<Output>) {
+        match self.phase {
+            Phase::Fetching { .. } => self.fetch(now, out),
+            Phase::Truncating { asked, .. } => self.ask_epoch(asked, now, out),
+            Phase::Offline | Phase::Leader(_) => {}
         }
     }
 
@@ -666,9 +693,19 @@ impl Replica {
             return;
         }
         let mut to = end_offset.min(self.log_end());
-        if self.rung.matches_epochs() && epoch != asked {
-            to = to.min(self.cache.end_offset_kip279(epoch, self.log_end()).1);
+        if self.rung.matches_epochs() {
+            // KIP-279: the answer is about `epoch`, the largest epoch ≤
+            // `asked` the leader has. Truncate to the smaller of both ends
+            // of `epoch` — or, when this log has no `epoch`, ask again
+            // about the largest epoch it has below that.
+            let (own, own_end) = self.cache.end_offset_kip279(epoch, self.log_end());
+            if own != epoch {
+                self.ask_epoch(own, now, out);
+                return;
+            }
+            to = to.min(own_end);
         }
+        let _ = asked;
         self.truncate(to, "leader epoch", out);
         self.fetch(now, out);
     }

@@ -129,6 +129,16 @@ impl ReplicationGroup for FetchGroup {
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.cluster.heal(node)?;
         self.notify(i);
+        for j in 0..self.replicas.len() {
+            self.reconnected(i, j);
+        }
+        Ok(())
+    }
+
+    /// Restores the link; a follower at either end asks its leader again.
+    fn restore_link(&mut self, from: &NodeId, to: &NodeId) -> Result<(), GroupError> {
+        let (a, b) = self.cluster.restore_link(from, to)?;
+        self.reconnected(a, b);
         Ok(())
     }
 
