@@ -705,7 +705,6 @@ impl Replica {
             }
             to = to.min(own_end);
         }
-        let _ = asked;
         self.truncate(to, "leader epoch", out);
         self.fetch(now, out);
     }

@@ -143,10 +143,11 @@ impl ReplicationGroup for FetchGroup {
     }
 
     /// Marks `node`'s fetcher stalled (it sends no fetches and falls out of
-    /// the ISR by lag) or clears it; refused for the leader.
+    /// the ISR by lag) or clears it; marking the leader is refused (a
+    /// slow follower elected leader can be cleared).
     fn set_slow(&mut self, node: &NodeId, slow: bool) -> Result<(), GroupError> {
         let i = self.cluster.index(node)?;
-        if self.controller.leader() == Some(i) {
+        if slow && self.controller.leader() == Some(i) {
             return Err(GroupError::not_permitted(
                 node,
                 "the leader cannot be marked slow",
