@@ -68,6 +68,7 @@ impl Bitset {
     }
 
     /// The word and bit of `member`.
+    #[inline]
     fn place(&self, member: usize) -> (usize, u64) {
         let bit = if member < self.split {
             member
@@ -78,6 +79,7 @@ impl Bitset {
     }
 
     /// Adds `member`; a no-op if it is already in.
+    #[inline]
     pub(crate) fn insert(&mut self, member: usize) {
         let (word, bit) = self.place(member);
         if self.words[word] & bit != 0 {
@@ -96,6 +98,7 @@ impl Bitset {
     }
 
     /// Removes `member`; a no-op if it is not in.
+    #[inline]
     pub(crate) fn remove(&mut self, member: usize) {
         let (word, bit) = self.place(member);
         if self.words[word] & bit == 0 {
@@ -123,6 +126,7 @@ impl Bitset {
 
     /// The set in short form. Two sets of the same capacity and split are
     /// equal iff their short forms are.
+    #[inline]
     pub(crate) fn short_form(&self) -> ShortForm<'_> {
         ShortForm {
             full: self.full,
