@@ -413,6 +413,57 @@ mod tests {
     }
 
     #[test]
+    fn the_cache_answers_as_a_set_of_configurations_would() {
+        use crate::bitset::splitmix64;
+        use std::collections::BTreeSet;
+        // A random walk over a 300-member set (200 returned, 100 never
+        // returned) and up to 40 states, so every inline shape, the arena, the
+        // masked states and the single ones all occur, half the lookups
+        // going back to a set met before; the reference is the set of
+        // (members, state) pairs seen so far.
+        let mut rng = 27;
+        let mut below = |n: usize| (splitmix64(&mut rng) % n as u64) as usize;
+        let mut cache = Cache::new();
+        let mut seen = BTreeSet::new();
+        let mut met: Vec<Vec<usize>> = Vec::new();
+        let mut members = BTreeSet::new();
+        let (mut hits, mut arena_used) = (0, false);
+        for _ in 0..20_000 {
+            let lookup = if met.is_empty() || below(2) == 0 {
+                let member = if below(4) == 0 {
+                    200 + below(100)
+                } else {
+                    below(60) + members.len().min(140)
+                };
+                if !members.remove(&member) {
+                    members.insert(member);
+                }
+                met.push(members.iter().copied().collect());
+                met[met.len() - 1].clone()
+            } else {
+                met[below(met.len())].clone()
+            };
+            let mut set = Bitset::new(300, 200);
+            for &m in &lookup {
+                set.insert(m);
+            }
+            // Mostly a few states, as a register's search meets them.
+            let state = if below(4) == 0 { below(40) } else { below(3) } as StateId;
+            let expected = if seen.insert((lookup.clone(), state)) {
+                Insert::New
+            } else {
+                hits += 1;
+                Insert::Seen
+            };
+            assert_eq!(cache.insert(&set, state), expected, "{lookup:?} {state}");
+            arena_used |= !cache.arena.is_empty();
+        }
+        assert_eq!(cache.len(), seen.len());
+        assert!(hits > 1_000, "{hits}");
+        assert!(arena_used);
+    }
+
+    #[test]
     fn sets_equal_in_one_zone_differ_in_the_other() {
         let mut cache = Cache::new();
         let mut set = Bitset::new(10, 5);
