@@ -238,7 +238,11 @@ impl Cache {
         table.slots[index] = slot;
         table.len += 1;
         self.len += 1;
-        if table.len * 8 > table.slots.len() * 5 {
+        // Grown past three quarters full: the probes beyond the first
+        // slot read neighbouring slots, cheap next to the first read of a
+        // table too large for the processor's caches, which a smaller
+        // table makes less likely.
+        if table.len * 4 > table.slots.len() * 3 {
             self.slots += table.slots.len();
             table.grow(&self.arena);
         }
