@@ -128,6 +128,9 @@ pub(crate) struct Search<'h, M: Model> {
     blocker: Option<usize>,
     state: StateId,
     pending_returns: usize,
+    /// Operations with a return: in candidate order they come first, so
+    /// operation `op` returned iff `op < returned`.
+    returned: usize,
     best: LongestPrefix,
     steps: u64,
     cache_hits: u64,
@@ -179,6 +182,7 @@ impl<'h, M: Model> Search<'h, M> {
             blocker: None,
             state: 0,
             pending_returns: returned,
+            returned,
             best: LongestPrefix::new(),
             steps: 0,
             cache_hits: 0,
@@ -308,7 +312,7 @@ impl<'h, M: Model> Search<'h, M> {
             return Ok(());
         };
         self.list.lift(op);
-        if self.ops[op].ret.is_some() {
+        if op < self.returned {
             self.pending_returns -= 1;
         }
         self.stack.push(Frame {
@@ -375,7 +379,7 @@ impl<'h, M: Model> Search<'h, M> {
         self.state = frame.prev_state;
         self.linearized.remove(frame.op);
         self.list.unlift(frame.op);
-        if self.ops[frame.op].ret.is_some() {
+        if frame.op < self.returned {
             self.pending_returns += 1;
         }
     }
