@@ -47,6 +47,11 @@ const SETTINGS: &[SettingDoc] = &[
         kind: SettingKind::Number,
         doc: "`repl-backlog-size`, in entries (default 8)",
     },
+    SettingDoc {
+        name: "nodes",
+        kind: SettingKind::Number,
+        doc: "`primary` and `replica-1` … `replica-(N-1)` (default 3, at least 2, at most 9)",
+    },
 ];
 
 impl AsyncRegistration {
@@ -75,6 +80,10 @@ impl AsyncRegistration {
         if let Some(name) = settings.get("planted") {
             config = config.with_planted(name);
         }
+        if let Some(n) = settings.node_count("nodes", 2)? {
+            let replicas = (1..n).map(|i| NodeId::new(format!("replica-{i}")));
+            config.replicas = replicas.collect();
+        }
         Ok(config)
     }
 }
@@ -98,6 +107,10 @@ impl Registration for AsyncRegistration {
 
     fn default_nodes(&self) -> Vec<NodeId> {
         AsyncConfig::default().node_ids()
+    }
+
+    fn nodes_with(&self, settings: &Settings) -> Vec<NodeId> {
+        Self::config(settings).map_or_else(|_| self.default_nodes(), |c| c.node_ids())
     }
 
     fn levels(&self) -> Levels {

@@ -3,7 +3,7 @@
 //! nothing else.
 
 use bytes::Bytes;
-use replication::Registry;
+use replication::{NodeId, Registry};
 
 use crate::config::Config;
 use crate::levels::{AckRef, ReadRef};
@@ -127,11 +127,12 @@ pub enum Directive {
 struct Args<'r> {
     pairs: Vec<(String, String)>,
     flags: Vec<String>,
-    registry: &'r Registry,
+    /// The node ids a literal may name.
+    known: &'r [NodeId],
 }
 
 impl<'r> Args<'r> {
-    fn new(words: &[String], registry: &'r Registry) -> Result<Args<'r>, String> {
+    fn new(words: &[String], known: &'r [NodeId]) -> Result<Args<'r>, String> {
         let mut pairs: Vec<(String, String)> = Vec::new();
         let mut flags = Vec::new();
         for word in words {
@@ -148,7 +149,7 @@ impl<'r> Args<'r> {
         Ok(Args {
             pairs,
             flags,
-            registry,
+            known,
         })
     }
 
@@ -182,13 +183,13 @@ impl<'r> Args<'r> {
     }
 
     fn node(&mut self, directive: &str, key: &str) -> Result<NodeRef, String> {
-        NodeRef::parse(&self.need(directive, key)?, self.registry)
+        NodeRef::parse(&self.need(directive, key)?, self.known)
     }
 
     fn maybe_node(&mut self, key: &str) -> Result<Option<NodeRef>, String> {
-        let registry = self.registry;
+        let known = self.known;
         self.take(key)
-            .map(|n| NodeRef::parse(&n, registry))
+            .map(|n| NodeRef::parse(&n, known))
             .transpose()
     }
 
@@ -252,13 +253,15 @@ fn label_name(name: &str) -> Result<(), String> {
 
 /// Parses one directive line, already split into words: the directive and
 /// its `as=` label, if it records its answer under one (`submit`'s `as=`
-/// names the operation instead and is kept in the directive).
+/// names the operation instead and is kept in the directive). A literal
+/// node id must be one of `known`.
 pub(crate) fn parse_directive(
     words: &[String],
     registry: &Registry,
+    known: &[NodeId],
 ) -> Result<(Directive, Option<String>), String> {
     let (name, rest) = words.split_first().ok_or("empty directive")?;
-    let mut args = Args::new(rest, registry)?;
+    let mut args = Args::new(rest, known)?;
     let name = name.as_str();
     let label = if name == "submit" {
         None

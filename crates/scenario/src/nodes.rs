@@ -6,12 +6,12 @@
 //! | `leader` | the current leader (an error when there is none) |
 //! | `old-leader` | the leader before the last `failover` |
 //! | `follower-N` | the N-th node (from 1) that is not the current leader, in id order |
-//! | any other word | that node id; it must be a node of at least one protocol's default group |
+//! | any other word | that node id; it must be a node of at least one protocol's group as the last `config` builds it (its default group before any `config`) |
 //!
 //! A literal id that belongs to another protocol (`standby-1` on raft) is
 //! not a scenario error: it runs, and the protocol answers `unknown node`.
 
-use replication::{NodeId, Registry, ReplicationGroup};
+use replication::{NodeId, Registry, ReplicationGroup, Settings};
 
 /// A node as a scenario names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,10 +30,22 @@ pub enum NodeRef {
 /// From the registrations, not from built groups: parsing a file starts
 /// no group (and so logs no trace event).
 pub fn known_nodes(registry: &Registry) -> Vec<NodeId> {
+    known_nodes_with(registry, &Settings::new())
+}
+
+/// Every node id of every registered protocol's group built with
+/// `settings` (a `nodes=` count adds nodes) and of its default group,
+/// sorted. Without building a group.
+pub fn known_nodes_with(registry: &Registry, settings: &Settings) -> Vec<NodeId> {
     let mut ids: Vec<NodeId> = registry
         .protocols()
         .iter()
-        .flat_map(|p| p.registration().default_nodes())
+        .flat_map(|p| {
+            let reg = p.registration();
+            let mut ids = reg.default_nodes();
+            ids.extend(reg.nodes_with(settings));
+            ids
+        })
         .collect();
     ids.sort();
     ids.dedup();
@@ -41,8 +53,8 @@ pub fn known_nodes(registry: &Registry) -> Vec<NodeId> {
 }
 
 impl NodeRef {
-    /// Parses a role or a node id known to some protocol of `registry`.
-    pub fn parse(text: &str, registry: &Registry) -> Result<NodeRef, String> {
+    /// Parses a role or one of the node ids `known` (see [`known_nodes`]).
+    pub fn parse(text: &str, known: &[NodeId]) -> Result<NodeRef, String> {
         match text {
             "leader" => return Ok(NodeRef::Leader),
             "old-leader" => return Ok(NodeRef::OldLeader),
@@ -55,7 +67,6 @@ impl NodeRef {
             };
         }
         let id = NodeId::new(text);
-        let known = known_nodes(registry);
         if known.contains(&id) {
             return Ok(NodeRef::Literal(id));
         }
@@ -105,7 +116,7 @@ mod tests {
 
     #[test]
     fn roles_and_known_ids_parse_and_unknown_ids_do_not() {
-        let r = &test_registry();
+        let r = &known_nodes(&test_registry());
         assert_eq!(NodeRef::parse("follower-2", r), Ok(NodeRef::Follower(2)));
         assert_eq!(
             NodeRef::parse("standby-1", r),
