@@ -9,7 +9,7 @@
 //! - `cargo xtask run FILE [--protocol P] [--rewrite]` (a scenario file, see `labs::scenario`)
 //! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
 //! - `cargo xtask explore --replay ID [--diagram FILE]`
-//! - `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`
+//! - `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`, or `report --scenario FILE [--protocol P]`
 //!
 //! Exit codes: 0 on success (also when stdout is closed early, as by
 //! `| head`), 1 when a command fails (a check finds a difference, a run
