@@ -443,3 +443,21 @@ fn a_part_whose_group_cannot_be_built_is_an_error_saying_why() {
     assert!(shown.contains("could not be built"), "{shown}");
     assert!(shown.contains("min_insync"), "{shown}");
 }
+
+#[test]
+fn a_crashed_raft_node_s_summary_shows_the_log_it_kept_not_only_an_empty_state() {
+    // node-1 holds entry 2 in its log but had not applied it when it
+    // crashed: its applied state is empty, its log is not.
+    let text = "config protocols=raft\n\nwrite key=k value=v level=QUORUM\n\n\
+                crash node=follower-1\n\nsummary fields=alive,offset,data\n";
+    let s = parsed("crash.txt", text);
+    let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+    let shown = scenario::render(&s, &outputs, true, &registry());
+    assert!(
+        shown.contains(
+            "raft: node-1: down offset=0 data={} (crashed; its state line: term 1, log 2, commit 0)"
+        ),
+        "{shown}"
+    );
+    assert!(shown.contains("raft: node-2: up offset=2 data={k=v}\n"), "{shown}");
+}

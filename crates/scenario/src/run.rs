@@ -480,7 +480,7 @@ impl<'r> Interpreter<'r> {
                 self.record = Some(Record::Text(text.clone()));
                 vec![text]
             }
-            Directive::Summary(fields) => show::summary(&g.summary(), fields),
+            Directive::Summary(fields) => show::summary(&g.summary(), &g.node_states(), fields),
             Directive::Trace(kinds) => {
                 let trace = g.trace();
                 let lines: Vec<String> = trace
