@@ -459,5 +459,8 @@ fn a_crashed_raft_node_s_summary_shows_the_log_it_kept_not_only_an_empty_state()
         ),
         "{shown}"
     );
-    assert!(shown.contains("raft: node-2: up offset=2 data={k=v}\n"), "{shown}");
+    assert!(
+        shown.contains("raft: node-2: up offset=2 data={k=v}\n"),
+        "{shown}"
+    );
 }

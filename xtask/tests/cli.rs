@@ -435,3 +435,46 @@ fn trace_without_a_variant_is_the_first_variant() {
     assert!(first.status.success() && leader.status.success());
     assert_eq!(first.stdout, leader.stdout);
 }
+
+#[test]
+fn explore_replay_filters_its_trace_as_trace_does() {
+    let id = "async.leader.local.default-s0-154.157";
+    let whole = xtask(&["explore", "--replay", id]);
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let filtered = xtask(&[
+        "explore",
+        "--replay",
+        id,
+        "--no-messages",
+        "--node",
+        "replica-1",
+    ]);
+    assert!(filtered.status.success(), "{}", stderr(&filtered));
+    let (whole, filtered) = (stdout(&whole), stdout(&filtered));
+    // Everything before the trace is the same.
+    let head = |t: &str| t.split("## trace").next().unwrap_or("").to_owned();
+    assert_eq!(head(&whole), head(&filtered));
+    let trace = filtered
+        .split_once("## trace (")
+        .map(|(_, t)| t)
+        .expect("a filtered trace heading");
+    let lines: Vec<&str> = trace.lines().skip(1).collect();
+    assert!(!lines.is_empty(), "{filtered}");
+    for line in &lines {
+        assert!(!line.contains(" message_"), "{line}");
+        assert!(line.contains("=replica-1"), "{line}");
+        assert!(whole.contains(line), "a line of the whole trace: {line}");
+    }
+    assert!(
+        trace.starts_with(&format!("{} of ", lines.len())),
+        "{trace}"
+    );
+    // A node no event names, and a filter without --replay, are usage errors.
+    let err = assert_usage_error(&["explore", "--replay", id, "--node", "node-9"]);
+    assert!(
+        err.contains("no event of this replay names node `node-9`"),
+        "{err}"
+    );
+    let err = assert_usage_error(&["explore", "--no-messages"]);
+    assert!(err.contains("--replay"), "{err}");
+}

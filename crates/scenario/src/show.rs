@@ -131,10 +131,7 @@ pub fn summary(s: &GroupSummary, states: &[NodeState], fields: &[String]) -> Vec
             && let Some(state) = state.filter(|st| !st.fields.is_empty())
         {
             let kept: Vec<String> = state.fields.iter().map(ToString::to_string).collect();
-            parts.push(format!(
-                "(crashed; its state line: {})",
-                kept.join(", ")
-            ));
+            parts.push(format!("(crashed; its state line: {})", kept.join(", ")));
         }
         if !parts.is_empty() {
             out.push(format!("{}: {}", node.id, parts.join(" ")));
