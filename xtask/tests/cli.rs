@@ -478,3 +478,38 @@ fn explore_replay_filters_its_trace_as_trace_does() {
     let err = assert_usage_error(&["explore", "--no-messages"]);
     assert!(err.contains("--replay"), "{err}");
 }
+
+#[test]
+fn explore_replay_prints_each_verdict_in_words_not_rust_debug() {
+    let out = xtask(&[
+        "explore",
+        "--replay",
+        "raft.quorum.leader.default-s2-111.152.163.164.166.167",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let verdicts = text
+        .split_once("## verdict\n")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map(|(v, _)| v)
+        .expect("a verdict section");
+    let lines: Vec<&str> = verdicts.lines().collect();
+    assert_eq!(lines.len(), 5, "{verdicts}");
+    for line in lines {
+        let (_, verdict) = line.trim().split_once(' ').expect("property, verdict");
+        let verdict = verdict.trim_start();
+        assert!(
+            verdict == "holds"
+                || ["violated: ", "unknown: ", "undecided: "]
+                    .iter()
+                    .any(|p| verdict.starts_with(p)),
+            "{line}"
+        );
+        for debug in ["Violated(", "Holds", "Unknown(", "Undecided(", "\\\""] {
+            assert!(
+                !line.contains(debug),
+                "Rust Debug text {debug:?} in: {line}"
+            );
+        }
+    }
+}

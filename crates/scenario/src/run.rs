@@ -524,7 +524,11 @@ fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp) -> (String, Record) {
             (value, level, result)
         }
         other => {
-            let line = format!("error: cannot run {other:?}");
+            let line = format!(
+                "error: cannot run a {} at {} as a blocking operation",
+                other.kind(),
+                other.level_name()
+            );
             return (line.clone(), Record::Text(line));
         }
     };

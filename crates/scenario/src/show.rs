@@ -73,7 +73,8 @@ pub fn completion(name: &str, c: &Completion) -> String {
             Some(o) => format!("offset={o}: {message}"),
             None => message.clone(),
         },
-        other => format!("{other:?}"),
+        // A kind of outcome this interpreter does not know yet: its status.
+        other => other.status().name().to_owned(),
     };
     format!(
         "{name} {} at tick {} ({} {}): {details}",
