@@ -101,6 +101,7 @@ fn a_node_count_setting_names_the_new_nodes_and_is_checked() {
     // Literal ids of the grown groups parse after `config nodes=5` (and
     // only there); out-of-range counts are errors naming `nodes`.
     let text = "config nodes=5\n\ncrash node=replica-4\n\ncrash node=standby-4\n\n\
+                isolate node=follower-4\n\n\
                 crash node=node-5\n\nconfig nodes=12\n";
     let s = parsed("nodes.txt", text);
     let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
@@ -243,6 +244,16 @@ fn a_malformed_scenario_is_a_file_line_message() {
             "unknown argument `nod`",
         ),
         ("isolate node=primary-9\n", 1, "unknown node `primary-9`"),
+        (
+            "tick\n\ncrash node=follower-7\n",
+            3,
+            "`follower-7`: the groups here have at most 2 followers",
+        ),
+        (
+            "config protocols=raft nodes=5\n\ncrash node=follower-5\n",
+            3,
+            "at most 4 followers",
+        ),
         ("config quorum=2\n", 1, "unknown config setting `quorum`"),
         (
             "config pre_vote=yes\n",

@@ -106,7 +106,7 @@ pub use config::Config;
 pub use directive::{DIRECTIVES, Directive, MAX_TICKS, OpSpec, SUMMARY_FIELDS};
 pub use expected::Expected;
 pub use levels::{AckRef, ReadRef};
-pub use nodes::{NodeRef, known_nodes, known_nodes_with};
+pub use nodes::{NodeRef, known_nodes, known_nodes_with, most_followers};
 pub use parse::{Case, Scenario, ScenarioError, parse};
 pub use record::{PartRun, Record, Records};
 pub use replication::{Protocol, Registry, ScenarioGroup};

@@ -9,7 +9,7 @@ use replication::Registry;
 
 use crate::directive::{Directive, OpSpec, parse_directive};
 use crate::expected::Expected;
-use crate::nodes::{known_nodes, known_nodes_with};
+use crate::nodes::{known_nodes, known_nodes_with, most_followers};
 
 /// A scenario that could not be read: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +117,7 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
     let mut named: BTreeSet<String> = BTreeSet::new();
     let mut writes: BTreeSet<String> = BTreeSet::new();
     let mut known = known_nodes(registry);
+    let mut followers = most_followers(registry, &replication::Settings::new(), |_| true);
     let mut i = 0;
     while i < lines.len() {
         let raw = lines[i];
@@ -133,7 +134,7 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
         }
         let words = words(raw).map_err(|m| err(line_no, m))?;
         let (directive, label) =
-            parse_directive(&words, registry, &known).map_err(|m| err(line_no, m))?;
+            parse_directive(&words, registry, &known, followers).map_err(|m| err(line_no, m))?;
         if let Some(l) = &label
             && !named.insert(l.clone())
         {
@@ -150,6 +151,7 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
         match &directive {
             Directive::Config(config) => {
                 known = known_nodes_with(registry, &config.settings);
+                followers = most_followers(registry, &config.settings, |p| config.runs_on(p));
                 submitted.clear();
                 named.clear();
                 writes.clear();
@@ -192,7 +194,8 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
         } else if i < lines.len() && !lines[i].trim().is_empty() {
             let next = lines[i].trim();
             let is_directive = !is_comment(next)
-                && self::words(next).is_ok_and(|w| parse_directive(&w, registry, &known).is_ok());
+                && self::words(next)
+                    .is_ok_and(|w| parse_directive(&w, registry, &known, followers).is_ok());
             let message = if is_directive {
                 format!(
                     "`{next}` follows the directive on line {line_no} directly: every directive \
