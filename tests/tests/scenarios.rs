@@ -475,3 +475,33 @@ fn a_crashed_raft_node_s_summary_shows_the_log_it_kept_not_only_an_empty_state()
         "{shown}"
     );
 }
+
+#[test]
+fn async_takes_retention_as_its_backlog_like_wal_and_isr() {
+    let part = |retention: u32| {
+        format!(
+            "config protocols=async retention={retention}\n\ncrash node=replica-1\n\n\
+             write key=k value=v level=LEADER repeat=5\n\nrestart node=replica-1\n\n\
+             run-until-idle\n\nprobe node=replica-1\n"
+        )
+    };
+    let shown = |text: &str| {
+        let s = parsed("retention.txt", text);
+        let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+        scenario::render(&s, &outputs, true, &registry())
+    };
+    assert!(shown(&part(4)).contains("async: replica-1: role=replica offset=5 catch-up=full"));
+    assert!(shown(&part(5)).contains("async: replica-1: role=replica offset=5 catch-up=partial"));
+    let both = shown("config protocols=async retention=4 backlog=5\n");
+    assert!(
+        both.contains(
+            "invalid configuration `retention`: `retention=4` and `backlog=5` name the same setting"
+        ),
+        "{both}"
+    );
+    let raft = shown("config retention=3\n");
+    assert!(
+        raft.contains("async,wal,isr: ok\nraft: ok; ignored: retention (async, wal, isr only)"),
+        "{raft}"
+    );
+}

@@ -48,6 +48,11 @@ const SETTINGS: &[SettingDoc] = &[
         doc: "`repl-backlog-size`, in entries (default 8)",
     },
     SettingDoc {
+        name: "retention",
+        kind: SettingKind::Number,
+        doc: "the same as `backlog=`: entries kept for partial resync (as wal's and isr's `retention=`)",
+    },
+    SettingDoc {
         name: "nodes",
         kind: SettingKind::Number,
         doc: "`primary` and `replica-1` … `replica-(N-1)` (default 3, at least 2, at most 9)",
@@ -74,7 +79,16 @@ impl AsyncRegistration {
         if wait.is_some() || timeout.is_some() {
             config = config.with_wait(wait.unwrap_or(1), timeout.unwrap_or(WAIT_TIMEOUT));
         }
-        if let Some(entries) = settings.count("backlog")? {
+        let backlog = match (settings.count("backlog")?, settings.count("retention")?) {
+            (Some(b), Some(r)) if b != r => {
+                return Err(GroupError::config(
+                    "retention",
+                    format!("`retention={r}` and `backlog={b}` name the same setting"),
+                ));
+            }
+            (b, r) => b.or(r),
+        };
+        if let Some(entries) = backlog {
             config = config.with_backlog_size(entries);
         }
         if let Some(name) = settings.get("planted") {
