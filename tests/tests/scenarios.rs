@@ -114,7 +114,7 @@ fn a_node_count_setting_names_the_new_nodes_and_is_checked() {
     assert!(shown.contains("raft: ok"), "{shown}");
     assert!(
         shown.contains(
-            "error: invalid configuration `nodes`: 12 nodes: this protocol's group has 2 to 9"
+            "error: invalid configuration `nodes`: `nodes=12`: this protocol's group has 2 to 9 nodes"
         ),
         "{shown}"
     );

@@ -131,7 +131,7 @@ impl Settings {
         match self.count(key) {
             Ok(Some(n)) if !(min..=MAX_NODES).contains(&n) => Err(GroupError::config(
                 key,
-                format!("{n} nodes: this protocol's group has {min} to {MAX_NODES}"),
+                format!("`{key}={n}`: this protocol's group has {min} to {MAX_NODES} nodes"),
             )),
             Err(_) => Err(GroupError::config(
                 key,
