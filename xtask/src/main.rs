@@ -33,6 +33,7 @@ mod mutants_cmd;
 mod optimized;
 mod output;
 mod planted_cmd;
+mod replay_diagram;
 mod report;
 mod report_cmd;
 mod run_cmd;
