@@ -94,6 +94,7 @@ pub fn run_schedule(
         log: Vec::new(),
         keys: Vec::new(),
         trace: options.trace,
+        power_losses: 0,
     };
     if let Err(e) = network
         && options.trace
@@ -257,6 +258,8 @@ struct Runner<'a> {
     log: Vec<String>,
     keys: Vec<Option<Bytes>>,
     trace: bool,
+    /// Power losses made so far.
+    power_losses: u32,
 }
 
 impl Runner<'_> {
@@ -512,9 +515,18 @@ impl Runner<'_> {
                     Acted::Link(a.clone(), b.clone())
                 })
             }
+            Step::Crash(_, true)
+                if self
+                    .config
+                    .max_power_losses
+                    .is_some_and(|max| self.power_losses >= max) =>
+            {
+                return StepResult::Skipped("power-loss bound reached");
+            }
             Step::Crash(n, power_loss) => match self.node(n, index) {
                 None => return StepResult::Skipped("no such node"),
                 Some(id) => self.group.crash(&id, power_loss).map(|()| {
+                    self.power_losses += u32::from(power_loss);
                     if let Some(i) = self.position(&id) {
                         add(&mut self.faults.crashed, i);
                     }

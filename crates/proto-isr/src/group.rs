@@ -65,6 +65,15 @@ impl IsrGroup {
     /// Builds a group at tick 0: every node in the ISR, HW 0, leader epoch
     /// and controller epoch 1, lease valid for `lease_duration` ticks.
     pub fn new(config: IsrConfig) -> Result<Self, GroupError> {
+        if config.mode != crate::config::IsrMode::Chapter {
+            return Err(GroupError::config(
+                "mode",
+                format!(
+                    "IsrGroup runs the chapter mode; mode {} is proto_isr::fetch::FetchGroup",
+                    config.mode.name()
+                ),
+            ));
+        }
         let controller = Controller::new(&config)?;
         let mut cluster = Cluster::new(
             config.nodes.clone(),

@@ -7,7 +7,14 @@ use replication::{
     SettingDoc, SettingKind, Settings,
 };
 
-use crate::{IsrConfig, IsrGroup};
+use crate::fetch::{FetchGroup, Rung};
+use crate::{IsrConfig, IsrGroup, IsrMode};
+
+/// `replica.lag.time.max.ms` of the fetch-mode explorer rows, in ticks:
+/// above the slowest fetch round a schedule's network draws (two one-way
+/// delays of up to 6 ticks and stalls of up to 4: 20 ticks), as Kafka's 30 s is far
+/// above a fetch round.
+const FETCH_LAG: &str = "24";
 
 /// The Kafka-shaped ISR's registration.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,6 +40,21 @@ const SETTINGS: &[SettingDoc] = &[
         name: "planted",
         kind: SettingKind::Text,
         doc: "a planted bug (`proto_isr::planted`; builds with the `planted` feature only)",
+    },
+    SettingDoc {
+        name: "mode",
+        kind: SettingKind::Text,
+        doc: "`chapter` (the source chapter's model, default) or `fetch` (Kafka's fetch-driven replication, `proto_isr::fetch`)",
+    },
+    SettingDoc {
+        name: "rung",
+        kind: SettingKind::Text,
+        doc: "with `mode=fetch`: the truncation rule of the Kafka ladder, `hw`, `kip101`, `kip279`, `kip320` or `elr` (default)",
+    },
+    SettingDoc {
+        name: "flush_messages",
+        kind: SettingKind::Number,
+        doc: "with `mode=fetch`: `flush.messages`, flush after this many unflushed records (default: only on fsync)",
     },
     SettingDoc {
         name: "retention",
@@ -63,6 +85,32 @@ impl IsrRegistration {
         if let Some(name) = settings.get("planted") {
             config = config.with_planted(name);
         }
+        let rung = match settings.get("rung") {
+            Some(name) => Some(Rung::from_name(name).ok_or_else(|| {
+                GroupError::config(
+                    "rung",
+                    format!("unknown rung {name:?}; the rungs are hw, kip101, kip279, kip320, elr"),
+                )
+            })?),
+            None => None,
+        };
+        match settings.get("mode") {
+            None | Some("chapter") => {
+                if rung.is_some() {
+                    return Err(GroupError::config("rung", "a rung needs mode=fetch"));
+                }
+            }
+            Some("fetch") => config = config.with_mode(IsrMode::Fetch(rung.unwrap_or(Rung::Elr))),
+            Some(other) => {
+                return Err(GroupError::config(
+                    "mode",
+                    format!("unknown mode {other:?}; the modes are chapter, fetch"),
+                ));
+            }
+        }
+        if let Some(n) = settings.number("flush_messages")? {
+            config = config.with_flush_messages(n);
+        }
         Ok(config)
     }
 }
@@ -81,7 +129,11 @@ impl Registration for IsrRegistration {
     }
 
     fn build(&self, settings: &Settings) -> Result<Box<dyn ScenarioGroup>, GroupError> {
-        Ok(Box::new(IsrGroup::new(Self::config(settings)?)?))
+        let config = Self::config(settings)?;
+        Ok(match config.mode {
+            IsrMode::Chapter => Box::new(IsrGroup::new(config)?),
+            _ => Box::new(FetchGroup::new(config)?),
+        })
     }
 
     fn default_nodes(&self) -> Vec<NodeId> {
@@ -129,6 +181,60 @@ impl Registration for IsrRegistration {
             ExplorerRow::new(AckLevel::AllIsr, ReadLevel::Linearizable, "datagram", &[])
                 .on_transport(sim_core::Transport::Datagram),
         );
+        // The Kafka ladder: fetch mode at acks=all, min.insync 2, every
+        // rung on the same schedules. A flush on every record keeps power
+        // losses from losing anything, so what breaks is the rung's rule.
+        for (setting, rung) in [
+            ("fetch_hw", "hw"),
+            ("fetch_kip101", "kip101"),
+            ("fetch_kip279", "kip279"),
+            ("fetch_kip320", "kip320"),
+            ("fetch_elr", "elr"),
+        ] {
+            rows.push(ExplorerRow::new(
+                AckLevel::AllIsr,
+                ReadLevel::Linearizable,
+                setting,
+                &[
+                    ("mode", "fetch"),
+                    ("rung", rung),
+                    ("flush_messages", "1"),
+                    ("lag_timeout", FETCH_LAG),
+                ],
+            ));
+        }
+        // Kafka's default: no flush per record. KIP-966 promises no loss of
+        // committed records with at most min.insync − 1 = 1 unclean
+        // shutdown; the rung below it does not keep that promise (the last
+        // replica standing), and neither rung survives any number of them.
+        for (setting, rung) in [
+            ("fetch_kip320_one_power_loss", "kip320"),
+            ("fetch_elr_one_power_loss", "elr"),
+        ] {
+            rows.push(
+                ExplorerRow::new(
+                    AckLevel::AllIsr,
+                    ReadLevel::Linearizable,
+                    setting,
+                    &[
+                        ("mode", "fetch"),
+                        ("rung", rung),
+                        ("lag_timeout", FETCH_LAG),
+                    ],
+                )
+                .with_max_power_losses(1),
+            );
+        }
+        rows.push(ExplorerRow::new(
+            AckLevel::AllIsr,
+            ReadLevel::Linearizable,
+            "fetch_elr_no_flush",
+            &[
+                ("mode", "fetch"),
+                ("rung", "elr"),
+                ("lag_timeout", FETCH_LAG),
+            ],
+        ));
         rows
     }
 }

@@ -68,6 +68,10 @@ pub struct ExplorerRow {
     /// protocol's own ([`Registration::transport`]) — e.g. ISR on
     /// datagrams, to show what its stream assumptions buy.
     pub transport: Option<sim_core::Transport>,
+    /// The most power losses one schedule may make (`None`: any number) —
+    /// for a row whose guarantee is stated under such a bound (KIP-966:
+    /// at most `min.insync.replicas − 1` unclean shutdowns).
+    pub max_power_losses: Option<u32>,
 }
 
 impl ExplorerRow {
@@ -86,6 +90,7 @@ impl ExplorerRow {
             settings: Settings::from_pairs(settings),
             min_schedules: 0,
             transport: None,
+            max_power_losses: None,
         }
     }
 
@@ -100,6 +105,14 @@ impl ExplorerRow {
     #[must_use]
     pub fn with_min_schedules(mut self, schedules: u64) -> ExplorerRow {
         self.min_schedules = schedules;
+        self
+    }
+
+    /// The row, whose schedules make at most `n` power losses (a later one
+    /// is skipped, as a step that cannot act is).
+    #[must_use]
+    pub fn with_max_power_losses(mut self, n: u32) -> ExplorerRow {
+        self.max_power_losses = Some(n);
         self
     }
 }
