@@ -161,3 +161,46 @@ fn a_scenario_report_takes_no_sweep_options() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("cannot be used with"));
 }
+
+#[test]
+fn every_page_of_a_scenario_site_is_well_formed_and_its_local_links_resolve() {
+    // The tour uses every directive, and one part whose isr group cannot
+    // be built (its page says why instead of drawing).
+    let out = temp_dir("report-scenario-tour");
+    let run = xtask(
+        &[
+            "report",
+            "--scenario",
+            "crates/labs/scenarios/tour-of-directives.txt",
+        ],
+        &out,
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut pages = vec![out.join("index.html")];
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(out.join("parts"))
+        .expect("parts/")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    parts.sort();
+    assert!(parts.len() >= 8, "{parts:?}");
+    pages.extend(parts);
+    let mut failed_groups = 0;
+    for page in &pages {
+        let text = read(page);
+        let doc = parse(&text);
+        let dir = page.parent().expect("a folder");
+        for href in doc.descendants().filter_map(|n| n.attribute("href")) {
+            let file = href.split('#').next().unwrap_or("");
+            if file.is_empty() || file.contains("://") {
+                continue;
+            }
+            assert!(dir.join(file).is_file(), "{}: {href}", page.display());
+        }
+        failed_groups += usize::from(text.contains("id=\"no-group\""));
+    }
+    assert_eq!(failed_groups, 1, "the isr part with min_insync=9");
+}
