@@ -12,9 +12,9 @@ use crate::{IsrConfig, IsrGroup, IsrMode};
 
 /// `replica.lag.time.max.ms` of the fetch-mode explorer rows, in ticks:
 /// above the slowest fetch round a schedule's network draws (two one-way
-/// delays of up to 6 ticks and stalls of up to 4: 20 ticks), as Kafka's 30 s is far
-/// above a fetch round.
-const FETCH_LAG: &str = "24";
+/// delays of up to 6 ticks plus stalls of up to 6: 24 ticks), as Kafka's
+/// 30 s is far above a fetch round.
+const FETCH_LAG: &str = "30";
 
 /// The Kafka-shaped ISR's registration.
 #[derive(Debug, Clone, Copy, Default)]

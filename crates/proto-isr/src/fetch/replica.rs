@@ -27,7 +27,7 @@ use super::wire::{FetchError, FetchMessage, Record};
 /// asked for twice. A message lost to a cut link or an isolation (and the
 /// stream reset it causes) is asked for again at once when the link is
 /// back ([`Replica::resend`]).
-pub const REQUEST_TIMEOUT: u64 = 24;
+pub const REQUEST_TIMEOUT: u64 = 26;
 /// Ticks a follower waits after an error answer.
 const BACKOFF: u64 = 1;
 /// Records one fetch answer carries at most (`replica.fetch.max.bytes`,
