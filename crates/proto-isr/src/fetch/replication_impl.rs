@@ -17,7 +17,7 @@ use super::controller::ElectionKind;
 use super::group::FetchGroup;
 use super::inspect;
 use super::invariants;
-use super::replica::REQUEST_TIMEOUT;
+use super::replica::{Phase, REQUEST_TIMEOUT};
 
 impl ReplicationGroup for FetchGroup {
     fn protocol(&self) -> &'static str {
@@ -357,7 +357,9 @@ impl FetchGroup {
             })
             .find(|&i| {
                 let r = &self.replicas[i];
-                r.log_end() != leader.log_end() || r.high_watermark() != leader.high_watermark()
+                !matches!(r.phase(), Phase::Fetching { .. })
+                    || r.log_end() != leader.log_end()
+                    || r.high_watermark() != leader.high_watermark()
             })
             .map(|i| {
                 format!(
