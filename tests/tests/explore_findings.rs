@@ -212,6 +212,12 @@ fn the_rows_whose_loss_needs_faults_in_a_row_sweep_past_the_default_budget_and_o
                 "{}: the first seed that loses a commit is 610",
                 config.key()
             );
+        } else if config.setting == "fetch_kip279" {
+            assert!(
+                floor >= 2_635,
+                "{}: the stale fetch's seed is 2,634",
+                config.key()
+            );
         } else {
             assert_eq!(floor, 0, "{}", config.key());
         }
