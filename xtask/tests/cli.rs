@@ -48,7 +48,7 @@ fn matrix_json_has_every_run_and_the_read_matrix() {
     );
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
     let runs = json["runs"].as_array().expect("runs array");
-    assert_eq!(runs.len(), 44);
+    assert_eq!(runs.len(), 46);
     for run in runs {
         for field in ["experiment", "protocol", "variant", "cell", "observed"] {
             assert!(!run[field].is_null(), "{field} missing in {run}");
