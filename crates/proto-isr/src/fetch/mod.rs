@@ -72,6 +72,10 @@
 //! assert!(g.check_invariants().is_ok());
 //! # Ok::<(), proto_isr::GroupError>(())
 //! ```
+//!
+//! Runnable: `cargo run -p proto-isr --example kafka_ladder` (KIP-101's
+//! first scenario on every rung); the guide's page is
+//! `docs/kafka-ladder.md`.
 
 mod client;
 mod controller;
