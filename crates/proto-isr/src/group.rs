@@ -334,6 +334,15 @@ impl IsrGroup {
         if !self.controller.reaches(&self.facts_of(j, leader, epoch)) {
             return;
         }
+        if j == leader && !self.controller.leader_available(self.cluster.is_alive(j)) {
+            // The controller's leader is out of the ISR (it restarted
+            // without the committed prefix): it must not lead. Told that it
+            // leads, a leader that lost its log to a power loss and was cut
+            // off appended in its old epoch at an offset that held a
+            // committed entry of that epoch (explorer seed 74702).
+            self.nodes[j].awaiting_controller = true;
+            return;
+        }
         self.on_node(j, |node, out| node.learn_leader(leader, epoch, out));
     }
 
