@@ -73,6 +73,8 @@ pub struct Args {
     /// With --replay: also draw the run's space-time diagram to FILE (SVG).
     #[arg(long, value_name = "FILE", requires = "replay")]
     diagram: Option<PathBuf>,
+    #[command(flatten)]
+    trace_filter: crate::trace_filter::ReplayFilter,
     /// Print the verdicts as one JSON document.
     #[arg(long, conflicts_with = "jsonl")]
     json: bool,
@@ -172,7 +174,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     };
     match run(&opts) {
         Ok((text, code)) => {
-            output::print(&text)?;
+            output::print(&args.trace_filter.apply(text)?)?;
             Ok(code)
         }
         Err(Usage(message)) => Err(Failure::usage("explore", ErrorKind::InvalidValue, message)),

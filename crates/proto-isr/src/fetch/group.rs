@@ -187,10 +187,10 @@ impl FetchGroup {
                 record!(
                     self.cluster.trace,
                     now,
-                    "isr_truncated",
+                    "isr_log_truncated",
                     node = &node,
+                    above = to,
                     from = from,
-                    to = to,
                     reason = reason
                 );
                 self.check_truncation(i, to);
@@ -258,7 +258,7 @@ impl FetchGroup {
     /// and `j` is behind: the leader learns it leads (or its ISR), a
     /// follower whom to follow, everyone when the partition is offline.
     pub(crate) fn notify(&mut self, j: usize) {
-        if !(self.cluster.is_alive(j) && !self.cluster.is_isolated(j)) {
+        if !self.cluster.is_alive(j) || self.cluster.is_isolated(j) {
             return;
         }
         let epoch = self.controller.leader_epoch();
@@ -361,9 +361,10 @@ impl FetchGroup {
     /// pending writes.
     pub(crate) fn step_tick(&mut self) {
         self.cluster.advance();
-        for (a, b) in self.cluster.take_resets() {
-            self.reconnected(a, b);
-        }
+        // Every reset comes from a fault (a crash, a cut): what it dropped
+        // is asked for again when the link is back (heal, restore, a new
+        // leader), or after the request timeout.
+        self.cluster.take_resets();
         while let Some(d) = self.cluster.next_delivery() {
             self.on_replica(d.to, |r, now, out| r.step(d.from, d.msg, now, out));
         }
@@ -389,8 +390,8 @@ impl FetchGroup {
         self.judge_pending();
     }
 
-    /// The link between `a` and `b` was reset or restored: a follower of
-    /// the other end asks again.
+    /// The link between `a` and `b` was restored: a follower of the other
+    /// end asks again (its request in flight may have been dropped).
     pub(crate) fn reconnected(&mut self, a: usize, b: usize) {
         for (f, l) in [(a, b), (b, a)] {
             if self.cluster.is_alive(f) && self.replicas[f].leader() == Some(l) && f != l {

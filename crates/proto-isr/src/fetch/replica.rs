@@ -24,10 +24,10 @@ use super::wire::{FetchError, FetchMessage, Record};
 /// Ticks a follower waits for an answer before it asks again
 /// (`replica.fetch.wait.max.ms` plus the round trip): above the slowest
 /// fetch round the explorer's networks draw, so that a slow answer is not
-/// asked for twice. A message lost to a reset connection, a cut link or an
-/// isolation is asked for again at once when the link is back
-/// ([`Replica::resend`]).
-pub const REQUEST_TIMEOUT: u64 = 24;
+/// asked for twice. A message lost to a cut link or an isolation (and the
+/// stream reset it causes) is asked for again at once when the link is
+/// back ([`Replica::resend`]).
+pub const REQUEST_TIMEOUT: u64 = 26;
 /// Ticks a follower waits after an error answer.
 const BACKOFF: u64 = 1;
 /// Records one fetch answer carries at most (`replica.fetch.max.bytes`,
@@ -410,8 +410,8 @@ impl Replica {
         }
     }
 
-    /// The connection to the leader was reset or restored: a follower asks
-    /// again now (its request in flight may be lost).
+    /// The link to the leader was restored: a follower asks again now (its
+    /// request in flight may have been lost).
     pub fn resend(&mut self, now: Tick, out: &mut Vec<Output>) {
         match self.phase {
             Phase::Fetching { .. } => self.fetch(now, out),

@@ -17,7 +17,7 @@ use super::controller::ElectionKind;
 use super::group::FetchGroup;
 use super::inspect;
 use super::invariants;
-use super::replica::REQUEST_TIMEOUT;
+use super::replica::{Phase, REQUEST_TIMEOUT};
 
 impl ReplicationGroup for FetchGroup {
     fn protocol(&self) -> &'static str {
@@ -127,10 +127,16 @@ impl ReplicationGroup for FetchGroup {
 
     /// The harness's heal; the controller tells the broker what it missed.
     fn heal(&mut self, node: &NodeId) -> Result<(), GroupError> {
-        let i = self.cluster.heal(node)?;
+        let i = self.cluster.index(node)?;
+        let n = self.replicas.len();
+        let was_cut =
+            (0..n).any(|j| j != i && !(self.cluster.linked(i, j) && self.cluster.linked(j, i)));
+        self.cluster.heal(node)?;
         self.notify(i);
-        for j in 0..self.replicas.len() {
-            self.reconnected(i, j);
+        if was_cut {
+            for j in 0..n {
+                self.reconnected(i, j);
+            }
         }
         Ok(())
     }
@@ -351,7 +357,9 @@ impl FetchGroup {
             })
             .find(|&i| {
                 let r = &self.replicas[i];
-                r.log_end() != leader.log_end() || r.high_watermark() != leader.high_watermark()
+                !matches!(r.phase(), Phase::Fetching { .. })
+                    || r.log_end() != leader.log_end()
+                    || r.high_watermark() != leader.high_watermark()
             })
             .map(|i| {
                 format!(

@@ -26,7 +26,7 @@ use std::fmt;
 
 pub use planted::{PlantedBug, check_planted, planted_name};
 pub use scenario_group::ScenarioGroup;
-pub use settings::{SettingDoc, SettingKind, Settings};
+pub use settings::{MAX_NODES, SettingDoc, SettingKind, Settings};
 
 use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
@@ -145,6 +145,15 @@ pub trait Registration: Sync {
     /// The node ids of a group built with default settings, without
     /// building one (scenario files name nodes by these).
     fn default_nodes(&self) -> Vec<NodeId>;
+
+    /// The node ids of a group built with `settings` (a `nodes=` count
+    /// renames and adds nodes), without building one; settings it cannot
+    /// read give the default nodes (building reports the error). The
+    /// default is [`default_nodes`](Registration::default_nodes).
+    fn nodes_with(&self, settings: &Settings) -> Vec<NodeId> {
+        let _ = settings;
+        self.default_nodes()
+    }
 
     /// What the level aliases mean here.
     fn levels(&self) -> Levels;
