@@ -56,7 +56,7 @@ pub mod table;
 pub use check::lincheck_history;
 pub use config::{Build, Configuration, Factory, read_snake};
 pub use history::{HistoryOp, OpKind};
-pub use profile::{FaultKind, Profile};
+pub use profile::{AIMED_PROTOCOLS, FaultKind, Profile};
 pub use property::{Check, Property};
 pub use replay::ReplayId;
 pub use run::{RunOptions, RunReport, run_schedule};
