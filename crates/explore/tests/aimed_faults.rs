@@ -165,3 +165,86 @@ fn a_rolling_partition_heals_the_longest_isolated_node_only_when_a_majority_is_c
         report.log
     );
 }
+
+/// Figure 8's log gap, built by three strikes of a rolling partition on a
+/// group that sends one entry per AppendEntries: the first leader is
+/// struck at once (its no-op of term 1 reaches nobody), so is the second
+/// (its no-op of a later term too); the first comes back, leads again,
+/// and is struck after 4 ticks — when its follower has acknowledged the
+/// old term-1 entry but not yet the no-op of the new term. Textbook Raft
+/// must not count that acknowledgement as a commit (§5.4.2): the old
+/// leader that comes back next overwrites the entry, and every property
+/// holds. (With `planted=raft_commit_old_term` the same schedule violates
+/// the invariants: `docs/planted.md`.)
+#[test]
+fn the_figure_8_log_gap_built_by_strikes_keeps_every_property() {
+    let config = Configuration::new(
+        "raft",
+        AckLevel::Quorum,
+        ReadLevel::Linearizable,
+        "default",
+        |build: &explore::Build| {
+            let config = proto_raft::RaftConfig::default()
+                .with_seed(build.seed)
+                .with_max_append_entries(1);
+            proto_raft::RaftGroup::new(config).map(|g| Box::new(g) as Box<dyn ReplicationGroup>)
+        },
+    );
+    let mut schedule = explore::schedule_of(&config, 0, 3);
+    schedule.profile.nodes = 3;
+    schedule.profile.drawn_nodes = None;
+    schedule.profile.knobs = Vec::new();
+    (
+        schedule.profile.clients,
+        schedule.profile.stale,
+        schedule.profile.keys,
+    ) = (2, 0, 1);
+    schedule.profile.net = NetConfig::default()
+        .with_delay_range(1, 1)
+        .with_capacity(2_000);
+    schedule.steps = vec![
+        Step::AwaitLeader(40),
+        Step::Isolate(NodeRef::Leader),
+        Step::AwaitLeader(40),
+        Step::Isolate(NodeRef::Leader),
+        Step::Heal(NodeRef::OverMinority),
+        Step::AwaitLeader(40),
+        Step::Wait(4),
+        Step::Isolate(NodeRef::Leader),
+        Step::Heal(NodeRef::OverMinority),
+        Step::Wait(40),
+    ];
+    let report = explore::run_schedule(&config, &schedule, RunOptions::REPLAY).expect("runs");
+    let first = acted_on(&report.log[1]).to_string();
+    assert_eq!(acted_on(&report.log[4]), first, "{:?}", report.log);
+    assert_eq!(acted_on(&report.log[5]), first, "{:?}", report.log);
+    assert_eq!(acted_on(&report.log[7]), first, "{:?}", report.log);
+    let trace = trace_lines(&report);
+    let struck = trace
+        .iter()
+        .rposition(|l| l.contains("node_isolated") && l.contains(&format!("node={first}")))
+        .expect("struck again");
+    // Before the third strike its follower holds the old entry 1 …
+    assert!(
+        trace[..struck]
+            .iter()
+            .any(|l| l.contains("raft_entries_appended")
+                && l.contains(&format!("leader={first} first=1 last=1"))),
+        "{trace:#?}"
+    );
+    // … and the leader has not counted it as committed.
+    assert!(
+        !trace[..struck]
+            .iter()
+            .any(|l| l.contains("raft_commit_advanced") && l.contains(&format!("node={first}"))),
+        "{trace:#?}"
+    );
+    for property in explore::Property::ALL {
+        assert_eq!(
+            report.check(property),
+            &explore::Check::Holds,
+            "{property}: {:?}",
+            report.log
+        );
+    }
+}
