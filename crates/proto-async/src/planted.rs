@@ -9,18 +9,12 @@ use replication::PlantedBug;
 /// of its configured primary or the replication generation): an old
 /// primary's writes land on the replicas of the new one.
 ///
-/// As planted it is masked: the replica still compares each stream's and
-/// partial sync's replication id with its own, so an old primary's stream
-/// is refused once the replica holds the new history; only a late full
-/// sync lands, and it installs the other history whole (a replication id
-/// the current primary does not have, so the invariants do not compare
-/// it), which the next stream of the current primary then resynchronises.
-/// Nothing the explorer checks on this row can tell (0 of 20,000
-/// schedules). A Redis replica has no such per-command check: skipping the
-/// two replication-id checks too under this bug (`node/replica.rs`) makes
-/// a replica apply an old primary's writes on top of the new history, and
-/// the "replica ahead of primary" invariant catches it (measured: 4 of 600
-/// schedules, first at seed 317).
+/// It skips the replica's two replication-id checks too (a Redis replica
+/// has no such per-command check): with them the bug was masked — an old
+/// primary's stream was refused once the replica held the new history, and
+/// nothing the explorer checks could tell (0 of 20,000 schedules). Without
+/// them a replica applies an old primary's writes on top of the new
+/// history, and the "replica ahead of primary" invariant catches it.
 pub const ACCEPT_ANY_PRIMARY: &str = "async_accept_any_primary";
 /// A replica never asks to resynchronise (its `PSYNC` is never sent): after
 /// a restart, a heal or a promotion it stays behind for good, and `WAIT`
