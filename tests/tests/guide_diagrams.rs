@@ -19,6 +19,54 @@ const GUIDE_DIAGRAMS: [(&str, u8, Protocol, &str); 8] = [
     ("exp7-isr-default.svg", 7, common::ISR, "default"),
 ];
 
+/// The counterexample diagrams of the Kafka ladder page: file under
+/// `docs/img/`, replay id (drawn as `cargo xtask explore --replay ID
+/// --diagram FILE` draws them).
+const COUNTEREXAMPLE_DIAGRAMS: [(&str, &str); 3] = [
+    (
+        "ladder-hw.svg",
+        "isr.all_isr.linearizable.fetch_hw-s192-16.17.21.35.42",
+    ),
+    (
+        "ladder-kip101.svg",
+        "isr.all_isr.linearizable.fetch_kip101-s8-0.1.6.7",
+    ),
+    (
+        "ladder-last-replica.svg",
+        "isr.all_isr.linearizable.fetch_kip320_one_power_loss-s114-0.25.26.27.34",
+    ),
+];
+
+#[test]
+fn every_counterexample_diagram_of_the_guide_matches_a_fresh_replay() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/img");
+    let mut stale = Vec::new();
+    for (file, id) in COUNTEREXAMPLE_DIAGRAMS {
+        let committed = std::fs::read_to_string(dir.join(file))
+            .unwrap_or_else(|e| panic!("docs/img/{file}: {e}"));
+        let replay: explore::ReplayId = id.parse().expect("replay id");
+        let config = labs::explore_configs()
+            .into_iter()
+            .find(|c| c.key() == replay.config)
+            .expect("the id's configuration");
+        let (_, report) = explore::replay(&config, &replay).expect("replays");
+        let fresh = diagram::render_svg(
+            report.group.trace(),
+            &diagram::DiagramOptions::titled(format!("counterexample {id}")),
+        );
+        if committed != fresh {
+            stale.push(format!(
+                "cargo xtask explore --replay {id} --diagram docs/img/{file}"
+            ));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale counterexample diagrams; regenerate with:\n{}",
+        stale.join("\n")
+    );
+}
+
 #[test]
 fn every_diagram_embedded_in_the_guide_matches_a_fresh_run() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/img");
@@ -48,7 +96,11 @@ fn every_svg_under_docs_img_is_checked_by_this_test() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    let mut listed: Vec<String> = GUIDE_DIAGRAMS.iter().map(|d| d.0.to_owned()).collect();
+    let mut listed: Vec<String> = GUIDE_DIAGRAMS
+        .iter()
+        .map(|d| d.0.to_owned())
+        .chain(COUNTEREXAMPLE_DIAGRAMS.iter().map(|d| d.0.to_owned()))
+        .collect();
     listed.sort();
     assert_eq!(files, listed);
 }

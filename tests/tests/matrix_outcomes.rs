@@ -72,6 +72,8 @@ fn the_matrix_has_every_experiment_protocol_and_variant() {
         "2:wal:remote_write",
         "2:isr:leader",
         "2:isr:all_isr",
+        "2:isr:fetch_hw",
+        "2:isr:fetch_kip101",
         "2:isr:unclean_election",
         "2:raft:default",
         "3:async:default",
@@ -202,6 +204,8 @@ fn exp2_weak_levels_lose_the_acked_write_and_strong_levels_keep_it() {
         (ISR, "leader", false),
         (ISR, "all_isr", true),
         (ISR, "unclean_election", false),
+        (ISR, "fetch_hw", false),
+        (ISR, "fetch_kip101", true),
         (RAFT, "default", true),
     ] {
         let o = crash(p, v);
@@ -237,6 +241,23 @@ fn exp2_isr_unclean_election_elects_the_out_of_sync_replica_and_loses_the_all_is
     assert!(!o.survived);
     let trace = &run(2, ISR, "unclean_election").trace;
     assert_eq!(trace.of_kind("isr_unclean_election").count(), 1);
+}
+
+/// The Kafka ladder in the matrix: on the fetch protocol's `hw` rung the
+/// brokers that become followers after the crash truncate to their own HW
+/// (one round behind the leader's) and the ALL_ISR write is gone; from
+/// KIP-101 on they truncate by leader epoch and keep it.
+#[test]
+fn exp2_isr_fetch_hw_truncates_the_acked_write_away_and_kip101_keeps_it() {
+    let trace = &run(2, ISR, "fetch_hw").trace;
+    assert!(
+        trace
+            .of_kind("isr_log_truncated")
+            .any(|e| e.str_field("reason") == Some("high watermark")),
+        "a follower truncated to its HW"
+    );
+    let trace = &run(2, ISR, "fetch_kip101").trace;
+    assert_eq!(trace.of_kind("isr_log_truncated").count(), 0);
 }
 
 /// Redis `min-replicas-to-write 1`: once `min-replicas-max-lag` passes,

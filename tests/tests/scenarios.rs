@@ -18,13 +18,20 @@ fn scenario_dir() -> PathBuf {
 
 /// Every scenario file, sorted by name, with its text.
 fn scenario_files() -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = std::fs::read_dir(scenario_dir())
-        .expect("crates/labs/scenarios exists")
+    let files = txt_files(&scenario_dir(), "crates/labs/scenarios");
+    assert!(files.len() >= 2, "the example and experiment 2 are there");
+    files
+}
+
+/// The `.txt` files in `dir`, sorted, each named `shown/FILE` with its text.
+fn txt_files(dir: &std::path::Path, shown: &str) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{shown}: {e}"))
         .map(|entry| entry.expect("directory entry").path())
         .filter(|path| path.extension().is_some_and(|e| e == "txt"))
         .map(|path| {
             let name = format!(
-                "crates/labs/scenarios/{}",
+                "{shown}/{}",
                 path.file_name().expect("a file name").to_string_lossy()
             );
             let text = std::fs::read_to_string(&path).expect("readable scenario");
@@ -32,8 +39,88 @@ fn scenario_files() -> Vec<(String, String)> {
         })
         .collect();
     files.sort();
-    assert!(files.len() >= 2, "the example and experiment 2 are there");
     files
+}
+
+/// The hands-on exercises of `docs/exercises.md` as scenario files.
+fn exercise_files() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/exercises");
+    txt_files(&dir, "docs/exercises")
+}
+
+#[test]
+fn every_hands_on_exercise_is_a_scenario_file_that_matches_its_expected_output() {
+    let files = exercise_files();
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "docs/exercises/async-backlog.txt",
+            "docs/exercises/isr-min-insync.txt",
+            "docs/exercises/raft-majority.txt",
+            "docs/exercises/wal-promote.txt",
+        ]
+    );
+    for (name, text) in files {
+        let s = parsed(&name, &text);
+        let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+        assert_eq!(
+            scenario::render(&s, &outputs, true, &registry()),
+            text,
+            "{name} differs from this run (accept with `cargo xtask run {name} --rewrite`)"
+        );
+    }
+}
+
+#[test]
+fn the_exercise_files_show_the_reference_answers() {
+    let text = |name: &str| {
+        exercise_files()
+            .into_iter()
+            .find(|(n, _)| n.ends_with(name))
+            .map(|(_, t)| t)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    // async 3: exactly backlog_size missed writes resynchronise partially.
+    let backlog = text("async-backlog.txt");
+    assert!(backlog.contains("async: replica-1: role=replica offset=4 catch-up=partial"));
+    assert!(backlog.contains("async: replica-1: role=replica offset=5 catch-up=full"));
+    // wal 2: promoting the cut-off asynchronous standby loses the write.
+    let promote = text("wal-promote.txt");
+    assert!(promote.contains("wal: value=v node=standby-1 offset=1 (LEADER)"));
+    assert!(promote.contains("wal: value=<none> node=standby-2 offset=0 (LEADER)"));
+    // raft 3: five nodes (`nodes=5`) survive two cut-off followers, not three.
+    let majority = text("raft-majority.txt");
+    assert!(majority.contains("raft: value=v2 node=node-2 offset=3 (LINEARIZABLE)"));
+    assert!(majority.contains("raft: unknown offset=4 (QUORUM)"));
+    assert!(majority.contains("heard 2 of 5 nodes"));
+}
+
+#[test]
+fn a_node_count_setting_names_the_new_nodes_and_is_checked() {
+    // Literal ids of the grown groups parse after `config nodes=5` (and
+    // only there); out-of-range counts are errors naming `nodes`.
+    let text = "config nodes=5\n\ncrash node=replica-4\n\ncrash node=standby-4\n\n\
+                isolate node=follower-4\n\n\
+                crash node=node-5\n\nconfig nodes=12\n";
+    let s = parsed("nodes.txt", text);
+    let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+    let shown = scenario::render(&s, &outputs, true, &registry());
+    assert!(
+        shown.contains("async: ok\nwal,isr,raft: error: unknown node replica-4"),
+        "{shown}"
+    );
+    assert!(shown.contains("wal: ok"), "{shown}");
+    assert!(shown.contains("raft: ok"), "{shown}");
+    assert!(
+        shown.contains(
+            "error: invalid configuration `nodes`: `nodes=12`: this protocol's group has 2 to 9 nodes"
+        ),
+        "{shown}"
+    );
+    let e = scenario::parse("f.txt", "crash node=replica-4\n", &registry())
+        .expect_err("replica-4 is not a node of the default groups");
+    assert!(e.message.contains("unknown node `replica-4`"), "{e}");
 }
 
 fn parsed(name: &str, text: &str) -> Scenario {
@@ -157,6 +244,16 @@ fn a_malformed_scenario_is_a_file_line_message() {
             "unknown argument `nod`",
         ),
         ("isolate node=primary-9\n", 1, "unknown node `primary-9`"),
+        (
+            "tick\n\ncrash node=follower-7\n",
+            3,
+            "`follower-7`: the groups here have at most 2 followers",
+        ),
+        (
+            "config protocols=raft nodes=5\n\ncrash node=follower-5\n",
+            3,
+            "at most 4 followers",
+        ),
         ("config quorum=2\n", 1, "unknown config setting `quorum`"),
         (
             "config pre_vote=yes\n",
@@ -356,4 +453,55 @@ fn a_part_whose_group_cannot_be_built_is_an_error_saying_why() {
     assert!(shown.contains("isr variant broken"), "{shown}");
     assert!(shown.contains("could not be built"), "{shown}");
     assert!(shown.contains("min_insync"), "{shown}");
+}
+
+#[test]
+fn a_crashed_raft_node_s_summary_shows_the_log_it_kept_not_only_an_empty_state() {
+    // node-1 holds entry 2 in its log but had not applied it when it
+    // crashed: its applied state is empty, its log is not.
+    let text = "config protocols=raft\n\nwrite key=k value=v level=QUORUM\n\n\
+                crash node=follower-1\n\nsummary fields=alive,offset,data\n";
+    let s = parsed("crash.txt", text);
+    let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+    let shown = scenario::render(&s, &outputs, true, &registry());
+    assert!(
+        shown.contains(
+            "raft: node-1: down offset=0 data={} (crashed; its state line: term 1, log 2, commit 0)"
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("raft: node-2: up offset=2 data={k=v}\n"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn async_takes_retention_as_its_backlog_like_wal_and_isr() {
+    let part = |retention: u32| {
+        format!(
+            "config protocols=async retention={retention}\n\ncrash node=replica-1\n\n\
+             write key=k value=v level=LEADER repeat=5\n\nrestart node=replica-1\n\n\
+             run-until-idle\n\nprobe node=replica-1\n"
+        )
+    };
+    let shown = |text: &str| {
+        let s = parsed("retention.txt", text);
+        let outputs = scenario::run_protocols(&s, &labs::BUILTIN, &registry());
+        scenario::render(&s, &outputs, true, &registry())
+    };
+    assert!(shown(&part(4)).contains("async: replica-1: role=replica offset=5 catch-up=full"));
+    assert!(shown(&part(5)).contains("async: replica-1: role=replica offset=5 catch-up=partial"));
+    let both = shown("config protocols=async retention=4 backlog=5\n");
+    assert!(
+        both.contains(
+            "invalid configuration `retention`: `retention=4` and `backlog=5` name the same setting"
+        ),
+        "{both}"
+    );
+    let raft = shown("config retention=3\n");
+    assert!(
+        raft.contains("async,wal,isr: ok\nraft: ok; ignored: retention (async, wal, isr only)"),
+        "{raft}"
+    );
 }

@@ -12,6 +12,16 @@ fn every_run_has_a_pinned_trace() {
 }
 
 #[test]
+fn a_filtered_trace_is_pinned_with_the_helper() {
+    // Experiment 3 on Raft without its message events: the elections,
+    // votes, commits and faults, not the 468 message lines.
+    let run = common::run(3, common::RAFT, "default");
+    let kept = sim_core::TraceFilter::new().without_messages();
+    assert!(kept.to_text(&run.trace).lines().count() < run.trace.len() / 4);
+    sim_core::assert_trace_snapshot!("exp3_raft_default_no_messages", &run.trace, kept);
+}
+
+#[test]
 fn the_json_matrix_is_pinned() {
     let json = labs::matrix::to_json(common::runs());
     insta::assert_snapshot!(

@@ -88,6 +88,12 @@ pub enum VariantArg {
     /// experiment 2 with unclean.leader.election.enable (isr)
     #[value(name = "unclean_election")]
     UncleanElection,
+    /// experiment 2 on Kafka's fetch protocol, truncation to the own HW (isr)
+    #[value(name = "fetch_hw")]
+    FetchHw,
+    /// experiment 2 on Kafka's fetch protocol, KIP-101 truncation (isr)
+    #[value(name = "fetch_kip101")]
+    FetchKip101,
     /// experiment 3 with PreVote and CheckQuorum (raft)
     #[value(name = "prevote")]
     PreVote,
@@ -124,6 +130,8 @@ impl VariantArg {
             VariantArg::Wait1 => "wait_1",
             VariantArg::MinReplicas1 => "min_replicas_1",
             VariantArg::UncleanElection => "unclean_election",
+            VariantArg::FetchHw => "fetch_hw",
+            VariantArg::FetchKip101 => "fetch_kip101",
             VariantArg::PreVote => "prevote",
             VariantArg::CheckQuorum => "check_quorum",
             VariantArg::ApplyDelay => "apply_delay",
@@ -165,7 +173,7 @@ pub enum Switch {
 /// A `bench` workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Workload {
-    /// every experiment run once (44 runs)
+    /// every experiment run once (46 runs)
     Matrix,
     /// N LEADER writes to the async primary
     WritesAsync,

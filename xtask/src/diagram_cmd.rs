@@ -59,18 +59,35 @@ fn scenario_diagram(file: &PathBuf, protocol: ProtocolArg, part: u32) -> Result<
                 ),
             )
         })?;
-    let trace = run.trace.map_err(|why| {
+    let trace = run.trace.as_ref().map_err(|why| {
         Failure::Failed(format!(
             "part {part} of {name} could not build a {protocol} group: {why}"
         ))
     })?;
-    let variant = run.variant.map(|v| format!(" · {v}")).unwrap_or_default();
-    let mut options =
-        diagram::DiagramOptions::titled(format!("{name} · {protocol} · part {part}{variant}"));
+    Ok(part_svg(
+        &part_title(&name, protocol, part, &run),
+        trace,
+        &run,
+    ))
+}
+
+/// `FILE · PROTOCOL · part K[ · VARIANT]`: a scenario part's diagram title.
+pub fn part_title(name: &str, protocol: ProtocolArg, part: u32, run: &scenario::PartRun) -> String {
+    let variant = run
+        .variant
+        .as_ref()
+        .map(|v| format!(" · {v}"))
+        .unwrap_or_default();
+    format!("{name} · {protocol} · part {part}{variant}")
+}
+
+/// The diagram of a scenario part's `trace`, with its state notes.
+pub fn part_svg(title: &str, trace: &sim_core::Trace, run: &scenario::PartRun) -> String {
+    let mut options = diagram::DiagramOptions::titled(title.to_owned());
     if let Some(states) = &run.states {
         options = options.with_state_notes(labs::state_notes(states));
     }
-    Ok(diagram::render_svg(&trace, &options))
+    diagram::render_svg(trace, &options)
 }
 
 /// `diagram`.

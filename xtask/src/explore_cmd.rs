@@ -54,7 +54,8 @@ pub struct Args {
     /// Only this read level.
     #[arg(long, value_enum)]
     read: Option<ReadArg>,
-    /// Only this setting (e.g. default, sync_standby_1, min_insync_1).
+    /// Only this setting (e.g. default, sync_standby_1, min_insync_1); with
+    /// --replay, run the replayed schedule on this setting's row instead.
     #[arg(long)]
     setting: Option<String>,
     /// Schedules per configuration.
@@ -72,6 +73,8 @@ pub struct Args {
     /// With --replay: also draw the run's space-time diagram to FILE (SVG).
     #[arg(long, value_name = "FILE", requires = "replay")]
     diagram: Option<PathBuf>,
+    #[command(flatten)]
+    trace_filter: crate::trace_filter::ReplayFilter,
     /// Print the verdicts as one JSON document.
     #[arg(long, conflicts_with = "jsonl")]
     json: bool,
@@ -171,7 +174,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     };
     match run(&opts) {
         Ok((text, code)) => {
-            output::print(&text)?;
+            output::print(&args.trace_filter.apply(text)?)?;
             Ok(code)
         }
         Err(Usage(message)) => Err(Failure::usage("explore", ErrorKind::InvalidValue, message)),
@@ -199,7 +202,8 @@ fn selected(opts: &Options) -> Vec<Configuration> {
 /// Runs the command; `Ok` text goes to stdout.
 pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     if let Some(id) = &opts.replay {
-        return replay(id, opts.diagram.as_ref()).map(|t| (t, ExitCode::SUCCESS));
+        return replay(id, opts.setting.as_deref(), opts.diagram.as_ref())
+            .map(|t| (t, ExitCode::SUCCESS));
     }
     if opts.planted {
         return crate::planted_cmd::run(opts);
@@ -459,10 +463,15 @@ fn json(verdicts: &[Verdict]) -> serde_json::Value {
     serde_json::json!({ "verdicts": verdicts.iter().map(verdict_json).collect::<Vec<_>>() })
 }
 
-/// `--replay ID`: the minimal schedule, its history as a timeline, and the
-/// trace.
-fn replay(text: &str, diagram: Option<&PathBuf>) -> Result<String, Stop> {
-    let replayed = replay_id(text)?;
+/// `--replay ID [--setting S]`: the minimal schedule, its history as a
+/// timeline, and the trace — with `--setting`, the same schedule on the
+/// row of setting `S` of the id's protocol and levels (a counterexample of
+/// one rung of the Kafka ladder run on the next).
+fn replay(text: &str, setting: Option<&str>, diagram: Option<&PathBuf>) -> Result<String, Stop> {
+    let replayed = match setting {
+        None => replay_id(text)?,
+        Some(s) => replay_on(text, s)?,
+    };
     if let Some(path) = diagram {
         std::fs::write(path, replayed.diagram())
             .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
@@ -489,6 +498,20 @@ impl Replayed {
             &diagram::DiagramOptions::titled(format!("counterexample {}", self.id)),
         )
     }
+}
+
+/// Parses `text` as a replay id and runs the schedule it names on the row
+/// of the same protocol and levels with `setting` (schedules are drawn from
+/// the protocol's knobs and transport, so a seed names the same schedule on
+/// every row of the protocol that shares them).
+pub fn replay_on(text: &str, setting: &str) -> Result<Replayed, Stop> {
+    let mut id: ReplayId = text.parse().map_err(Usage)?;
+    let row = id
+        .config
+        .rsplit_once('.')
+        .map_or(id.config.as_str(), |(row, _)| row);
+    id.config = format!("{row}.{setting}");
+    replay_id(&id.to_string())
 }
 
 /// Parses `text` as a replay id, finds its configuration and runs the

@@ -8,8 +8,8 @@
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
 //! - `cargo xtask run FILE [--protocol P] [--rewrite]` (a scenario file, see `labs::scenario`)
 //! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
-//! - `cargo xtask explore --replay ID [--diagram FILE]`
-//! - `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`
+//! - `cargo xtask explore --replay ID [--diagram FILE] [--node N] [--kinds K,…] [--no-messages]`
+//! - `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`, or `report --scenario FILE [--protocol P]`
 //!
 //! Exit codes: 0 on success (also when stdout is closed early, as by
 //! `| head`), 1 when a command fails (a check finds a difference, a run
@@ -33,6 +33,7 @@ mod mutants_cmd;
 mod optimized;
 mod output;
 mod planted_cmd;
+mod replay_diagram;
 mod report;
 mod report_cmd;
 mod run_cmd;
@@ -40,6 +41,7 @@ mod state_table;
 mod sweep_all;
 mod table;
 mod trace_cmd;
+mod trace_filter;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

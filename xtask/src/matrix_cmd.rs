@@ -1,6 +1,7 @@
 //! `cargo xtask matrix`: run the experiments, print the matrix, or write /
 //! check the committed Markdown.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,7 +12,7 @@ use similar::TextDiff;
 
 use crate::args::{ExperimentArg, MatrixFormat, ProtocolArg};
 use crate::output::{self, Failure};
-use crate::table::{Column, Table};
+use crate::table::{Column, Table, wrap};
 
 /// The terminal width the text format fits.
 pub const TEXT_WIDTH: usize = 100;
@@ -141,19 +142,59 @@ fn text_cell(parts: &[CellPart]) -> String {
         .join("\n")
 }
 
-/// The matrix as plain-text tables no wider than `width`.
+/// `text` as a first line of at most `width` characters and the rest
+/// wrapped at `width - 2` (they are indented two more).
+fn hanging(text: &str, width: usize) -> (String, Vec<String>) {
+    let head = wrap(text, width).into_iter().next().unwrap_or_default();
+    let taken = head.split(' ').count();
+    let rest: Vec<&str> = text
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .skip(taken)
+        .collect();
+    if rest.is_empty() {
+        return (head, Vec::new());
+    }
+    (head, wrap(&rest.join(" "), width.saturating_sub(2)))
+}
+
+/// Spaces before a protocol's name under its experiment's title.
+const PROTOCOL_INDENT: usize = 3;
+
+/// The matrix as plain text no wider than `width`: per experiment its
+/// number and title, then a line per protocol with its cell (each variant
+/// on its own line, `[variant] …`; a line too long wraps under the cell,
+/// indented two more), then the read levels as a table.
 pub fn to_text(runs: &[Run], width: usize) -> String {
     let matrix = Matrix::from_runs(runs);
-    let mut out = String::from("Experiments × protocols\n\n");
-    let mut columns = vec![Column::new("#"), Column::at_most("experiment", 14)];
-    columns.extend(matrix.protocols.iter().map(|p| Column::new(p.name())));
-    let mut table = Table::new(columns).spaced();
+    let mut out = String::from("Experiments × protocols\n");
+    let name_width = matrix
+        .protocols
+        .iter()
+        .map(|p| p.name().chars().count())
+        .max()
+        .unwrap_or(0);
+    let indent = PROTOCOL_INDENT + name_width + 2;
+    let text_width = width.saturating_sub(indent).max(20);
     for row in &matrix.rows {
-        let mut cells = vec![row.experiment.to_string(), row.title.to_owned()];
-        cells.extend(row.cells.iter().map(|cell| text_cell(cell)));
-        table.push(cells);
+        let _ = write!(out, "\n{:<3}{}\n", row.experiment, row.title);
+        for (protocol, parts) in matrix.protocols.iter().zip(&row.cells) {
+            let mut first = true;
+            for paragraph in text_cell(parts).lines() {
+                let (head, rest) = hanging(paragraph, text_width);
+                let lead = if first {
+                    format!("{:PROTOCOL_INDENT$}{:<name_width$}  ", "", protocol.name())
+                } else {
+                    " ".repeat(indent)
+                };
+                first = false;
+                let _ = writeln!(out, "{}", format!("{lead}{head}").trim_end());
+                for line in rest {
+                    let _ = writeln!(out, "{}{line}", " ".repeat(indent + 2));
+                }
+            }
+        }
     }
-    out.push_str(&table.render(width));
     let reads = labs::matrix::read_matrix(runs);
     if !reads.is_empty() {
         out.push_str("\nRead levels (experiment 6)\n\n");

@@ -13,12 +13,22 @@ use crate::explore_cmd::{self, Stop};
 use crate::output::{self, Failure};
 use crate::report::{self, Inputs};
 
-/// `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`.
+/// `cargo xtask report [--out DIR] [--schedules N] [--jobs J]`, or
+/// `cargo xtask report --scenario FILE [--protocol P] [--out DIR]`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The directory to write the site to (created if missing).
-    #[arg(long, value_name = "DIR", default_value = "target/minidist-report")]
-    out: PathBuf,
+    /// The directory to write the site to (created if missing) [default:
+    /// target/minidist-report; with --scenario: target/minidist-scenario].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// A scenario file (see `cargo xtask run`) to report on instead of the
+    /// experiments and the explorer: a page per part and protocol, with
+    /// its diagram, state panel and trace (no sweep).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["schedules", "ignore_floors", "jobs"])]
+    scenario: Option<PathBuf>,
+    /// With --scenario: only this protocol [default: every one].
+    #[arg(long, requires = "scenario", value_parser = crate::args::protocol_parser())]
+    protocol: Option<crate::args::ProtocolArg>,
     /// Explorer schedules per configuration (as `cargo xtask explore --schedules`).
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     schedules: u64,
@@ -33,9 +43,20 @@ pub struct Args {
 
 /// `report`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    if let Some(file) = &args.scenario {
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("target/minidist-scenario"));
+        return scenario_report(file, args.protocol, &out);
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("target/minidist-report"));
     // Before the optimized build and the sweep (a minute or more): a
     // folder the site cannot be written to fails now.
-    check_writable(&args.out)?;
+    check_writable(&out)?;
     if let Some(code) = crate::optimized::reexec("report", &[])? {
         return Ok(code);
     }
@@ -55,14 +76,40 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Stop::Usage(message) => Failure::usage("report", ErrorKind::InvalidValue, message),
         Stop::Failed(message) => Failure::Failed(message),
     })?;
-    write(&args.out, &pages)?;
+    write(&out, &pages)?;
+    wrote(&pages, &out)
+}
+
+fn wrote(pages: &[report::Page], out: &Path) -> Result<ExitCode, Failure> {
     output::println(&format!(
         "wrote {} files to {}; open {}",
         pages.len(),
-        args.out.display(),
-        args.out.join("index.html").display()
+        out.display(),
+        out.join("index.html").display()
     ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `report --scenario FILE`: the file's site (see `report/scenario_site.rs`).
+fn scenario_report(
+    file: &Path,
+    protocol: Option<crate::args::ProtocolArg>,
+    out: &Path,
+) -> Result<ExitCode, Failure> {
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::Failed(format!("cannot read {name}: {e}")))?;
+    let registry = labs::registry();
+    let parsed =
+        scenario::parse(&name, &text, &registry).map_err(|e| Failure::Failed(e.to_string()))?;
+    check_writable(out)?;
+    let protocols: Vec<_> = match protocol {
+        Some(p) => vec![p],
+        None => labs::BUILTIN.to_vec(),
+    };
+    let pages = report::scenario_site::build(&name, &parsed, &protocols, &registry);
+    write(out, &pages)?;
+    wrote(&pages, out)
 }
 
 /// Runs every experiment, sweeps every explorer configuration, replays each
@@ -105,13 +152,13 @@ fn check_writable(out: &Path) -> Result<(), Failure> {
 }
 
 /// Writes `pages` under `out`, first removing the pages a previous report
-/// left in its `runs/` and `counterexamples/` folders (only `*.html`
-/// files there).
+/// left in its `runs/`, `counterexamples/` and `parts/` folders (only
+/// `*.html` files there).
 fn write(out: &Path, pages: &[report::Page]) -> Result<(), Failure> {
     let failed = |path: &Path, e: std::io::Error| {
         Failure::Failed(format!("cannot write {}: {e}", path.display()))
     };
-    for folder in ["runs", "counterexamples"] {
+    for folder in ["runs", "counterexamples", "parts"] {
         let dir = out.join(folder);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;

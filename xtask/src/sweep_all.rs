@@ -39,18 +39,58 @@ pub struct Options {
     pub progress: bool,
 }
 
+/// The progress bar's line: the bar, schedules done of all, the time left
+/// and the configuration being swept, at most [`PROGRESS_WIDTH`] columns
+/// (the configuration's key cut to [`KEY_WIDTH`]).
+const PROGRESS_TEMPLATE: &str = "{bar:14} {pos:>7}/{len:7} ETA {eta_precise} {msg}";
+
+/// What the template's fields take besides the message: the bar (14), the
+/// counts (7 + 1 + 7), `ETA hh:mm:ss` (12) and the three spaces between.
+const PROGRESS_FIXED: usize = 14 + 15 + 12 + 3;
+
+/// The widest progress line, so that it never wraps an 80-column terminal.
+pub const PROGRESS_WIDTH: usize = 79;
+
+/// The most characters of a configuration's key the bar shows.
+const KEY_WIDTH: usize = PROGRESS_WIDTH - PROGRESS_FIXED;
+
+/// `key`, cut to [`KEY_WIDTH`] characters (the cut marked `…`).
+fn bar_message(key: &str) -> String {
+    if key.chars().count() <= KEY_WIDTH {
+        return key.to_owned();
+    }
+    let mut cut: String = key.chars().take(KEY_WIDTH - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// How many schedules `sweep` runs on `config` (its floor honoured, as
+/// [`explore::sweep`] does; a shard's share counted whole).
+fn schedules_of(config: &Configuration, sweep: &SweepOptions) -> u64 {
+    let all = if sweep.floors {
+        sweep.schedules.max(config.min_schedules)
+    } else {
+        sweep.schedules
+    };
+    match sweep.shard {
+        Some((i, n)) if n > 0 => (i..all).step_by(usize::try_from(n).unwrap_or(1)).count() as u64,
+        _ => all,
+    }
+}
+
 /// The verdicts of every configuration in `configs` over `sweep`'s
 /// schedules, configuration by configuration (a progress bar on stderr when
-/// `progress`).
+/// `progress`: schedules done, the time left, the configuration swept).
 pub fn sweep_all(
     configs: &[Configuration],
     sweep: &SweepOptions,
     progress: bool,
 ) -> Result<Vec<Verdict>, Stop> {
     let bar = progress.then(|| {
-        let bar = indicatif::ProgressBar::new(configs.len() as u64);
+        let total = configs.iter().map(|c| schedules_of(c, sweep)).sum();
+        let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            indicatif::ProgressStyle::with_template(PROGRESS_TEMPLATE)
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
@@ -58,14 +98,14 @@ pub fn sweep_all(
     let mut verdicts = Vec::new();
     for config in configs {
         if let Some(bar) = &bar {
-            bar.set_message(config.key());
+            bar.set_message(bar_message(&config.key()));
         }
         verdicts.extend(
             explore::sweep(config, sweep)
                 .map_err(|e| Stop::Failed(format!("{}: {e}", config.key())))?,
         );
         if let Some(bar) = &bar {
-            bar.inc(1);
+            bar.inc(schedules_of(config, sweep));
         }
     }
     if let Some(bar) = bar {
@@ -111,4 +151,53 @@ pub fn write_or_check(
         ),
         ExitCode::FAILURE,
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_fits_80_columns_with_the_longest_key_cut() {
+        let longest = labs::explore_configs()
+            .iter()
+            .map(Configuration::key)
+            .max_by_key(|k| k.chars().count())
+            .expect("configurations");
+        let shown = bar_message(&longest);
+        assert!(indicatif::ProgressStyle::with_template(PROGRESS_TEMPLATE).is_ok());
+        // The line as indicatif draws it, every field at its widest.
+        let line = PROGRESS_TEMPLATE
+            .replace("{bar:14}", &"█".repeat(14))
+            .replace("{pos:>7}", "1234567")
+            .replace("{len:7}", "1234567")
+            .replace("{eta_precise}", "00:12:34")
+            .replace("{msg}", &shown);
+        assert_eq!(line.chars().count(), PROGRESS_FIXED + shown.chars().count());
+        assert!(line.chars().count() <= PROGRESS_WIDTH, "{line}");
+        assert!(shown.ends_with('…') || shown == longest);
+        assert_eq!(
+            bar_message("isr.all_isr.local.default"),
+            "isr.all_isr.local.default"
+        );
+    }
+
+    #[test]
+    fn the_bar_counts_schedules_with_each_row_s_floor_and_the_shard_s_share() {
+        let configs = labs::explore_configs();
+        let floored = configs
+            .iter()
+            .find(|c| c.min_schedules > 200)
+            .expect("a row with a floor");
+        let mut sweep = SweepOptions {
+            schedules: 200,
+            ..SweepOptions::default()
+        };
+        assert_eq!(schedules_of(floored, &sweep), floored.min_schedules);
+        sweep.floors = false;
+        assert_eq!(schedules_of(floored, &sweep), 200);
+        sweep.shard = Some((1, 3));
+        // Positions 1, 4, …, 199 of 0..200.
+        assert_eq!(schedules_of(floored, &sweep), 67);
+    }
 }

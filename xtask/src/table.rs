@@ -8,8 +8,6 @@ const GAP: &str = "  ";
 pub struct Column {
     /// The header text (wrapped like a cell if it must be).
     pub header: String,
-    /// The widest this column may grow; `None`: as wide as its content.
-    pub max_width: Option<usize>,
 }
 
 impl Column {
@@ -17,15 +15,6 @@ impl Column {
     pub fn new(header: impl Into<String>) -> Column {
         Column {
             header: header.into(),
-            max_width: None,
-        }
-    }
-
-    /// A column at most `max_width` characters wide.
-    pub fn at_most(header: impl Into<String>, max_width: usize) -> Column {
-        Column {
-            header: header.into(),
-            max_width: Some(max_width),
         }
     }
 }
@@ -34,8 +23,6 @@ impl Column {
 pub struct Table {
     columns: Vec<Column>,
     rows: Vec<Vec<String>>,
-    /// A blank line between rows (for rows several lines tall).
-    spaced: bool,
 }
 
 fn width_of(text: &str) -> usize {
@@ -48,14 +35,7 @@ impl Table {
         Table {
             columns,
             rows: Vec::new(),
-            spaced: false,
         }
-    }
-
-    /// Separates rows by a blank line.
-    pub fn spaced(mut self) -> Table {
-        self.spaced = true;
-        self
     }
 
     /// Adds a row; missing cells are empty, extra cells are dropped.
@@ -65,7 +45,7 @@ impl Table {
     }
 
     /// The column widths that fit `width`: every column as wide as its
-    /// content (up to its `max_width`) if that fits; otherwise the narrow
+    /// content if that fits; otherwise the narrow
     /// columns keep their width and the others share what is left evenly.
     fn widths(&self, width: usize) -> Vec<usize> {
         let count = self.columns.len();
@@ -76,16 +56,13 @@ impl Table {
             .iter()
             .enumerate()
             .map(|(i, column)| {
-                let content = std::iter::once(column.header.as_str())
+                std::iter::once(column.header.as_str())
                     .chain(self.rows.iter().map(|row| row[i].as_str()))
                     .flat_map(str::lines)
                     .map(width_of)
                     .max()
                     .unwrap_or(0)
-                    .max(1);
-                column
-                    .max_width
-                    .map_or(content, |max| content.min(max.max(1)))
+                    .max(1)
             })
             .collect();
         let mut widths = vec![0; count];
@@ -128,10 +105,7 @@ impl Table {
         push_row(&mut out, &headers, &widths);
         let rules: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
         push_row(&mut out, &rules, &widths);
-        for (i, row) in self.rows.iter().enumerate() {
-            if self.spaced && i > 0 {
-                out.push('\n');
-            }
+        for row in &self.rows {
             push_row(&mut out, row, &widths);
         }
         out
@@ -214,11 +188,11 @@ mod tests {
 
     #[test]
     fn a_table_that_fits_is_as_wide_as_its_content() {
-        let mut table = Table::new(vec![Column::new("protocol"), Column::at_most("lvl", 3)]);
+        let mut table = Table::new(vec![Column::new("protocol"), Column::new("lvl")]);
         table.push(vec!["isr".into(), "stale".into()]);
         assert_eq!(
             table.render(100),
-            "protocol  lvl\n--------  ---\nisr       sta\n          le\n"
+            "protocol  lvl\n--------  -----\nisr       stale\n"
         );
     }
 }

@@ -236,6 +236,29 @@ fn every_matrix_cell_links_to_its_run_page_and_every_counterexample_to_its_page(
     );
 }
 
+#[test]
+fn the_durability_cells_of_the_matrix_are_green_when_acked_writes_survived_and_red_when_not() {
+    let index = std::fs::read_to_string(site().join("index.html")).expect("index");
+    let doc = parse(&index);
+    let class_of = |href: &str| {
+        doc.descendants()
+            .find(|n| n.has_tag_name("a") && n.attribute("href") == Some(href))
+            .unwrap_or_else(|| panic!("a matrix link to {href}"))
+            .attribute("class")
+    };
+    // Experiment 2: async loses the acknowledged write, raft keeps it.
+    assert_eq!(class_of("runs/exp2-async-default.html"), Some("lost"));
+    assert_eq!(class_of("runs/exp2-raft-default.html"), Some("survived"));
+    assert_eq!(class_of("runs/exp2-wal-quorum.html"), Some("survived"));
+    // Experiment 3: the cut-off async primary acknowledges its write, the
+    // cut-off raft leader does not.
+    assert_eq!(class_of("runs/exp3-async-default.html"), Some("lost"));
+    assert_eq!(class_of("runs/exp3-raft-default.html"), Some("survived"));
+    // The other experiments are not coloured.
+    assert_eq!(class_of("runs/exp4-isr-default.html"), None);
+    assert!(index.contains("Experiments 2 and 3 test durability"));
+}
+
 fn xtask_stdout(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .env("MINIDIST_REEXEC", "0")

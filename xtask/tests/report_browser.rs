@@ -1,7 +1,9 @@
 //! The report in a real browser: headless Chromium loads the index, the
 //! experiment 3 ISR run page and a counterexample page with lincheck's
-//! picture of a violation from the file system, and lincheck's own page of
-//! a violated history, dumps the DOM and takes a screenshot of each.
+//! picture of a violation from the file system, lincheck's own page of a
+//! violated history and a `report --scenario` part page (its state panel
+//! opened at the tick its link names), dumps the DOM and takes a
+//! screenshot of each.
 //!
 //! Ignored by default (it needs Chromium); `.ci/run` installs Chromium and
 //! runs it with `cargo test -p xtask --test report_browser -- --ignored`.
@@ -502,5 +504,54 @@ fn clicking_a_tick_of_the_exp3_isr_page_shows_every_node_s_hw_and_isr_at_that_ti
     assert!(
         teal > 200,
         "the selected tick button is not in view ({teal} px)"
+    );
+}
+
+#[test]
+#[ignore = "needs Chromium; run with --ignored (CI does)"]
+fn a_scenario_report_page_opens_its_state_panel_at_the_tick_its_link_names() {
+    // `report --scenario` needs no sweep: build it here.
+    let dir = temp_dir("report-scenario-browser");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .current_dir(&root)
+        .args([
+            "report",
+            "--scenario",
+            "docs/exercises/isr-min-insync.txt",
+            "--out",
+        ])
+        .arg(&dir)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("xtask runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Part 1 at tick 0, before the slow followers left the ISR (without
+    // the script the last state, tick 1's, would show).
+    let page = dir.join("parts").join("part1-isr.html#tick=0");
+    let dom = dump_dom(&page);
+    assert!(dom.contains(r#"data-shown-tick="0""#), "{dom}");
+    let shown = dom
+        .split("<tbody data-tick=")
+        .skip(1)
+        .find(|b| !b.split('>').next().unwrap_or("").contains("hidden"))
+        .expect("one state body shown");
+    assert!(shown.starts_with("\"0\""), "{shown}");
+    let row = shown
+        .split("<tr data-node=\"node-1\">")
+        .nth(1)
+        .and_then(|r| r.split("</tr>").next())
+        .expect("node-1's row");
+    assert!(
+        row.contains(">leader<") && row.contains("{node-1,node-2,node-3}"),
+        "{row}"
+    );
+    assert!(
+        body_text(&dom).contains("refused (ALL_ISR)"),
+        "the part's output"
     );
 }

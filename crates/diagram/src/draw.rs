@@ -2,19 +2,22 @@
 //! sections; lanes, arrows, the clients band and the legend are drawn by
 //! their own modules, placed by [`Geometry`].
 
+use std::collections::BTreeMap;
+
 use sim_core::Trace;
 
 use super::arrows;
 use super::band;
+use super::classify::Tone;
 use super::geometry::{AXIS_W, Geometry, HEADER_Y, TOP};
 use super::lanes;
 use super::legend;
 use super::options::DiagramOptions;
-use super::palette::{FAINT, INK, MUTED};
+use super::palette::{DROP, FAINT, INK, MUTED, tone_colour};
 use super::place::{Occupancy, Rect};
-use super::scene::{MsgEnd, Scene};
+use super::scene::{FAULT_MARK, MsgEnd, Scene};
 use super::svg::{El, Svg};
-use super::text::num;
+use super::text::{num, text_width};
 use super::timeline::{BREAK, ROW, Timeline, layout};
 
 fn subtitle(scene: &Scene, trace: &Trace) -> String {
@@ -38,6 +41,74 @@ fn subtitle(scene: &Scene, trace: &Trace) -> String {
         scene.lanes.len(),
         scene.messages.len()
     )
+}
+
+/// The `y` of each `(section, tick)`'s label: its first row's.
+fn label_ys(scene: &Scene, tl: &Timeline) -> BTreeMap<(usize, u64), f64> {
+    let mut ys = BTreeMap::new();
+    for (i, row) in scene.rows.iter().enumerate() {
+        ys.entry((row.section, row.tick)).or_insert_with(|| tl.y(i));
+    }
+    ys
+}
+
+/// Marks left of the tick labels: `⚡` at a tick at which a fault was
+/// injected (hover: which), `◆` at the tick an operation marked violating
+/// completed (or was submitted, if it never completed). Each its own
+/// `<text>`, so a label's text stays `t=N`.
+fn draw_tick_marks(svg: &mut Svg, scene: &Scene, tl: &Timeline) {
+    let ys = label_ys(scene, tl);
+    let mut faults: BTreeMap<(usize, u64), Vec<&str>> = BTreeMap::new();
+    for (section, tick, line) in &scene.faults {
+        faults.entry((*section, *tick)).or_default().push(line);
+    }
+    // Right-aligned before the label `t=N` (at `AXIS_W - 8`).
+    let left_of_label = |tick: u64, slot: f64| {
+        AXIS_W - 8.0 - text_width(&format!("t={tick}"), 10.0) - 4.0 - 12.0 * slot
+    };
+    for (at, lines) in &faults {
+        let Some(&y) = ys.get(at) else { continue };
+        svg.open(El::new("g").class("fault-tick"));
+        svg.title(&format!(
+            "fault injected at tick {}:\n{}",
+            at.1,
+            lines.join("\n")
+        ));
+        svg.text(
+            El::new("text")
+                .num("x", left_of_label(at.1, 1.0))
+                .num("y", y + 4.0)
+                .attr("fill", DROP)
+                .attr("font-size", "12"),
+            FAULT_MARK,
+        );
+        svg.close("g");
+    }
+    let mut violating: Vec<(usize, u64)> = scene
+        .band
+        .iter()
+        .filter(|item| item.violating)
+        .filter_map(|item| scene.rows.get(item.to_row).map(|r| (r.section, r.tick)))
+        .collect();
+    violating.dedup();
+    for at in violating {
+        let Some(&y) = ys.get(&at) else { continue };
+        svg.open(El::new("g").class("violating-tick"));
+        svg.title(&format!(
+            "tick {}: an operation marked violating completed",
+            at.1
+        ));
+        let slot = if faults.contains_key(&at) { 2.0 } else { 1.0 };
+        svg.text(
+            El::new("text")
+                .num("x", left_of_label(at.1, slot))
+                .num("y", y + 4.0)
+                .attr("fill", tone_colour(Tone::Bad))
+                .attr("font-size", "12"),
+            "◆",
+        );
+        svg.close("g");
+    }
 }
 
 fn draw_axis(svg: &mut Svg, tl: &Timeline, geo: &Geometry) {
@@ -117,6 +188,7 @@ pub(super) fn render(scene: &Scene, options: &DiagramOptions, trace: &Trace) -> 
     // The body first: the page is as wide as its widest label.
     let mut body = Svg::fragment(1);
     draw_axis(&mut body, &tl, &geo);
+    draw_tick_marks(&mut body, scene, &tl);
     for (row, name) in &scene.sections {
         body.text(
             El::new("text")
@@ -159,7 +231,8 @@ pub(super) fn render(scene: &Scene, options: &DiagramOptions, trace: &Trace) -> 
         .notes
         .iter()
         .any(|n| n.style == super::scene::NoteStyle::StateLine);
-    let legend = legend::layout(width, names_bottom + 22.0, marked, noted);
+    let faulted = !scene.faults.is_empty();
+    let legend = legend::layout(width, names_bottom + 22.0, marked, noted, faulted);
     let height = (legend.bottom + 14.0).ceil();
     let title = options
         .title

@@ -21,6 +21,7 @@ enum Sample {
     Stale,
     Violating,
     StateLine,
+    Fault,
     Dot,
     Break,
 }
@@ -66,7 +67,7 @@ pub(super) struct Legend {
 /// The violating mark's entry.
 const VIOLATING: (Sample, &str) = (
     Sample::Violating,
-    "◆ op marked violating (e.g. not linearizable)",
+    "◆ op marked violating (e.g. not linearizable); ◆ by the tick it completed",
 );
 
 /// The state notes' entry.
@@ -75,16 +76,25 @@ const STATE_LINE: (Sample, &str) = (
     "protocol state changed (hover: the node's state line)",
 );
 
+/// The fault ticks' entry.
+const FAULT: (Sample, &str) = (
+    Sample::Fault,
+    "tick at which a fault was injected (hover: which)",
+);
+
 /// Flows the entries into lines no wider than `width`, from `top` down;
 /// with `violating`, the violating mark's entry too; with `state`, the
-/// state notes' entry.
-pub(super) fn layout(width: f64, top: f64, violating: bool, state: bool) -> Legend {
+/// state notes' entry; with `faults`, the fault ticks' entry.
+pub(super) fn layout(width: f64, top: f64, violating: bool, state: bool, faults: bool) -> Legend {
     let mut entries = ENTRIES.to_vec();
     if state {
         entries.insert(6, STATE_LINE);
     }
     if violating {
         entries.insert(entries.len() - 2, VIOLATING);
+    }
+    if faults {
+        entries.insert(5, FAULT);
     }
     let (mut x, mut y) = (16.0, top + 30.0);
     let mut places = Vec::with_capacity(entries.len());
@@ -204,6 +214,15 @@ fn sample(svg: &mut Svg, kind: Sample, x: f64, y: f64) {
                     .attr("fill", tone_colour(Tone::Bad)),
             );
             svg.leaf(halo(bar_x, y - 8.0, 7.0, 16.0));
+        }
+        Sample::Fault => {
+            svg.text(
+                El::new("text")
+                    .num("x", x + 8.0)
+                    .num("y", y + 4.0)
+                    .attr("fill", DROP),
+                super::scene::FAULT_MARK,
+            );
         }
         Sample::StateLine => {
             svg.text(

@@ -67,7 +67,14 @@
 //! - **violating operations**, given by the caller in
 //!   [`DiagramOptions::violating`] (e.g. the operation a linearizability
 //!   checker could not place): the bad tone, a halo around the bar, `◆` on
-//!   its label and on the serving lane, and a legend entry;
+//!   its label, on the serving lane and beside the tick label of the tick
+//!   it completed (`violating-tick`), and a legend entry;
+//! - **fault ticks**: `⚡` beside the tick label of each tick at which a
+//!   fault was injected (`node_crashed`, `node_restarted`,
+//!   `node_isolated`, `node_healed`, `link_cut`, `link_restored`,
+//!   `all_healed`, `node_slow` — the nemesis' steps, as the report's state
+//!   panel marks them), the faults as its tooltip (`fault-tick`), and a
+//!   legend entry;
 //! - **state notes**, given by the caller in
 //!   [`DiagramOptions::state_notes`] (e.g. what changed in a node's
 //!   protocol state — `LEO 2`, `HW 2`, `ISR {2,3}`, `commit 4` — from a

@@ -9,7 +9,7 @@ use sim_core::{Trace, Value};
 
 use super::classify::{Class, Completed, LaneChange, Served, Submitted, Tone, Wire, classify};
 use super::scene::{
-    BandItem, Dot, Message, MsgEnd, Note, NoteStyle, Row, Scene, Segment, SegmentKind,
+    BandItem, Dot, FAULT_KINDS, Message, MsgEnd, Note, NoteStyle, Row, Scene, Segment, SegmentKind,
 };
 use super::stale::{History, Stale};
 use super::text::{field, truncate};
@@ -504,6 +504,11 @@ pub(super) fn build(trace: &Trace) -> Scene {
     for (at, event) in trace.events().enumerate() {
         let title = event.to_string();
         let tick = event.tick;
+        if FAULT_KINDS.contains(&event.kind) {
+            // Without `#seq @tick`: the tooltip names the tick.
+            let line = title.splitn(3, ' ').nth(2).unwrap_or(title.as_str());
+            b.scene.faults.push((b.section, tick, line.to_owned()));
+        }
         match classify(&event) {
             Class::RunStarted(name) => {
                 b.end_section();

@@ -94,6 +94,11 @@ pub(super) fn notes(event: &EventRef<'_>) -> Vec<(String, String)> {
         }
     } else if kind.ends_with("_member_added") {
         "back in ISR".to_owned()
+    } else if kind.ends_with("_power_loss") {
+        let lost = field(event, "lost").map(|v| show(&v)).unwrap_or_default();
+        format!("power loss: {lost} unflushed lost")
+    } else if kind.ends_with("_unclean_restart") {
+        "unclean shutdown: out of ISR and ELR".to_owned()
     } else if kind.ends_with("_log_truncated") {
         let above = field(event, "above").map(|v| show(&v)).unwrap_or_default();
         match field_text(event, "reason") {

@@ -152,7 +152,26 @@ pub(super) struct Scene {
     pub dots: Vec<Dot>,
     pub segments: Vec<Segment>,
     pub band: Vec<BandItem>,
+    /// The faults a nemesis injected (crash, restart, isolate, heal, link
+    /// cuts, slowness): `(section, tick, trace line)`, in trace order.
+    pub faults: Vec<(usize, u64, String)>,
 }
+
+/// The axis mark of a tick at which a fault was injected.
+pub(super) const FAULT_MARK: &str = "⚡";
+
+/// The fault events a nemesis injects, as the harness records them (the
+/// report's state panel marks the same ticks ⚡).
+pub(super) const FAULT_KINDS: [&str; 8] = [
+    "node_crashed",
+    "node_restarted",
+    "node_isolated",
+    "node_healed",
+    "link_cut",
+    "link_restored",
+    "all_healed",
+    "node_slow",
+];
 
 /// Appended to the label of an operation marked violating.
 pub(super) const VIOLATING_MARK: &str = " ◆ violating";

@@ -582,3 +582,44 @@ fn an_operation_marked_violating_is_drawn_bad_with_a_diamond_and_a_legend_entry(
     );
     assert!(!svg.contains("violating"));
 }
+
+#[test]
+fn fault_ticks_are_marked_on_the_axis_with_what_was_injected() {
+    let (n1, n2, _) = nodes();
+    let mut t = reads_trace();
+    record!(t, 4, "node_crashed", node = &n2, lose_unfsynced = false);
+    record!(t, 4, "node_isolated", node = &n1);
+    record!(t, 6, "node_restarted", node = &n2);
+    let svg = render_svg(&t, &DiagramOptions::default());
+    let marks = group(&svg, "fault-tick");
+    assert_eq!(marks.len(), 2, "ticks 4 and 6: {svg}");
+    assert!(
+        marks[0].contains("fault injected at tick 4:\nnode_crashed node=n2")
+            && marks[0].contains("node_isolated node=n1"),
+        "{}",
+        marks[0]
+    );
+    assert!(marks[1].contains("node_restarted node=n2"), "{}", marks[1]);
+    assert!(marks.iter().all(|m| m.contains(">⚡</text>")));
+    assert!(svg.contains("tick at which a fault was injected"));
+    // A tick label keeps its text (the report's state panel reads `t=N`).
+    assert!(visible_text(&svg).contains(&"t=4"));
+    // No fault, no mark and no legend entry.
+    let plain = render_svg(&reads_trace(), &DiagramOptions::default());
+    assert!(group(&plain, "fault-tick").is_empty());
+    assert!(!plain.contains("fault was injected"));
+}
+
+#[test]
+fn the_tick_a_violating_operation_completed_is_marked_on_the_axis() {
+    let svg = render_svg(
+        &reads_trace(),
+        &DiagramOptions::default().with_violating([3]),
+    );
+    let marks = group(&svg, "violating-tick");
+    assert_eq!(marks.len(), 1, "{svg}");
+    assert!(marks[0].contains("tick 3: an operation marked violating completed"));
+    assert!(marks[0].contains(">◆</text>"));
+    let plain = render_svg(&reads_trace(), &DiagramOptions::default());
+    assert!(group(&plain, "violating-tick").is_empty());
+}

@@ -58,6 +58,9 @@ pub struct Configuration {
     /// The planted bug the group is built with (a positive control), or
     /// `None`.
     pub planted: Option<&'static str>,
+    /// The most power losses a schedule makes (`None`: any number); a
+    /// power loss past it is skipped (`power-loss bound reached`).
+    pub max_power_losses: Option<u32>,
 }
 
 impl Configuration {
@@ -83,6 +86,7 @@ impl Configuration {
             node_counts: Vec::new(),
             knobs: Vec::new(),
             planted: None,
+            max_power_losses: None,
         }
     }
 
@@ -97,6 +101,13 @@ impl Configuration {
     #[must_use]
     pub fn with_transport(mut self, transport: Transport) -> Configuration {
         self.transport = transport;
+        self
+    }
+
+    /// The configuration whose schedules make at most `n` power losses.
+    #[must_use]
+    pub fn with_max_power_losses(mut self, n: Option<u32>) -> Configuration {
+        self.max_power_losses = n;
         self
     }
 

@@ -7,7 +7,11 @@
 //! [`Schedule`]s — C concurrent clients writing and reading a few keys with
 //! think times, interleaved with a nemesis that isolates and heals nodes,
 //! cuts one-way links, crashes nodes (process crash or power loss),
-//! restarts them, fsyncs, marks replicas slow and fails over — runs each on
+//! restarts them, fsyncs, marks replicas slow and fails over (and, for a
+//! protocol that elects its own leaders, strikes: awaits the next leader
+//! and isolates or crashes it at once, a few ticks later or just after its
+//! next commit, then heals the longest-isolated node if a majority is cut
+//! off — a rolling partition; see [`FaultKind::Strike`]) — runs each on
 //! a fresh group, then heals everything, restarts every node, quiesces and
 //! reads every key at the strongest level the protocol offers. Three
 //! properties are checked on every run:
@@ -52,7 +56,7 @@ pub mod table;
 pub use check::lincheck_history;
 pub use config::{Build, Configuration, Factory, read_snake};
 pub use history::{HistoryOp, OpKind};
-pub use profile::{FaultKind, Profile};
+pub use profile::{AIMED_PROTOCOLS, FaultKind, Profile};
 pub use property::{Check, Property};
 pub use replay::ReplayId;
 pub use run::{RunOptions, RunReport, run_schedule};

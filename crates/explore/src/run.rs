@@ -94,6 +94,7 @@ pub fn run_schedule(
         log: Vec::new(),
         keys: Vec::new(),
         trace: options.trace,
+        power_losses: 0,
     };
     if let Err(e) = network
         && options.trace
@@ -257,6 +258,8 @@ struct Runner<'a> {
     log: Vec<String>,
     keys: Vec<Option<Bytes>>,
     trace: bool,
+    /// Power losses made so far.
+    power_losses: u32,
 }
 
 impl Runner<'_> {
@@ -275,6 +278,10 @@ impl Runner<'_> {
             NodeRef::Crashed => among(&self.faults.crashed),
             NodeRef::Isolated => among(&self.faults.isolated),
             NodeRef::Slowed => among(&self.faults.slowed),
+            NodeRef::OverMinority => {
+                let isolated = &self.faults.isolated;
+                (isolated.len() > n.saturating_sub(1) / 2).then(|| self.nodes[isolated[0]].clone())
+            }
         }
     }
 
@@ -471,6 +478,36 @@ impl Runner<'_> {
                 }
                 return StepResult::Now(self.group.now());
             }
+            Step::AwaitLeader(n) => {
+                let before = self.group.leader();
+                for _ in 0..n {
+                    self.tick();
+                    if let Some(now) = self.group.leader()
+                        && before.as_ref() != Some(&now)
+                    {
+                        return StepResult::Ok(Acted::Leads(now));
+                    }
+                }
+                return StepResult::Now(self.group.now());
+            }
+            Step::AwaitApplied(n) => {
+                let Some(leader) = self.group.leader() else {
+                    return StepResult::Skipped("no leader");
+                };
+                let applied =
+                    |g: &dyn ReplicationGroup| g.summary().node(&leader).map(|s| s.applied_offset);
+                let before = applied(self.group.as_ref());
+                for _ in 0..n {
+                    self.tick();
+                    if self.group.leader().as_ref() != Some(&leader) {
+                        break;
+                    }
+                    if applied(self.group.as_ref()) > before {
+                        return StepResult::Ok(Acted::Node(leader));
+                    }
+                }
+                return StepResult::Now(self.group.now());
+            }
             Step::Isolate(n) => match self.node(n, index) {
                 None => return StepResult::Skipped("no such node"),
                 Some(id) => self.group.isolate(&id).map(|()| {
@@ -481,6 +518,9 @@ impl Runner<'_> {
                 }),
             },
             Step::Heal(n) => match self.node(n, index) {
+                None if n == NodeRef::OverMinority => {
+                    return StepResult::Skipped("a majority is connected");
+                }
                 None => return StepResult::Skipped("no isolated node"),
                 Some(id) => self.group.heal(&id).map(|()| {
                     if let Some(i) = self.position(&id) {
@@ -512,9 +552,18 @@ impl Runner<'_> {
                     Acted::Link(a.clone(), b.clone())
                 })
             }
+            Step::Crash(_, true)
+                if self
+                    .config
+                    .max_power_losses
+                    .is_some_and(|max| self.power_losses >= max) =>
+            {
+                return StepResult::Skipped("power-loss bound reached");
+            }
             Step::Crash(n, power_loss) => match self.node(n, index) {
                 None => return StepResult::Skipped("no such node"),
                 Some(id) => self.group.crash(&id, power_loss).map(|()| {
+                    self.power_losses += u32::from(power_loss);
                     if let Some(i) = self.position(&id) {
                         add(&mut self.faults.crashed, i);
                     }

@@ -16,6 +16,10 @@ use crate::profile::{FaultKind, Profile};
 
 /// Salt of the steps' generator.
 const STEP_SALT: u64 = 0x6578_706c_6f72_6521;
+/// Ticks an aimed strike awaits the next leader (a few election timeouts).
+const STRIKE_AWAIT: u8 = 40;
+/// The most ticks an aimed strike lets pass after the election.
+const STRIKE_LATE: u64 = 8;
 
 /// A node as a step names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +35,10 @@ pub enum NodeRef {
     Isolated,
     /// A node the run marked slow (skipped when none).
     Slowed,
+    /// The node isolated longest ago, only while so many nodes are
+    /// isolated that the others are not a majority (skipped otherwise): a
+    /// rolling partition heals one node for each it cuts off.
+    OverMinority,
 }
 
 /// One step of a schedule.
@@ -55,6 +63,16 @@ pub enum Step {
     },
     /// Let `ticks` ticks pass (think time).
     Wait(u8),
+    /// Let ticks pass until a leader other than the one leading when the
+    /// step began leads (any leader, when none did), at most `ticks` of
+    /// them — so that the next step strikes a leader just elected, before
+    /// its first messages of the term arrived anywhere.
+    AwaitLeader(u8),
+    /// Let ticks pass until the leader applies a new entry (its applied
+    /// offset grows), at most `ticks` of them, or until another node
+    /// leads — so that the next step strikes a leader just after a
+    /// commit, before the commit reached its followers.
+    AwaitApplied(u8),
     /// Cut a node from every peer, both ways.
     Isolate(NodeRef),
     /// Restore every link of a node.
@@ -78,7 +96,14 @@ pub enum Step {
 impl Step {
     /// True for a nemesis step (a fault or a repair).
     pub fn is_nemesis(&self) -> bool {
-        !matches!(self, Step::Write { .. } | Step::Read { .. } | Step::Wait(_))
+        !matches!(
+            self,
+            Step::Write { .. }
+                | Step::Read { .. }
+                | Step::Wait(_)
+                | Step::AwaitLeader(_)
+                | Step::AwaitApplied(_)
+        )
     }
 }
 
@@ -90,6 +115,9 @@ impl fmt::Display for NodeRef {
             NodeRef::Crashed => f.write_str("a crashed node"),
             NodeRef::Isolated => f.write_str("an isolated node"),
             NodeRef::Slowed => f.write_str("a slow node"),
+            NodeRef::OverMinority => {
+                f.write_str("the longest-isolated node if a majority is cut off")
+            }
         }
     }
 }
@@ -100,6 +128,10 @@ impl fmt::Display for Step {
             Step::Write { client, key, value } => write!(f, "c{client} write k{key}=v{value}"),
             Step::Read { client, key } => write!(f, "c{client} read k{key}"),
             Step::Wait(n) => write!(f, "wait {n}"),
+            Step::AwaitLeader(n) => write!(f, "await a new leader (at most {n} ticks)"),
+            Step::AwaitApplied(n) => {
+                write!(f, "await the leader's next commit (at most {n} ticks)")
+            }
             Step::Isolate(n) => write!(f, "isolate {n}"),
             Step::Heal(n) => write!(f, "heal {n}"),
             Step::Cut(a, b) => write!(f, "cut {a} -> {b}"),
@@ -145,11 +177,18 @@ impl Schedule {
             }
         };
         let kinds = profile.faults.clone();
+        let aimed = profile.has(FaultKind::Strike);
         let mut steps = Vec::with_capacity(usize::from(profile.steps));
         for index in 0..usize::from(profile.steps) {
             let step =
                 if !kinds.is_empty() && rng.range_inclusive(1, 100) <= u64::from(profile.density) {
-                    let kind = kinds[usize::from(pick(&mut rng, kinds.len() as u64))];
+                    // An aimed profile strikes in half its nemesis steps
+                    // (a rolling partition needs several in a row).
+                    let kind = if aimed && rng.chance(0.5) {
+                        FaultKind::Strike
+                    } else {
+                        kinds[usize::from(pick(&mut rng, kinds.len() as u64))]
+                    };
                     match kind {
                         FaultKind::Isolate => Step::Isolate(node(&mut rng)),
                         FaultKind::Heal => Step::Heal(if rng.chance(0.8) {
@@ -172,6 +211,27 @@ impl Schedule {
                         }
                         FaultKind::Failover => Step::Failover(None),
                         FaultKind::FailoverTo => Step::Failover(Some(node(&mut rng))),
+                        FaultKind::Strike => {
+                            // Await the next leader; strike it at once
+                            // (its first messages of the term are still
+                            // on their way), a few ticks later, or just
+                            // after its next commit; isolate it (what is
+                            // in flight to or from it is lost) or crash
+                            // it; then heal the longest-isolated node if
+                            // a majority is cut off (a rolling partition).
+                            steps.push(Step::AwaitLeader(STRIKE_AWAIT));
+                            match pick(&mut rng, 3) {
+                                0 => {}
+                                1 => steps.push(Step::Wait(pick(&mut rng, STRIKE_LATE) + 1)),
+                                _ => steps.push(Step::AwaitApplied(STRIKE_AWAIT)),
+                            }
+                            steps.push(if rng.chance(0.75) {
+                                Step::Isolate(NodeRef::Leader)
+                            } else {
+                                Step::Crash(NodeRef::Leader, false)
+                            });
+                            Step::Heal(NodeRef::OverMinority)
+                        }
                     }
                 } else if rng.chance(0.75) {
                     let client = pick(&mut rng, clients);
@@ -268,6 +328,49 @@ mod tests {
         // Densities reach both ends of the range.
         assert!(profiles.iter().any(|p| p.density <= 5));
         assert!(profiles.iter().any(|p| p.density >= 35));
+    }
+
+    #[test]
+    fn only_aimed_protocols_strike_and_each_strike_awaits_a_leader_first() {
+        let other = config();
+        assert!(
+            (0..300).all(|s| !Profile::draw(s, &other, 3).has(FaultKind::Strike)),
+            "a protocol not in AIMED_PROTOCOLS keeps its schedules"
+        );
+        let raft = Configuration::new(
+            "raft",
+            AckLevel::Quorum,
+            ReadLevel::Local,
+            "default",
+            |_| Err(GroupError::NoLeader("no group".into())),
+        );
+        let aimed = (0..300)
+            .filter(|&s| Profile::draw(s, &raft, 3).has(FaultKind::Strike))
+            .count();
+        assert!((100..=200).contains(&aimed), "about half strike: {aimed}");
+        let mut strikes = 0;
+        for seed in 0..100 {
+            let steps = Schedule::generate(seed, Profile::draw(seed, &raft, 3)).steps;
+            for (i, step) in steps.iter().enumerate() {
+                if *step != Step::AwaitLeader(STRIKE_AWAIT) {
+                    continue;
+                }
+                strikes += 1;
+                // Await, maybe a wait or an await of the next commit, the
+                // blow at the leader, the rolling heal.
+                let blow = match steps[i + 1] {
+                    Step::Wait(n) if (1..=8).contains(&n) => i + 2,
+                    Step::AwaitApplied(_) => i + 2,
+                    _ => i + 1,
+                };
+                assert!(matches!(
+                    steps[blow],
+                    Step::Isolate(NodeRef::Leader) | Step::Crash(NodeRef::Leader, false)
+                ));
+                assert_eq!(steps[blow + 1], Step::Heal(NodeRef::OverMinority));
+            }
+        }
+        assert!(strikes > 100, "{strikes} strikes");
     }
 
     #[test]

@@ -273,7 +273,7 @@ fn shrink(
     let report = run_schedule(config, &schedule.subset(&kept), RunOptions::SWEEP)?;
     let reason = match report.check(property) {
         Check::Violated(why) => why.clone(),
-        other => format!("{other:?}"),
+        other => other.to_string(),
     };
     Ok(Counterexample {
         steps: kept.len(),

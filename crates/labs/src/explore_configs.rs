@@ -105,9 +105,16 @@ fn configuration(protocol: Protocol, row: ExplorerRow) -> Configuration {
             );
             config
                 .with_min_schedules(row.min_schedules)
+                .with_max_power_losses(row.max_power_losses)
                 .with_transport(row.transport.unwrap_or_else(|| registration.transport()))
                 .with_node_counts(registration.node_counts())
-                .with_knobs(registration.explorer_knobs())
+                .with_knobs(
+                    registration
+                        .explorer_knobs()
+                        .into_iter()
+                        .filter(|k| row.settings.get(k.name).is_none())
+                        .collect(),
+                )
         }
     }
 }

@@ -184,6 +184,21 @@ impl Observed {
         }
     }
 
+    /// For the two durability experiments, whether every acknowledged
+    /// write survived: experiment 2, the write acknowledged before the
+    /// crash is still there (`survived`) or not (`lost`); experiment 3,
+    /// the cut-off old leader refused its write (`Some(true)`) or
+    /// acknowledged one that the heal then discarded (`Some(false)`).
+    /// `None` for a refused write in experiment 2 and for the other
+    /// experiments, whose cells are trade-offs, not verdicts.
+    pub fn acked_writes_survived(&self) -> Option<bool> {
+        match self {
+            Observed::CrashAfterAck(o) if o.acked => Some(o.survived),
+            Observed::Minority(o) => Some(!o.old_write_acked),
+            _ => None,
+        }
+    }
+
     /// The matrix cell text, computed from the observed values only.
     pub fn cell(&self) -> String {
         match self {

@@ -1,5 +1,5 @@
-//! The set of operations linearized so far, with a hash and a short form
-//! kept up to date.
+//! The set of operations linearized so far, with its short form kept up
+//! to date.
 
 /// A fixed-size bitset over a partition's operations.
 ///
@@ -13,22 +13,16 @@
 /// any depth, so zone B has a few scattered bits.
 ///
 /// Besides the words it keeps, updated in O(1) (amortised) on every insert
-/// and removal:
-///
-/// - an order-independent hash (the XOR of a pseudo-random salt per
-///   member), so the search cache never rehashes the whole set;
-/// - how many leading words of zone A are full, and where the last
-///   non-empty word of each zone is. The cache stores the set in that
-///   short form ([`Bitset::short_form`]) — the count of full words and the
-///   words after them up to the last non-empty one, in each zone — so its
-///   memory does not grow with history length × configurations, and an
-///   operation that never returned placed early does not stretch the
-///   stored form over the whole history.
+/// and removal, how many leading words of zone A are full, and where the
+/// last non-empty word of each zone is. The cache stores (and hashes) the
+/// set in that short form ([`Bitset::short_form`]) — the count of full
+/// words and the words after them up to the last non-empty one, in each
+/// zone — so its memory and its hashing do not grow with history length ×
+/// configurations, and an operation that never returned placed early does
+/// not stretch the stored form over the whole history.
 #[derive(Debug, Clone)]
 pub(crate) struct Bitset {
     words: Vec<u64>,
-    salts: Vec<u64>,
-    hash: u64,
     /// How many members the set has.
     len: usize,
     /// Members below `split` are in zone A, the others in zone B.
@@ -60,14 +54,10 @@ impl Bitset {
     /// go to zone B.
     pub(crate) fn new(len: usize, split: usize) -> Self {
         let split = split.min(len);
-        let mut seed = 0x5EED_1A7C_4EC4_0000_u64;
-        let salts = (0..len).map(|_| splitmix64(&mut seed)).collect();
         let zone_b = split.div_ceil(64);
         let words = zone_b + (len - split).div_ceil(64);
         Bitset {
             words: vec![0; words],
-            salts,
-            hash: 0,
             len: 0,
             split,
             zone_b,
@@ -78,6 +68,7 @@ impl Bitset {
     }
 
     /// The word and bit of `member`.
+    #[inline]
     fn place(&self, member: usize) -> (usize, u64) {
         let bit = if member < self.split {
             member
@@ -88,13 +79,13 @@ impl Bitset {
     }
 
     /// Adds `member`; a no-op if it is already in.
+    #[inline]
     pub(crate) fn insert(&mut self, member: usize) {
         let (word, bit) = self.place(member);
         if self.words[word] & bit != 0 {
             return;
         }
         self.words[word] |= bit;
-        self.hash ^= self.salts[member];
         self.len += 1;
         if word < self.zone_b {
             self.top_a = self.top_a.max(word + 1);
@@ -107,13 +98,13 @@ impl Bitset {
     }
 
     /// Removes `member`; a no-op if it is not in.
+    #[inline]
     pub(crate) fn remove(&mut self, member: usize) {
         let (word, bit) = self.place(member);
         if self.words[word] & bit == 0 {
             return;
         }
         self.words[word] &= !bit;
-        self.hash ^= self.salts[member];
         self.len -= 1;
         if word < self.zone_b {
             self.full = self.full.min(word);
@@ -135,6 +126,7 @@ impl Bitset {
 
     /// The set in short form. Two sets of the same capacity and split are
     /// equal iff their short forms are.
+    #[inline]
     pub(crate) fn short_form(&self) -> ShortForm<'_> {
         ShortForm {
             full: self.full,
@@ -146,11 +138,6 @@ impl Bitset {
     /// How many members the set has.
     pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    /// A hash of the members, independent of insertion order.
-    pub(crate) fn hash(&self) -> u64 {
-        self.hash
     }
 }
 
@@ -168,7 +155,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_hash_depends_on_the_members_not_the_order_they_came_in() {
+    fn the_words_depend_on_the_members_not_the_order_they_came_in() {
         let (mut a, mut b) = (Bitset::new(130, 130), Bitset::new(130, 130));
         for m in [0, 64, 129] {
             a.insert(m);
@@ -178,9 +165,9 @@ mod tests {
         }
         b.remove(5);
         assert_eq!(a.words(), b.words());
-        assert_eq!(a.hash(), b.hash());
+        assert_eq!(a.short_form(), b.short_form());
         b.remove(0);
-        assert_ne!(a.hash(), b.hash());
+        assert_ne!(a.short_form(), b.short_form());
         assert_eq!(b.words(), &[0, 1, 2]);
     }
 
@@ -242,10 +229,9 @@ mod tests {
     fn inserting_twice_or_removing_an_absent_member_changes_nothing() {
         let mut set = Bitset::new(3, 3);
         set.insert(1);
-        let hash = set.hash();
         set.insert(1);
         set.remove(2);
-        assert_eq!(set.hash(), hash);
+        assert_eq!(set.len(), 1);
         assert_eq!(set.words(), &[2]);
     }
 }

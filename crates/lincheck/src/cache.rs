@@ -22,20 +22,29 @@ pub(crate) enum Insert {
 /// the Wing–Gong search).
 ///
 /// Each table is open addressing with linear probing over 32-byte slots,
-/// two to a cache line: the configuration's 64-bit hash, a header word
-/// (state id, count of full words, the lengths of the set's two zones —
-/// [`Bitset::short_form`]) and two words of set. A set whose short form
-/// fits in those two words — nearly every one, since the search
-/// linearizes operations roughly in order — is stored in the slot itself,
-/// so a lookup, hit or miss, touches one cache line; a longer one goes to
-/// an arena of words and the slot holds its offset. A lookup compares sets
-/// and states exactly, but only in slots whose full hash matches; nothing
-/// is allocated per configuration, and nothing is cloned.
+/// two to a cache line: a header word and three words of set. A slot
+/// holds one set with *every* state it was reached in among the first
+/// [`MASK_STATES`] state ids (a bit each), so the two or three states a
+/// register's set is typically reached in share one slot; a state id
+/// beyond those gets a slot of its own, with the id in place of the bits.
+/// The header holds that mask or id, the count of full words and the
+/// lengths of the set's two zones ([`Bitset::short_form`]). A set whose
+/// short form fits in three words — nearly every one, since the search
+/// linearizes returned operations roughly in order and a history has few
+/// that never returned — is stored in the slot itself, so a lookup, hit
+/// or miss, touches one cache line; a longer one goes to an arena of
+/// words and the slot holds its offset. The slot keeps no hash: the probe
+/// compares the words themselves, and the hash that picks the first slot
+/// is computed from the set's words ([`content_hash`]), so growing a table
+/// rehashes without the search's bitset. A lookup compares sets and
+/// states exactly; nothing is allocated per configuration, and nothing is
+/// cloned.
 pub(crate) struct Cache {
     /// One table per set size (number of linearized operations), created
     /// when the search first reaches that depth; see [`Cache::insert`].
     tables: Vec<Table>,
     arena: Vec<u64>,
+    /// Configurations (set, state) recorded.
     len: usize,
     /// Slots over every table, for the memory count.
     slots: usize,
@@ -45,27 +54,50 @@ pub(crate) struct Cache {
 #[derive(Debug, Clone, Default)]
 struct Table {
     slots: Vec<Slot>,
+    /// Occupied slots.
     len: usize,
 }
+
+/// Words of set a slot holds inline.
+const INLINE_WORDS: usize = 3;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[repr(C, align(32))]
 struct Slot {
-    hash: u64,
-    /// [`OCCUPIED`], the form's kind, full words and state id; see
-    /// [`Key`].
+    /// [`OCCUPIED`], [`SINGLE`], the form's kind, full words, and the
+    /// states: a mask of state ids below [`MASK_STATES`], or one id; see
+    /// [`Key`]. Zero in an empty slot.
     header: u64,
-    /// The set's words (inline), or the arena offset and zero.
-    words: [u64; 2],
+    /// The set's words (inline, zero-padded), or the arena offset and
+    /// zeros.
+    words: [u64; INLINE_WORDS],
 }
 
 /// The header bit of an occupied slot.
 const OCCUPIED: u64 = 1 << 63;
-/// Header bits 58–60: how the set is stored. 0–5 are the inline shapes of
+/// The header bit of a slot whose low 32 bits are one state id, not a
+/// mask.
+const SINGLE: u64 = 1 << 62;
+/// State ids below this share their set's slot, a bit each.
+const MASK_STATES: StateId = 32;
+/// The header bits that name the set: all but the states and [`SINGLE`].
+const SET_BITS: u64 = !(SINGLE | 0xFFFF_FFFF);
+/// Header bits 58–61: how the set is stored. 0–9 are the inline shapes of
 /// [`INLINE`]; this one means "in the arena".
-const IN_ARENA: u64 = 7;
+const IN_ARENA: u64 = 15;
 /// (zone A words, zone B words) of each inline kind.
-const INLINE: [(usize, usize); 6] = [(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2)];
+const INLINE: [(usize, usize); 10] = [
+    (0, 0),
+    (1, 0),
+    (0, 1),
+    (2, 0),
+    (1, 1),
+    (0, 2),
+    (3, 0),
+    (2, 1),
+    (1, 2),
+    (0, 3),
+];
 /// Full-word counts up to this are kept in the header (bits 32–57).
 const MAX_INLINE_FULL: usize = (1 << 26) - 1;
 
@@ -80,19 +112,23 @@ struct Key {
 }
 
 impl Key {
-    fn new(hash: u64, state: StateId, form: &ShortForm<'_>) -> Self {
+    fn new(state: StateId, form: &ShortForm<'_>) -> Self {
         let (a, b) = (form.zone_a.len(), form.zone_b.len());
         let kind = INLINE.iter().position(|&shape| shape == (a, b));
-        let header = |kind: u64, full: u64| OCCUPIED | kind << 58 | full << 32 | u64::from(state);
+        let states = if state < MASK_STATES {
+            1 << state
+        } else {
+            SINGLE | u64::from(state)
+        };
+        let header = |kind: u64, full: u64| OCCUPIED | kind << 58 | full << 32 | states;
         match kind {
             Some(kind) if form.full <= MAX_INLINE_FULL => {
-                let mut words = [0; 2];
+                let mut words = [0; INLINE_WORDS];
                 for (word, &set) in words.iter_mut().zip(form.zone_a.iter().chain(form.zone_b)) {
                     *word = set;
                 }
                 Key {
                     slot: Slot {
-                        hash,
                         header: header(kind as u64, form.full as u64),
                         words,
                     },
@@ -101,13 +137,35 @@ impl Key {
             }
             _ => Key {
                 slot: Slot {
-                    hash,
                     header: header(IN_ARENA, 0),
-                    words: [0; 2],
+                    words: [0; INLINE_WORDS],
                 },
                 in_arena: true,
             },
         }
+    }
+
+    /// Whether `slot` holds this key's set with this key's kind of state
+    /// field (a mask, or the same single id).
+    fn same_slot(
+        &self,
+        slot: &Slot,
+        arena: &[u64],
+        arena_header: [u64; 2],
+        form: &ShortForm<'_>,
+    ) -> bool {
+        let wanted = self.slot.header;
+        let header_fits = if wanted & SINGLE == 0 {
+            slot.header & (SET_BITS | SINGLE) == wanted & SET_BITS
+        } else {
+            slot.header == wanted
+        };
+        header_fits
+            && if self.in_arena {
+                arena_holds(arena, slot.words[0] as usize, arena_header, form)
+            } else {
+                slot.words == self.slot.words
+            }
     }
 }
 
@@ -132,10 +190,16 @@ impl Cache {
     /// lookup a trip to main memory.
     pub(crate) fn insert(&mut self, linearized: &Bitset, state: StateId) -> Insert {
         let form = linearized.short_form();
-        let hash = linearized.hash() ^ u64::from(state).wrapping_add(1).wrapping_mul(MIX);
-        let key = Key::new(hash, state, &form);
-        let Some(arena_header) = arena_header(state, &form) else {
+        let key = Key::new(state, &form);
+        let Some(arena_header) = arena_header(&form) else {
             return Insert::Full;
+        };
+        let set_header = key.slot.header & SET_BITS;
+        let hash = if key.in_arena {
+            let words = arena_header.iter().chain(form.zone_a).chain(form.zone_b);
+            content_hash(set_header, words.copied())
+        } else {
+            content_hash(set_header, key.slot.words)
         };
         let depth = linearized.len();
         if self.tables.len() <= depth {
@@ -149,19 +213,18 @@ impl Cache {
         let mask = table.slots.len() - 1;
         let mut index = hash as usize & mask;
         loop {
-            let slot = &table.slots[index];
+            let slot = &mut table.slots[index];
             if slot.header == 0 {
                 break;
             }
-            if slot.hash == key.slot.hash && slot.header == key.slot.header {
-                let same = if key.in_arena {
-                    arena_holds(&self.arena, slot.words[0] as usize, arena_header, &form)
-                } else {
-                    slot.words == key.slot.words
-                };
-                if same {
+            if key.same_slot(slot, &self.arena, arena_header, &form) {
+                let states = key.slot.header & 0xFFFF_FFFF;
+                if key.slot.header & SINGLE != 0 || slot.header & states != 0 {
                     return Insert::Seen;
                 }
+                slot.header |= states;
+                self.len += 1;
+                return Insert::New;
             }
             index = (index + 1) & mask;
         }
@@ -175,9 +238,13 @@ impl Cache {
         table.slots[index] = slot;
         table.len += 1;
         self.len += 1;
-        if table.len * 8 > table.slots.len() * 5 {
+        // Grown past three quarters full: the probes beyond the first
+        // slot read neighbouring slots, cheap next to the first read of a
+        // table too large for the processor's caches, which a smaller
+        // table makes less likely.
+        if table.len * 4 > table.slots.len() * 3 {
             self.slots += table.slots.len();
-            table.grow();
+            table.grow(&self.arena);
         }
         Insert::New
     }
@@ -197,11 +264,11 @@ impl Cache {
 
 impl Table {
     /// Doubles the slots.
-    fn grow(&mut self) {
+    fn grow(&mut self, arena: &[u64]) {
         let mut slots = vec![Slot::default(); self.slots.len() * 2];
         let mask = slots.len() - 1;
         for slot in self.slots.iter().filter(|s| s.header != 0) {
-            let mut index = slot.hash as usize & mask;
+            let mut index = slot.hash(arena) as usize & mask;
             while slots[index].header != 0 {
                 index = (index + 1) & mask;
             }
@@ -209,6 +276,37 @@ impl Table {
         }
         self.slots = slots;
     }
+}
+
+impl Slot {
+    /// The [`content_hash`] [`Cache::insert`] gave this occupied slot.
+    fn hash(&self, arena: &[u64]) -> u64 {
+        let set_header = self.header & SET_BITS;
+        if set_header >> 58 & 0xF == IN_ARENA {
+            let at = self.words[0] as usize;
+            let lengths = arena[at + 1];
+            let len = 2 + (lengths & 0xFFFF_FFFF) as usize + (lengths >> 32) as usize;
+            content_hash(set_header, arena[at..at + len].iter().copied())
+        } else {
+            content_hash(set_header, self.words)
+        }
+    }
+}
+
+/// The hash of a set as a slot stores it: the header's set bits, then its
+/// words (the inline ones, or the arena entry's). A multiply-rotate chain
+/// (FxHash's step) with a final avalanche, so the low bits that pick the
+/// slot depend on every bit of every word. Every state of a set starts
+/// its probe at the same slot.
+fn content_hash(header: u64, words: impl IntoIterator<Item = u64>) -> u64 {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h = header.wrapping_mul(SEED);
+    for word in words {
+        h = (h.rotate_left(23) ^ word).wrapping_mul(SEED);
+    }
+    h ^= h >> 32;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^ (h >> 29)
 }
 
 /// Whether the set stored at arena offset `at` is `header` and `form`.
@@ -226,17 +324,12 @@ fn same_words(a: &[u64], b: &[u64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-/// Spreads a state id over the 64 bits before it is mixed with the set's
-/// hash (the golden-ratio multiplier of Fibonacci hashing).
-const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// The header of an arena entry: (state id, full words), (zone A length,
-/// zone B length), each pair as two 32-bit halves; `None` if one does not
-/// fit.
-fn arena_header(state: StateId, form: &ShortForm<'_>) -> Option<[u64; 2]> {
+/// The header of an arena entry: its full words, and (zone A length,
+/// zone B length) as two 32-bit halves; `None` if a length does not fit.
+fn arena_header(form: &ShortForm<'_>) -> Option<[u64; 2]> {
     let half = |n: usize| u32::try_from(n).ok().map(u64::from);
     Some([
-        u64::from(state) | half(form.full)? << 32,
+        form.full as u64,
         half(form.zone_a.len())? | half(form.zone_b.len())? << 32,
     ])
 }
@@ -281,6 +374,97 @@ mod tests {
             set.remove(m);
         }
         assert!(cache.memory_bytes() > 0);
+    }
+
+    #[test]
+    fn states_of_one_set_share_a_slot_up_to_the_mask_and_get_their_own_beyond() {
+        let mut cache = Cache::new();
+        let mut sets = Vec::new();
+        // Enough sets of one size to grow the table several times, each
+        // reached in states on both sides of the mask's last bit.
+        for m in 0..200 {
+            let mut set = Bitset::new(400, 300);
+            set.insert(m);
+            set.insert(399 - m % 100);
+            sets.push(set);
+        }
+        let states = [
+            0,
+            5,
+            MASK_STATES - 1,
+            MASK_STATES,
+            MASK_STATES + 7,
+            StateId::MAX - 1,
+        ];
+        for set in &sets {
+            for &state in &states {
+                assert_eq!(cache.insert(set, state), Insert::New, "{state}");
+            }
+        }
+        assert_eq!(cache.len(), sets.len() * states.len());
+        // One slot per set for the masked states, one per set and state
+        // beyond the mask.
+        assert_eq!(cache.tables[2].len, sets.len() * 4);
+        for set in &sets {
+            for &state in &states {
+                assert_eq!(cache.insert(set, state), Insert::Seen, "{state}");
+            }
+            for state in [1, MASK_STATES - 2, MASK_STATES + 1] {
+                assert_eq!(cache.insert(set, state), Insert::New, "{state}");
+            }
+        }
+        assert_eq!(cache.len(), sets.len() * (states.len() + 3));
+    }
+
+    #[test]
+    fn the_cache_answers_as_a_set_of_configurations_would() {
+        use crate::bitset::splitmix64;
+        use std::collections::BTreeSet;
+        // A random walk over a 300-member set (200 returned, 100 never
+        // returned) and up to 40 states, so every inline shape, the arena, the
+        // masked states and the single ones all occur, half the lookups
+        // going back to a set met before; the reference is the set of
+        // (members, state) pairs seen so far.
+        let mut rng = 27;
+        let mut below = |n: usize| (splitmix64(&mut rng) % n as u64) as usize;
+        let mut cache = Cache::new();
+        let mut seen = BTreeSet::new();
+        let mut met: Vec<Vec<usize>> = Vec::new();
+        let mut members = BTreeSet::new();
+        let (mut hits, mut arena_used) = (0, false);
+        for _ in 0..20_000 {
+            let lookup = if met.is_empty() || below(2) == 0 {
+                let member = if below(4) == 0 {
+                    200 + below(100)
+                } else {
+                    below(60) + members.len().min(140)
+                };
+                if !members.remove(&member) {
+                    members.insert(member);
+                }
+                met.push(members.iter().copied().collect());
+                met[met.len() - 1].clone()
+            } else {
+                met[below(met.len())].clone()
+            };
+            let mut set = Bitset::new(300, 200);
+            for &m in &lookup {
+                set.insert(m);
+            }
+            // Mostly a few states, as a register's search meets them.
+            let state = if below(4) == 0 { below(40) } else { below(3) } as StateId;
+            let expected = if seen.insert((lookup.clone(), state)) {
+                Insert::New
+            } else {
+                hits += 1;
+                Insert::Seen
+            };
+            assert_eq!(cache.insert(&set, state), expected, "{lookup:?} {state}");
+            arena_used |= !cache.arena.is_empty();
+        }
+        assert_eq!(cache.len(), seen.len());
+        assert!(hits > 1_000, "{hits}");
+        assert!(arena_used);
     }
 
     #[test]

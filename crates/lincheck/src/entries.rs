@@ -102,6 +102,7 @@ impl Entries {
     }
 
     /// Takes operation `op`'s call and return (if any) out of the list.
+    #[inline]
     pub(crate) fn lift(&mut self, op: usize) {
         self.unlink(self.call_node[op]);
         if let Some(ret) = self.return_node[op] {
@@ -111,6 +112,7 @@ impl Entries {
 
     /// Undoes [`lift`](Entries::lift); lifts must be undone in reverse
     /// order.
+    #[inline]
     pub(crate) fn unlift(&mut self, op: usize) {
         if let Some(ret) = self.return_node[op] {
             self.relink(ret);
@@ -118,12 +120,14 @@ impl Entries {
         self.relink(self.call_node[op]);
     }
 
+    #[inline]
     fn unlink(&mut self, node: usize) {
         let (p, n) = (self.prev[node], self.next[node]);
         self.next[p] = n;
         self.prev[n] = p;
     }
 
+    #[inline]
     fn relink(&mut self, node: usize) {
         let (p, n) = (self.prev[node], self.next[node]);
         self.next[p] = node;

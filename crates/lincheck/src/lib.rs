@@ -125,13 +125,15 @@
 //!   is ([`Next::Unchanged`]) is not even cloned;
 //! - model states are interned: the stack, the cache and the explanation's
 //!   record hold 32-bit ids, so a state is cloned once per distinct value;
-//! - the set of linearized operations is a bitset with an incrementally
-//!   updated hash, kept in two word-aligned zones (operations that returned,
-//!   those that never did) and cached in a short form — full leading words
-//!   counted, not stored, then each zone up to its last non-empty word —
-//!   which nearly always fits inline in a 32-byte slot of an
-//!   open-addressing table, compared exactly only when the 64-bit hash
-//!   matches;
+//! - the set of linearized operations is a bitset kept in two word-aligned
+//!   zones (operations that returned, those that never did) and cached in
+//!   a short form — full leading words counted, not stored, then each zone
+//!   up to its last non-empty word — which nearly always fits inline in a
+//!   32-byte slot of an open-addressing table, hashed from those few words
+//!   to pick the slot and compared exactly there;
+//! - one slot holds a set with every state it was reached in (among the
+//!   first 32 state ids, a bit each), so the two or three states a
+//!   register's set is reached in cost one slot and one cache line;
 //! - there is one such table per set size: a depth-first search moves one
 //!   level at a time, so the tables in use stay in the processor's caches;
 //! - lifting and undoing are O(1) list operations, and a level's window is

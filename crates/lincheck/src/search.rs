@@ -34,6 +34,9 @@ pub(crate) enum Progress {
 /// sorting entries as integers puts read-only operations first.
 const NOT_READ_ONLY: usize = 1 << (usize::BITS - 1);
 
+/// No state id: [`States`] never hands out `u32::MAX`.
+const NO_STATE: StateId = StateId::MAX;
+
 /// A decision the search may undo: operation `op` was linearized from
 /// `prev_state`. The model's other possible next states, not yet tried,
 /// are `alternatives[alternatives_from..]` of the search (last is tried
@@ -105,6 +108,11 @@ pub(crate) struct Search<'h, M: Model> {
     /// Each operation's place in candidate order, as windows store it:
     /// its index, with [`NOT_READ_ONLY`] set unless it is read-only.
     candidate_key: Vec<usize>,
+    /// Per operation, the id of the state its last [`Next::To`] led to
+    /// ([`NO_STATE`] before the first): a write leads to the same state
+    /// whatever came before, so comparing with that one state usually
+    /// spares hashing the new one to intern it.
+    last_to: Vec<StateId>,
     list: Entries,
     linearized: Bitset,
     cache: Cache,
@@ -120,6 +128,9 @@ pub(crate) struct Search<'h, M: Model> {
     blocker: Option<usize>,
     state: StateId,
     pending_returns: usize,
+    /// Operations with a return: in candidate order they come first, so
+    /// operation `op` returned iff `op < returned`.
+    returned: usize,
     best: LongestPrefix,
     steps: u64,
     cache_hits: u64,
@@ -160,6 +171,7 @@ impl<'h, M: Model> Search<'h, M> {
             ops,
             read_only,
             candidate_key,
+            last_to: Vec::new(),
             cache: Cache::new(),
             states: States::new(model.init()),
             stack: Vec::new(),
@@ -170,12 +182,14 @@ impl<'h, M: Model> Search<'h, M> {
             blocker: None,
             state: 0,
             pending_returns: returned,
+            returned,
             best: LongestPrefix::new(),
             steps: 0,
             cache_hits: 0,
             max_steps,
             max_memory,
         };
+        search.last_to = vec![NO_STATE; search.ops.len()];
         search.blocker = search.open_window();
         search
     }
@@ -261,7 +275,16 @@ impl<'h, M: Model> Search<'h, M> {
         let first = match next {
             Next::Illegal => return Ok(()),
             Next::Unchanged => self.state,
-            Next::To(state) => self.states.intern(state).ok_or(Limit::Memory)?,
+            Next::To(state) => {
+                let last = self.last_to[op];
+                if last != NO_STATE && *self.states.get(last) == state {
+                    last
+                } else {
+                    let id = self.states.intern(state).ok_or(Limit::Memory)?;
+                    self.last_to[op] = id;
+                    id
+                }
+            }
             Next::AnyOf(states) => {
                 let mut ids = Vec::with_capacity(states.len());
                 for state in states {
@@ -289,7 +312,7 @@ impl<'h, M: Model> Search<'h, M> {
             return Ok(());
         };
         self.list.lift(op);
-        if self.ops[op].ret.is_some() {
+        if op < self.returned {
             self.pending_returns -= 1;
         }
         self.stack.push(Frame {
@@ -356,7 +379,7 @@ impl<'h, M: Model> Search<'h, M> {
         self.state = frame.prev_state;
         self.linearized.remove(frame.op);
         self.list.unlift(frame.op);
-        if self.ops[frame.op].ret.is_some() {
+        if frame.op < self.returned {
             self.pending_returns += 1;
         }
     }

@@ -8,6 +8,13 @@ use replication::PlantedBug;
 /// A replica applies a stream from any node of any generation (no check
 /// of its configured primary or the replication generation): an old
 /// primary's writes land on the replicas of the new one.
+///
+/// It skips the replica's two replication-id checks too (a Redis replica
+/// has no such per-command check): with them the bug was masked — an old
+/// primary's stream was refused once the replica held the new history, and
+/// nothing the explorer checks could tell (0 of 20,000 schedules). Without
+/// them a replica applies an old primary's writes on top of the new
+/// history, and the "replica ahead of primary" invariant catches it.
 pub const ACCEPT_ANY_PRIMARY: &str = "async_accept_any_primary";
 /// A replica never asks to resynchronise (its `PSYNC` is never sent): after
 /// a restart, a heal or a promotion it stays behind for good, and `WAIT`

@@ -47,6 +47,16 @@ const SETTINGS: &[SettingDoc] = &[
         kind: SettingKind::Number,
         doc: "`repl-backlog-size`, in entries (default 8)",
     },
+    SettingDoc {
+        name: "retention",
+        kind: SettingKind::Number,
+        doc: "the same as `backlog=`: entries kept for partial resync (as wal's and isr's `retention=`)",
+    },
+    SettingDoc {
+        name: "nodes",
+        kind: SettingKind::Number,
+        doc: "`primary` and `replica-1` … `replica-(N-1)` (default 3, at least 2, at most 9)",
+    },
 ];
 
 impl AsyncRegistration {
@@ -69,11 +79,24 @@ impl AsyncRegistration {
         if wait.is_some() || timeout.is_some() {
             config = config.with_wait(wait.unwrap_or(1), timeout.unwrap_or(WAIT_TIMEOUT));
         }
-        if let Some(entries) = settings.count("backlog")? {
+        let backlog = match (settings.count("backlog")?, settings.count("retention")?) {
+            (Some(b), Some(r)) if b != r => {
+                return Err(GroupError::config(
+                    "retention",
+                    format!("`retention={r}` and `backlog={b}` name the same setting"),
+                ));
+            }
+            (b, r) => b.or(r),
+        };
+        if let Some(entries) = backlog {
             config = config.with_backlog_size(entries);
         }
         if let Some(name) = settings.get("planted") {
             config = config.with_planted(name);
+        }
+        if let Some(n) = settings.node_count("nodes", 2)? {
+            let replicas = (1..n).map(|i| NodeId::new(format!("replica-{i}")));
+            config.replicas = replicas.collect();
         }
         Ok(config)
     }
@@ -98,6 +121,10 @@ impl Registration for AsyncRegistration {
 
     fn default_nodes(&self) -> Vec<NodeId> {
         AsyncConfig::default().node_ids()
+    }
+
+    fn nodes_with(&self, settings: &Settings) -> Vec<NodeId> {
+        Self::config(settings).map_or_else(|_| self.default_nodes(), |c| c.node_ids())
     }
 
     fn levels(&self) -> Levels {

@@ -113,7 +113,7 @@ impl IsrGroup {
                 if n.awaiting_controller() {
                     return Err(GroupError::not_permitted(
                         node,
-                        "not the leader: restarted, and not yet told the leader by the controller",
+                        "not the leader: restarted, and not (yet) given the leadership back by the controller",
                     ));
                 }
                 if !n.is_leader() {

@@ -2,6 +2,31 @@
 
 use replication::{GroupError, NodeId, validate_node_ids};
 
+use crate::fetch::Rung;
+
+/// Which data plane a partition runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum IsrMode {
+    /// The source chapter's model ([`IsrGroup`](crate::IsrGroup)): an
+    /// omniscient controller pushes entries and computes HW.
+    #[default]
+    Chapter,
+    /// Kafka's fetch-driven replication ([`FetchGroup`](crate::fetch::FetchGroup))
+    /// with the truncation rule of one rung of the Kafka ladder.
+    Fetch(Rung),
+}
+
+impl IsrMode {
+    /// `chapter`, or the rung's name (`hw`, `kip101`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            IsrMode::Chapter => "chapter",
+            IsrMode::Fetch(r) => r.name(),
+        }
+    }
+}
+
 /// Settings of one ISR partition. Start from [`IsrConfig::default`] (SPEC
 /// defaults, `node-1..3` led by `node-1`) or [`IsrConfig::with_nodes`] (the
 /// same defaults over your nodes, led by the first) and override with the
@@ -47,6 +72,13 @@ pub struct IsrConfig {
     /// A planted bug switched on ([`crate::planted`]); `None` always in a
     /// build without the `planted` feature.
     pub planted: Option<&'static str>,
+    /// The data plane: the chapter's model (the default) or Kafka's fetch
+    /// protocol at one rung of the ladder.
+    pub mode: IsrMode,
+    /// `flush.messages` (fetch mode): flush the log once this many records
+    /// are unflushed; `None` (the default, as in Kafka) flushes only on an
+    /// explicit `fsync`, so a power loss loses the unflushed tail.
+    pub flush_messages: Option<u64>,
 }
 
 impl Default for IsrConfig {
@@ -69,6 +101,8 @@ impl Default for IsrConfig {
             seed: 0,
             unclean_leader_election: false,
             planted: None,
+            mode: IsrMode::Chapter,
+            flush_messages: None,
         }
     }
 }
@@ -147,6 +181,20 @@ impl IsrConfig {
         self
     }
 
+    /// The same settings on the data plane `mode`.
+    #[must_use]
+    pub fn with_mode(mut self, mode: IsrMode) -> IsrConfig {
+        self.mode = mode;
+        self
+    }
+
+    /// The same settings with `flush.messages = n` (fetch mode).
+    #[must_use]
+    pub fn with_flush_messages(mut self, n: u64) -> IsrConfig {
+        self.flush_messages = Some(n);
+        self
+    }
+
     /// The same settings with `seed`.
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> IsrConfig {
@@ -186,6 +234,25 @@ impl IsrConfig {
                     self.nodes.len(),
                     self.min_insync_replicas
                 ),
+            ));
+        }
+        if self.flush_messages == Some(0) {
+            return Err(GroupError::config(
+                "flush_messages",
+                "must be positive, got 0",
+            ));
+        }
+        if self.mode != IsrMode::Chapter {
+            if self.planted.is_some() {
+                return Err(GroupError::config(
+                    "planted",
+                    "planted bugs are in the chapter mode only",
+                ));
+            }
+        } else if self.flush_messages.is_some() {
+            return Err(GroupError::config(
+                "flush_messages",
+                "the chapter mode fsyncs only on an explicit fsync; flush.messages needs mode=fetch",
             ));
         }
         for (setting, value) in [

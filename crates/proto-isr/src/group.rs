@@ -65,6 +65,15 @@ impl IsrGroup {
     /// Builds a group at tick 0: every node in the ISR, HW 0, leader epoch
     /// and controller epoch 1, lease valid for `lease_duration` ticks.
     pub fn new(config: IsrConfig) -> Result<Self, GroupError> {
+        if config.mode != crate::config::IsrMode::Chapter {
+            return Err(GroupError::config(
+                "mode",
+                format!(
+                    "IsrGroup runs the chapter mode; mode {} is proto_isr::fetch::FetchGroup",
+                    config.mode.name()
+                ),
+            ));
+        }
         let controller = Controller::new(&config)?;
         let mut cluster = Cluster::new(
             config.nodes.clone(),
@@ -323,6 +332,15 @@ impl IsrGroup {
     pub(crate) fn notify(&mut self, j: usize) {
         let (leader, epoch) = (self.controller.leader(), self.controller.leader_epoch());
         if !self.controller.reaches(&self.facts_of(j, leader, epoch)) {
+            return;
+        }
+        if j == leader && !self.controller.leader_available(self.cluster.is_alive(j)) {
+            // The controller's leader is out of the ISR (it restarted
+            // without the committed prefix): it must not lead. Told that it
+            // leads, a leader that lost its log to a power loss and was cut
+            // off appended in its old epoch at an offset that held a
+            // committed entry of that epoch (explorer seed 74702).
+            self.nodes[j].awaiting_controller = true;
             return;
         }
         self.on_node(j, |node, out| node.learn_leader(leader, epoch, out));

@@ -205,6 +205,7 @@ mod client;
 mod config;
 pub mod controller;
 mod events;
+pub mod fetch;
 mod follower;
 mod group;
 mod inspect;
@@ -225,7 +226,7 @@ mod replication_impl;
 mod role;
 mod state_line;
 
-pub use config::IsrConfig;
+pub use config::{IsrConfig, IsrMode};
 pub use group::IsrGroup;
 pub use log::LogEntry;
 pub use probe::{CatchUpMode, IsrProbe, NodeProbe};

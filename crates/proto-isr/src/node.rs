@@ -74,7 +74,7 @@ pub struct IsrNode {
     pub(crate) durable_offset: u64,
     /// Leader packets refused as fenced (stale epoch or non-leader source).
     pub(crate) fenced_packets: u64,
-    /// Restarted after a crash and not yet told the leader by the
+    /// Restarted after a crash and not (yet) given the leadership back by the
     /// controller: it leads nothing, whatever it knew before (a Kafka
     /// broker holds no leadership across a restart until LeaderAndIsr).
     pub(crate) awaiting_controller: bool,

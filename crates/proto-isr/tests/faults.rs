@@ -210,7 +210,9 @@ fn a_leader_restarted_after_a_power_loss_while_cut_off_leads_nothing_until_told(
         .write_at(&leader, b("k0"), b("v67"), AckLevel::AllIsr)
         .expect_err("a restarted replica that has not heard from the controller leads nothing");
     assert!(
-        refused.to_string().contains("not yet told the leader"),
+        refused
+            .to_string()
+            .contains("not (yet) given the leadership back"),
         "{refused}"
     );
     g.heal(&leader).unwrap();

@@ -9,6 +9,16 @@ use replication::PlantedBug;
 /// Counting replicas to commit an entry of an older term — Figure 8 of the
 /// Raft paper (§5.4.2): a leader commits an entry once a majority holds it,
 /// whatever its term; a later leader may then overwrite it.
+///
+/// What it breaks is state machine safety (Figure 3): an entry committed
+/// and applied at one index, a different one committed there later — the
+/// protocol's invariant checker sees it at once. It cannot show as a lost
+/// acknowledged write on its own: the entry committed early is of an
+/// older term, and a write's outcome is decided by the leader that took it
+/// in its own term, which had to lose that term for the log gap to form,
+/// so that write already ended *unknown*. (Only deeper schedules, where a
+/// follower applied several such entries and then skips acknowledged
+/// entries written over them, and leads at the end, would lose one.)
 pub const COMMIT_OLD_TERM: &str = "raft_commit_old_term";
 /// Granting a vote without the log check (§5.4.1): a candidate missing
 /// committed entries is elected and overwrites them.
@@ -32,7 +42,7 @@ pub fn bugs() -> Vec<PlantedBug> {
             name: COMMIT_OLD_TERM,
             doc: "commit an older term's entry by counting replicas (Figure 8, §5.4.2)",
             row,
-            breaks: "durable",
+            breaks: "invariants",
         },
         PlantedBug {
             name: VOTE_IGNORES_LOG,

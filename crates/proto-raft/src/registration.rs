@@ -42,7 +42,7 @@ const SETTINGS: &[SettingDoc] = &[
     SettingDoc {
         name: "nodes",
         kind: SettingKind::Number,
-        doc: "voters `node-1` … `node-N` (default 3, at least 3)",
+        doc: "voters `node-1` … `node-N` (default 3, at least 3, at most 9)",
     },
     SettingDoc {
         name: "planted",
@@ -76,7 +76,7 @@ impl RaftRegistration {
         if let Some(name) = settings.get("planted") {
             config = config.with_planted(name);
         }
-        if let Some(n) = settings.count("nodes")? {
+        if let Some(n) = settings.node_count("nodes", 3)? {
             let nodes = (1..=n).map(|i| NodeId::new(format!("node-{i}")));
             config = RaftConfig {
                 nodes: nodes.collect(),
@@ -108,6 +108,10 @@ impl Registration for RaftRegistration {
 
     fn default_nodes(&self) -> Vec<NodeId> {
         RaftConfig::default().nodes
+    }
+
+    fn nodes_with(&self, settings: &Settings) -> Vec<NodeId> {
+        Self::config(settings).map_or_else(|_| self.default_nodes(), |c| c.nodes)
     }
 
     fn levels(&self) -> Levels {

@@ -61,6 +61,11 @@ const SETTINGS: &[SettingDoc] = &[
         kind: SettingKind::Number,
         doc: "WAL records the primary retains for incremental catch-up (`wal_keep_size`; default 8)",
     },
+    SettingDoc {
+        name: "nodes",
+        kind: SettingKind::Number,
+        doc: "`primary` and `standby-1` … `standby-(N-1)` (default 3, at least 2, at most 9)",
+    },
 ];
 
 impl WalRegistration {
@@ -69,6 +74,10 @@ impl WalRegistration {
         let mut config = WalConfig::default();
         if let Some(seed) = settings.seed()? {
             config = config.with_seed(seed);
+        }
+        if let Some(n) = settings.node_count("nodes", 2)? {
+            let standbys = (1..n).map(|i| NodeId::new(format!("standby-{i}")));
+            config.standbys = standbys.collect();
         }
         if let Some(sync) = settings.nodes("sync_standbys") {
             config = config.with_synchronous_standbys(sync);
@@ -128,6 +137,10 @@ impl Registration for WalRegistration {
 
     fn default_nodes(&self) -> Vec<NodeId> {
         WalConfig::default().node_ids()
+    }
+
+    fn nodes_with(&self, settings: &Settings) -> Vec<NodeId> {
+        Self::config(settings).map_or_else(|_| self.default_nodes(), |c| c.node_ids())
     }
 
     fn levels(&self) -> Levels {

@@ -50,8 +50,8 @@ pub use outcome::{ReadResult, WriteResult};
 pub use output::Output;
 pub use recorder::StateRecorder;
 pub use registration::{
-    ExplorerRow, Knob, Levels, PlantedBug, Protocol, Registration, Registry, ScenarioGroup,
-    SettingDoc, SettingKind, Settings, check_planted, planted_name,
+    ExplorerRow, Knob, Levels, MAX_NODES, PlantedBug, Protocol, Registration, Registry,
+    ScenarioGroup, SettingDoc, SettingKind, Settings, check_planted, planted_name,
 };
 pub use sim_core::{NetConfig, NodeId, Rng, Tick, Trace, Transport};
 pub use state::{NodeState, StateChange, StateField, StateLog, StateRow};

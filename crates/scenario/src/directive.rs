@@ -3,7 +3,7 @@
 //! nothing else.
 
 use bytes::Bytes;
-use replication::Registry;
+use replication::{NodeId, Registry};
 
 use crate::config::Config;
 use crate::levels::{AckRef, ReadRef};
@@ -127,11 +127,14 @@ pub enum Directive {
 struct Args<'r> {
     pairs: Vec<(String, String)>,
     flags: Vec<String>,
-    registry: &'r Registry,
+    /// The node ids a literal may name.
+    known: &'r [NodeId],
+    /// The highest `follower-N`.
+    followers: usize,
 }
 
 impl<'r> Args<'r> {
-    fn new(words: &[String], registry: &'r Registry) -> Result<Args<'r>, String> {
+    fn new(words: &[String], known: &'r [NodeId], followers: usize) -> Result<Args<'r>, String> {
         let mut pairs: Vec<(String, String)> = Vec::new();
         let mut flags = Vec::new();
         for word in words {
@@ -148,7 +151,8 @@ impl<'r> Args<'r> {
         Ok(Args {
             pairs,
             flags,
-            registry,
+            known,
+            followers,
         })
     }
 
@@ -182,13 +186,13 @@ impl<'r> Args<'r> {
     }
 
     fn node(&mut self, directive: &str, key: &str) -> Result<NodeRef, String> {
-        NodeRef::parse(&self.need(directive, key)?, self.registry)
+        NodeRef::parse(&self.need(directive, key)?, self.known, self.followers)
     }
 
     fn maybe_node(&mut self, key: &str) -> Result<Option<NodeRef>, String> {
-        let registry = self.registry;
+        let (known, followers) = (self.known, self.followers);
         self.take(key)
-            .map(|n| NodeRef::parse(&n, registry))
+            .map(|n| NodeRef::parse(&n, known, followers))
             .transpose()
     }
 
@@ -252,13 +256,16 @@ fn label_name(name: &str) -> Result<(), String> {
 
 /// Parses one directive line, already split into words: the directive and
 /// its `as=` label, if it records its answer under one (`submit`'s `as=`
-/// names the operation instead and is kept in the directive).
+/// names the operation instead and is kept in the directive). A literal
+/// node id must be one of `known`, a `follower-N` at most `followers`.
 pub(crate) fn parse_directive(
     words: &[String],
     registry: &Registry,
+    known: &[NodeId],
+    followers: usize,
 ) -> Result<(Directive, Option<String>), String> {
     let (name, rest) = words.split_first().ok_or("empty directive")?;
-    let mut args = Args::new(rest, registry)?;
+    let mut args = Args::new(rest, known, followers)?;
     let name = name.as_str();
     let label = if name == "submit" {
         None

@@ -48,7 +48,7 @@
 //! | `fenced [as=]` | old-lineage messages rejected so far ([`ScenarioGroup::fenced`]) | `fenced=N` |
 //! | `converged [as=]` | every alive node holds the leader's data and offset | `converged=yes\|no` |
 //! | `gate node= write=NAME [as=]` | why `node` did or did not hold up the write recorded `as=NAME` ([`ScenarioGroup::gate`]) | one line in the protocol's terms |
-//! | `summary [fields=tick,leader,alive,role,offset,data]` | the protocol-neutral summary | a line for the group, one per node |
+//! | `summary [fields=tick,leader,alive,role,offset,data]` | the protocol-neutral summary | a line for the group, one per node (a crashed node's adds its state line: its `offset` and `data` are what it has applied, not what it kept on disk) |
 //! | `trace [kinds=a,b]` | trace events since the last `trace` (or `config`) | `#seq @tick kind fields…`, or `no events` |
 //!
 //! A directive with `as=NAME` also records its answer as a value
@@ -106,7 +106,7 @@ pub use config::Config;
 pub use directive::{DIRECTIVES, Directive, MAX_TICKS, OpSpec, SUMMARY_FIELDS};
 pub use expected::Expected;
 pub use levels::{AckRef, ReadRef};
-pub use nodes::{NodeRef, known_nodes};
+pub use nodes::{NodeRef, known_nodes, known_nodes_with, most_followers};
 pub use parse::{Case, Scenario, ScenarioError, parse};
 pub use record::{PartRun, Record, Records};
 pub use replication::{Protocol, Registry, ScenarioGroup};

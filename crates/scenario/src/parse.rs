@@ -9,6 +9,7 @@ use replication::Registry;
 
 use crate::directive::{Directive, OpSpec, parse_directive};
 use crate::expected::Expected;
+use crate::nodes::{known_nodes, known_nodes_with, most_followers};
 
 /// A scenario that could not be read: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +116,8 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
     let mut submitted: BTreeSet<String> = BTreeSet::new();
     let mut named: BTreeSet<String> = BTreeSet::new();
     let mut writes: BTreeSet<String> = BTreeSet::new();
+    let mut known = known_nodes(registry);
+    let mut followers = most_followers(registry, &replication::Settings::new(), |_| true);
     let mut i = 0;
     while i < lines.len() {
         let raw = lines[i];
@@ -130,7 +133,8 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
             return Err(err(line_no, "`----` without a directive above it".into()));
         }
         let words = words(raw).map_err(|m| err(line_no, m))?;
-        let (directive, label) = parse_directive(&words, registry).map_err(|m| err(line_no, m))?;
+        let (directive, label) =
+            parse_directive(&words, registry, &known, followers).map_err(|m| err(line_no, m))?;
         if let Some(l) = &label
             && !named.insert(l.clone())
         {
@@ -145,7 +149,9 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
             writes.insert(l.clone());
         }
         match &directive {
-            Directive::Config(_) => {
+            Directive::Config(config) => {
+                known = known_nodes_with(registry, &config.settings);
+                followers = most_followers(registry, &config.settings, |p| config.runs_on(p));
                 submitted.clear();
                 named.clear();
                 writes.clear();
@@ -188,7 +194,8 @@ pub fn parse(file: &str, text: &str, registry: &Registry) -> Result<Scenario, Sc
         } else if i < lines.len() && !lines[i].trim().is_empty() {
             let next = lines[i].trim();
             let is_directive = !is_comment(next)
-                && self::words(next).is_ok_and(|w| parse_directive(&w, registry).is_ok());
+                && self::words(next)
+                    .is_ok_and(|w| parse_directive(&w, registry, &known, followers).is_ok());
             let message = if is_directive {
                 format!(
                     "`{next}` follows the directive on line {line_no} directly: every directive \

@@ -502,7 +502,7 @@ impl<'r> Interpreter<'r> {
                 self.record = Some(Record::Text(text.clone()));
                 vec![text]
             }
-            Directive::Summary(fields) => show::summary(&g.summary(), fields),
+            Directive::Summary(fields) => show::summary(&g.summary(), &g.node_states(), fields),
             Directive::Trace(kinds) => {
                 let trace = g.trace();
                 let lines: Vec<String> = trace
@@ -551,7 +551,11 @@ fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp, quiet: bool) -> (String,
             (value, level, result)
         }
         other => {
-            let line = format!("error: cannot run {other:?}");
+            let line = format!(
+                "error: cannot run a {} at {} as a blocking operation",
+                other.kind(),
+                other.level_name()
+            );
             return (line.clone(), Record::Text(line));
         }
     };

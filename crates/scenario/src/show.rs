@@ -2,8 +2,8 @@
 
 use bytes::Bytes;
 use replication::{
-    AckLevel, Completion, GroupError, GroupSummary, Outcome, OutcomeStatus, ReadLevel, ReadResult,
-    WriteResult,
+    AckLevel, Completion, GroupError, GroupSummary, NodeState, Outcome, OutcomeStatus, ReadLevel,
+    ReadResult, WriteResult,
 };
 
 /// A value: its text if it is printable UTF-8, else escaped bytes; absent
@@ -73,7 +73,8 @@ pub fn completion(name: &str, c: &Completion) -> String {
             Some(o) => format!("offset={o}: {message}"),
             None => message.clone(),
         },
-        other => format!("{other:?}"),
+        // A kind of outcome this interpreter does not know yet: its status.
+        other => other.status().name().to_owned(),
     };
     format!(
         "{name} {} at tick {} ({} {}): {details}",
@@ -84,8 +85,12 @@ pub fn completion(name: &str, c: &Completion) -> String {
     )
 }
 
-/// The summary, restricted to `fields` (empty = all).
-pub fn summary(s: &GroupSummary, fields: &[String]) -> Vec<String> {
+/// The summary, restricted to `fields` (empty = all). A crashed node's
+/// `offset` and `data` are its applied state in memory (Raft's state
+/// machine is empty until it re-applies its log after a restart), so its
+/// line adds its state line from `states` (`term 1, log 2, commit 0`):
+/// the log it kept is not mistaken for lost data.
+pub fn summary(s: &GroupSummary, states: &[NodeState], fields: &[String]) -> Vec<String> {
     let want = |f: &str| fields.is_empty() || fields.iter().any(|x| x == f);
     let mut out = Vec::new();
     let mut head = Vec::new();
@@ -120,6 +125,14 @@ pub fn summary(s: &GroupSummary, fields: &[String]) -> Vec<String> {
                 .map(|(k, v)| format!("{}={}", value(Some(k)), value(Some(v))))
                 .collect();
             parts.push(format!("data={{{}}}", pairs.join(", ")));
+        }
+        let state = states.iter().find(|st| st.node == node.id);
+        if !node.alive
+            && (want("offset") || want("data"))
+            && let Some(state) = state.filter(|st| !st.fields.is_empty())
+        {
+            let kept: Vec<String> = state.fields.iter().map(ToString::to_string).collect();
+            parts.push(format!("(crashed; its state line: {})", kept.join(", ")));
         }
         if !parts.is_empty() {
             out.push(format!("{}: {}", node.id, parts.join(" ")));

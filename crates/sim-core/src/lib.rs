@@ -73,3 +73,32 @@ pub use trace::{
     Event, EventRef, Events, Field, Fields, Trace, TraceFilter, Value, event_from_json_line,
     event_to_json, is_message_kind, value_from_json, value_to_json,
 };
+
+#[cfg(feature = "insta")]
+#[doc(hidden)]
+pub use insta as __insta;
+
+/// Pins the events of a trace that a [`TraceFilter`] keeps, in the trace's
+/// text form, as an [insta](https://insta.rs) snapshot (feature `insta`):
+/// `assert_trace_snapshot!(NAME, &trace, filter)`. Most of a protocol trace is
+/// messages; pinning the rest keeps a snapshot about the protocol's
+/// decisions:
+///
+/// ```ignore
+/// use sim_core::{TraceFilter, assert_trace_snapshot};
+/// assert_trace_snapshot!("failover", group.trace(), TraceFilter::new().without_messages());
+/// ```
+///
+/// Enable it for tests with
+/// `sim-core = { …, features = ["insta"] }` under `[dev-dependencies]`.
+#[cfg(feature = "insta")]
+#[macro_export]
+macro_rules! assert_trace_snapshot {
+    ($name:expr, $trace:expr, $filter:expr $(,)?) => {
+        $crate::__insta::assert_snapshot!(
+            $name,
+            $crate::TraceFilter::to_text(&$filter, $trace),
+            concat!(stringify!($trace), " kept by ", stringify!($filter))
+        )
+    };
+}

@@ -67,6 +67,52 @@ fn json_lines_parse_back_to_the_same_events() {
 }
 
 #[test]
+fn json_lines_write_node_ids_as_plain_strings_and_name_the_node_fields() {
+    let mut trace = Trace::new();
+    small_scripted_simulation(&mut trace);
+    let text = trace.to_jsonl();
+    for line in text.lines() {
+        let event: serde_json::Value = serde_json::from_str(line).expect("json");
+        let fields = event["fields"].as_object().expect("fields");
+        assert!(
+            fields.values().all(|v| v.get("node").is_none()),
+            "no tagged node ids: {line}"
+        );
+    }
+    let first: serde_json::Value =
+        serde_json::from_str(text.lines().next().expect("a line")).expect("json");
+    assert_eq!(first["fields"]["nodes"], serde_json::json!(["n1", "n2"]));
+    assert_eq!(first["nodes"], serde_json::json!(["nodes"]));
+    let greeted = text
+        .lines()
+        .find(|l| l.contains("\"greeted\""))
+        .expect("a greeted line");
+    let greeted: serde_json::Value = serde_json::from_str(greeted).expect("json");
+    assert_eq!(greeted["fields"]["node"], "n2");
+    assert_eq!(greeted["nodes"], serde_json::json!(["node"]));
+    // A text field that looks like a node id stays text on the way back.
+    let mut t = Trace::new();
+    record!(
+        t,
+        0,
+        "x",
+        node = &NodeId::new("n1"),
+        why = "n1",
+        none = None::<NodeId>
+    );
+    let line = t.to_jsonl();
+    assert_eq!(
+        line,
+        "{\"seq\":0,\"tick\":0,\"kind\":\"x\",\"fields\":{\"node\":\"n1\",\"why\":\"n1\",\"none\":null},\"nodes\":[\"node\"]}\n"
+    );
+    assert_eq!(Trace::parse_jsonl(&line).expect("parses"), t.to_events());
+    // The tagged form of older lines still parses.
+    let old =
+        r#"{"seq":0,"tick":0,"kind":"x","fields":{"node":{"node":"n1"},"why":"n1","none":null}}"#;
+    assert_eq!(Trace::parse_jsonl(old).expect("parses"), t.to_events());
+}
+
+#[test]
 fn malformed_json_lines_are_errors_naming_the_line() {
     let err = Trace::parse_jsonl("{\"seq\":0,\"tick\":0,\"kind\":\"x\",\"fields\":{}}\nnot json")
         .unwrap_err();

@@ -3,11 +3,12 @@
 use std::fmt::Write as _;
 
 use explore::{Check, Property, Verdict};
-use lincheck::{CheckOptions, CheckResult, KvModel};
+use lincheck::{CheckResult, KvModel};
 
 use super::html::{escape, inline_svg, page as frame};
 use super::{state_panel, trace_table};
 use crate::explore_cmd::{AFTER_SCHEDULE, Replayed, timeline};
+use crate::replay_diagram;
 
 fn check_cell(check: &Check) -> (&'static str, String) {
     match check {
@@ -16,55 +17,6 @@ fn check_cell(check: &Check) -> (&'static str, String) {
         Check::Unknown(why) => ("unknown", format!("unknown: {why}")),
         Check::Undecided(why) => ("unknown", format!("undecided: {why}")),
     }
-}
-
-/// The trace's op id of each operation of the history, in history order:
-/// the `op` of each `client_op_submitted` with the kind and key the history
-/// op has (the explorer records an operation exactly when the group
-/// accepted its submission); `None` where they do not line up.
-fn trace_op_ids(replayed: &Replayed) -> Vec<Option<u64>> {
-    let trace = replayed.report.group.trace();
-    let submitted: Vec<(u64, String, String)> = trace
-        .of_kind("client_op_submitted")
-        .filter_map(|e| {
-            let Some(sim_core::Value::UInt(op)) = e.field("op") else {
-                return None;
-            };
-            let kind = e.str_field("kind").unwrap_or_default().to_owned();
-            let key = e.field("key").map(|k| k.to_string()).unwrap_or_default();
-            Some((op, kind, key))
-        })
-        .collect();
-    replayed
-        .report
-        .history
-        .iter()
-        .enumerate()
-        .map(|(i, op)| {
-            let (id, kind, key) = submitted.get(i)?;
-            let (want_kind, want_key) = match &op.kind {
-                explore::OpKind::Write { key, .. } => ("write", key),
-                explore::OpKind::Read { key } => ("read", key),
-            };
-            let want_key = sim_core::Value::Bytes(want_key.clone()).to_string();
-            (kind == want_kind && *key == want_key).then_some(*id)
-        })
-        .collect()
-}
-
-/// The operation lincheck could not place, as the trace numbers it, with
-/// its description.
-fn violating_op(replayed: &Replayed, result: Option<&CheckResult>) -> Option<(u64, String)> {
-    let stuck = &result?.violation()?.unplaceable;
-    let index = usize::try_from(stuck.id).ok()?;
-    let id = (*trace_op_ids(replayed).get(index)?)?;
-    Some((
-        id,
-        format!(
-            "client {}'s {} (op {id} in the trace, op {} in the checker's view)",
-            stuck.client, stuck.description, stuck.id
-        ),
-    ))
 }
 
 /// The history as lincheck checked it, drawn by lincheck: the stuck point
@@ -91,13 +43,6 @@ fn lincheck_section(body: &mut String, replayed: &Replayed, checked: &Result<Che
             let _ = writeln!(body, "<p>lincheck refused the history: {}</p>", escape(e));
         }
     }
-}
-
-/// lincheck's check of the replay's history, with a witness.
-fn check(replayed: &Replayed) -> Result<CheckResult, String> {
-    let ops = explore::lincheck_history(&replayed.report.history);
-    let options = CheckOptions::default().with_witness(true);
-    lincheck::check(&KvModel, &ops, &options).map_err(|e| e.to_string())
 }
 
 /// The page of `replayed`; `cited` are the verdicts whose counterexample it
@@ -159,9 +104,9 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
          unknown, <code>x</code> failed.</p>\n<pre class=\"timeline\">{}</pre>",
         escape(&timeline(&report.history))
     );
-    let checked = check(replayed);
+    let checked = replay_diagram::check(report);
     lincheck_section(&mut body, replayed, &checked);
-    let violating = violating_op(replayed, checked.as_ref().ok());
+    let violating = replay_diagram::violating_op(report, checked.as_ref().ok());
     body.push_str(
         "<h2 id=\"diagram\">Space-time diagram</h2>\n<p>Client operations are the bars left of \
          the lanes; hover an element for its trace lines.",
@@ -176,11 +121,11 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
     }
     body.push_str("</p>\n<div class=\"diagram\">\n");
     let trace = report.group.trace();
-    let mut options = diagram::DiagramOptions::titled(format!("counterexample {id}"))
-        .with_violating(violating.iter().map(|(op, _)| *op));
-    if let Some(log) = report.group.state_log() {
-        options = options.with_state_notes(labs::state_notes(log));
-    }
+    let options = replay_diagram::options(
+        format!("counterexample {id}"),
+        report,
+        violating.as_ref().map(|(op, _)| *op),
+    );
     body.push_str(&inline_svg(&diagram::render_svg(trace, &options)));
     body.push_str("\n</div>\n");
     if let Some(log) = report.group.state_log() {

@@ -159,6 +159,10 @@ table.matrix td a { display: block; text-decoration: underline dotted #a0aec0; c
 table.matrix td a:hover { background: #ebf8ff; }
 table.matrix td a .variant { font-weight: 700; color: #2b6cb0; }
 table.matrix td a + a { border-top: 1px dashed #cbd5e0; margin-top: 3px; padding-top: 4px; }
+table.matrix td a.survived { background: #f0fff4; }
+table.matrix td a.lost { background: #fff5f5; color: #c53030; }
+.matrix-key .survived { background: #f0fff4; padding: 0 4px; }
+.matrix-key .lost { background: #fff5f5; color: #c53030; padding: 0 4px; }
 td.holds { background: #f0fff4; white-space: nowrap; }
 td.violated { background: #fff5f5; }
 td.unknown { background: #fffff0; }

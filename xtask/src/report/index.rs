@@ -48,9 +48,14 @@ fn matrix_table(runs: &[Run]) -> String {
                     .unwrap_or_default();
                 match find_run(runs, row.experiment, protocol.name(), variant) {
                     Some(run) => {
+                        let class = match run.observed.acked_writes_survived() {
+                            Some(true) => " class=\"survived\"",
+                            Some(false) => " class=\"lost\"",
+                            None => "",
+                        };
                         let _ = write!(
                             out,
-                            "<a href=\"{}\">{label}{}</a>",
+                            "<a href=\"{}\"{class}>{label}{}</a>",
                             escape(&run_path(run)),
                             escape(&part.text)
                         );
@@ -198,6 +203,13 @@ pub fn page(inputs: &Inputs<'_>) -> String {
         body,
         "<h2 id=\"matrix-section\">Experiments × protocols</h2>\n<p>{}</p>",
         inline_markdown(labs::matrix::GENERATED_NOTE)
+    );
+    body.push_str(
+        "<p class=\"matrix-key\">Experiments 2 and 3 test durability: a cell is \
+         <span class=\"survived\">green</span> when every acknowledged write survived, \
+         <span class=\"lost\">red</span> when one was lost (a write acknowledged before the \
+         crash gone, or one acknowledged by the cut-off old leader discarded). The other \
+         experiments' cells are trade-offs, so they are not coloured.</p>\n",
     );
     body.push_str(&matrix_table(inputs.runs));
     body.push_str(&read_levels_table(inputs.runs));

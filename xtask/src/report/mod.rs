@@ -13,12 +13,16 @@
 //!   history timeline, lincheck's picture of the history, the diagram, the
 //!   trace;
 //! - `style.css`.
+//!
+//! `report --scenario FILE` writes a smaller site for one scenario file
+//! instead ([`scenario_site`]).
 
 pub mod counterexample;
 pub mod html;
 pub mod index;
 pub mod legend;
 pub mod run_page;
+pub mod scenario_site;
 pub mod state_panel;
 pub mod trace_table;
 

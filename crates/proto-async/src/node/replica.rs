@@ -229,7 +229,9 @@ impl AsyncNode {
             self.reject(from, "replication_stream", reason, generation, out);
             return;
         }
-        if first.replication_id != self.replication_id {
+        if first.replication_id != self.replication_id
+            && !crate::planted::on(self.settings.planted, crate::planted::ACCEPT_ANY_PRIMARY)
+        {
             self.reject(
                 from,
                 "replication_stream",
@@ -274,7 +276,9 @@ impl AsyncNode {
             return;
         }
         self.resync_pending = false;
-        if replication_id != self.replication_id {
+        if replication_id != self.replication_id
+            && !crate::planted::on(self.settings.planted, crate::planted::ACCEPT_ANY_PRIMARY)
+        {
             self.reject(
                 from,
                 "partial_sync",

@@ -26,7 +26,7 @@ use std::fmt;
 
 pub use planted::{PlantedBug, check_planted, planted_name};
 pub use scenario_group::ScenarioGroup;
-pub use settings::{SettingDoc, SettingKind, Settings};
+pub use settings::{MAX_NODES, SettingDoc, SettingKind, Settings};
 
 use crate::error::GroupError;
 use crate::level::{AckLevel, ReadLevel};
@@ -68,6 +68,10 @@ pub struct ExplorerRow {
     /// protocol's own ([`Registration::transport`]) — e.g. ISR on
     /// datagrams, to show what its stream assumptions buy.
     pub transport: Option<sim_core::Transport>,
+    /// The most power losses one schedule may make (`None`: any number) —
+    /// for a row whose guarantee is stated under such a bound (KIP-966:
+    /// at most `min.insync.replicas − 1` unclean shutdowns).
+    pub max_power_losses: Option<u32>,
 }
 
 impl ExplorerRow {
@@ -86,6 +90,7 @@ impl ExplorerRow {
             settings: Settings::from_pairs(settings),
             min_schedules: 0,
             transport: None,
+            max_power_losses: None,
         }
     }
 
@@ -100,6 +105,14 @@ impl ExplorerRow {
     #[must_use]
     pub fn with_min_schedules(mut self, schedules: u64) -> ExplorerRow {
         self.min_schedules = schedules;
+        self
+    }
+
+    /// The row, whose schedules make at most `n` power losses (a later one
+    /// is skipped, as a step that cannot act is).
+    #[must_use]
+    pub fn with_max_power_losses(mut self, n: u32) -> ExplorerRow {
+        self.max_power_losses = Some(n);
         self
     }
 }
@@ -132,6 +145,15 @@ pub trait Registration: Sync {
     /// The node ids of a group built with default settings, without
     /// building one (scenario files name nodes by these).
     fn default_nodes(&self) -> Vec<NodeId>;
+
+    /// The node ids of a group built with `settings` (a `nodes=` count
+    /// renames and adds nodes), without building one; settings it cannot
+    /// read give the default nodes (building reports the error). The
+    /// default is [`default_nodes`](Registration::default_nodes).
+    fn nodes_with(&self, settings: &Settings) -> Vec<NodeId> {
+        let _ = settings;
+        self.default_nodes()
+    }
 
     /// What the level aliases mean here.
     fn levels(&self) -> Levels;

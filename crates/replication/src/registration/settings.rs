@@ -3,6 +3,9 @@
 use crate::error::GroupError;
 use sim_core::NodeId;
 
+/// The largest group a `nodes=` setting builds ([`Settings::node_count`]).
+pub const MAX_NODES: usize = 9;
+
 /// What values a setting takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingKind {
@@ -120,6 +123,25 @@ impl Settings {
         self.number(key)?
             .map(|n| usize::try_from(n).map_err(|_| GroupError::config(key, "too large")))
             .transpose()
+    }
+
+    /// A group size (`nodes=`): a count from `min` to [`MAX_NODES`]; the
+    /// error names the setting and the bounds.
+    pub fn node_count(&self, key: &str, min: usize) -> Result<Option<usize>, GroupError> {
+        match self.count(key) {
+            Ok(Some(n)) if !(min..=MAX_NODES).contains(&n) => Err(GroupError::config(
+                key,
+                format!("`{key}={n}`: this protocol's group has {min} to {MAX_NODES} nodes"),
+            )),
+            Err(_) => Err(GroupError::config(
+                key,
+                format!(
+                    "`{}` is not a node count ({min} to {MAX_NODES})",
+                    self.get(key).unwrap_or_default()
+                ),
+            )),
+            other => other,
+        }
     }
 
     /// A `true` / `false` setting.

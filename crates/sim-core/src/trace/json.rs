@@ -1,10 +1,17 @@
 //! The JSON-lines form of a trace, and parsing it back.
 //!
-//! One object per line: `{"seq":0,"tick":1,"kind":"message_sent","fields":{…}}`.
+//! One object per line:
+//! `{"seq":0,"tick":1,"kind":"message_sent","fields":{"from":"node-1",…},"nodes":["from","to"]}`.
 //! Field values keep their type: numbers and booleans as JSON numbers and
-//! booleans, text as a string, a node as `{"node":"n1"}`, bytes as
-//! `{"bytes":"utf-8 text"}` (or `{"bytes_hex":"00ff"}` when not UTF-8), a list
-//! as an array, an absent value as `null`. Field order is preserved.
+//! booleans, text as a string, a node id as a plain string too (`"node-1"`,
+//! so `jq '.fields.node == "node-1"'` works) with its field's name listed
+//! in `"nodes"` (absent when no field holds a node), bytes as
+//! `{"bytes":"utf-8 text"}` (or `{"bytes_hex":"00ff"}` when not UTF-8), a
+//! list as an array (a list of nodes as an array of strings, its field in
+//! `"nodes"`), an absent value as `null`. Field order is preserved, and a
+//! line parses back to the same event. A field mixing node ids and text
+//! (no event records one) keeps its nodes tagged, `{"node":"n1"}`, the
+//! form [`value_to_json`] writes.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -17,7 +24,9 @@ use crate::node::NodeId;
 use crate::trace::event::{Event, EventRef};
 use crate::trace::value::Value;
 
-/// A value in its JSON form.
+/// A value in its self-describing JSON form: as in a trace line, except
+/// that a node id is tagged, `{"node":"n1"}` ([`value_from_json`] reads it
+/// back; an event line lists its node fields instead).
 pub fn value_to_json(value: &Value) -> Json {
     match value {
         Value::UInt(v) => json!(v),
@@ -40,18 +49,61 @@ pub fn value_to_json(value: &Value) -> Json {
     }
 }
 
-/// An event in its JSON form.
+/// What kinds of string a value holds: (a node id, text).
+fn strings_in(value: &Value) -> (bool, bool) {
+    match value {
+        Value::Node(_) => (true, false),
+        Value::Str(_) => (false, true),
+        Value::List(items) => items
+            .iter()
+            .map(strings_in)
+            .fold((false, false), |a, b| (a.0 || b.0, a.1 || b.1)),
+        _ => (false, false),
+    }
+}
+
+/// [`value_to_json`] with node ids as plain strings.
+fn plain_value_to_json(value: &Value) -> Json {
+    match value {
+        Value::Node(n) => json!(n.as_str()),
+        Value::List(items) => Json::Array(items.iter().map(plain_value_to_json).collect()),
+        other => value_to_json(other),
+    }
+}
+
+/// An event in its JSON form (see the module documentation).
 pub fn event_to_json(event: EventRef<'_>) -> Json {
     let mut fields = Map::new();
+    let mut nodes = Vec::new();
     for (key, value) in event.fields() {
-        fields.insert(key.to_string(), value_to_json(&value));
+        let json = match strings_in(&value) {
+            (true, false) => {
+                nodes.push(json!(key.to_string()));
+                plain_value_to_json(&value)
+            }
+            _ => value_to_json(&value),
+        };
+        fields.insert(key.to_string(), json);
     }
-    json!({
+    let mut line = json!({
         "seq": event.seq,
         "tick": event.tick,
         "kind": event.kind,
         "fields": fields,
-    })
+    });
+    if !nodes.is_empty() {
+        line["nodes"] = Json::Array(nodes);
+    }
+    line
+}
+
+/// A field listed in `"nodes"`: its strings (also inside lists) are node ids.
+fn as_nodes(value: Value) -> Value {
+    match value {
+        Value::Str(s) => Value::Node(NodeId::new(s.as_ref())),
+        Value::List(items) => Value::List(items.into_iter().map(as_nodes).collect()),
+        other => other,
+    }
 }
 
 fn parse_hex(text: &str) -> Option<Vec<u8>> {
@@ -118,12 +170,24 @@ pub fn event_from_json_line(line: &str, line_no: usize) -> Result<Event, SimErro
     let map = json["fields"]
         .as_object()
         .ok_or_else(|| err("missing fields".into()))?;
+    let node_fields: Vec<&str> = match json.get("nodes") {
+        None => Vec::new(),
+        Some(Json::Array(names)) => names
+            .iter()
+            .map(|n| {
+                n.as_str()
+                    .ok_or_else(|| err("`nodes` lists field names".into()))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(err("`nodes` must be an array of field names".into())),
+    };
     let mut fields = Vec::with_capacity(map.len());
     for (key, value) in map {
-        fields.push((
-            Cow::Owned(key.clone()),
-            value_from_json(value).map_err(err)?,
-        ));
+        let mut value = value_from_json(value).map_err(err)?;
+        if node_fields.contains(&key.as_str()) {
+            value = as_nodes(value);
+        }
+        fields.push((Cow::Owned(key.clone()), value));
     }
     Ok(Event {
         seq,
