@@ -195,7 +195,7 @@ mod tests {
     fn every_experiment_trace_filters_as_trace_filter_does() {
         for run in labs::all_runs().expect("the experiments run") {
             let text = format!("head\n{TRACE_HEADING}{}", run.trace.to_text());
-            let nodes = run.states.nodes();
+            let nodes = run.states().nodes();
             let first = nodes.first().map(ToString::to_string).unwrap_or_default();
             let cases = [
                 (
