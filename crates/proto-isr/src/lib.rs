@@ -77,6 +77,17 @@
 //!   [`IsrGroup::lease_read`] which also requires the named node to be the
 //!   current leader (`lease fenced`).
 //!
+//! ## Two data planes
+//!
+//! Everything above is the source chapter's model, the default
+//! (`IsrMode::Chapter`). [`fetch`] is Kafka's own data plane
+//! (`IsrMode::Fetch(rung)`, scenario setting `mode=fetch rung=…`):
+//! followers fetch, HW reaches them one round late, and the truncation rule
+//! is one rung of the Kafka ladder — before KIP-101, KIP-101, KIP-279,
+//! KIP-320, KIP-966's Eligible Leader Replicas — so that each historical
+//! data-loss bug can be run, and judged by the explorer, side by side
+//! (guide page `docs/kafka-ladder.md`).
+//!
 //! ## The shape: pure nodes, a pure controller, one harness
 //!
 //! - [`node::IsrNode`] is one replica as a **pure state machine**, in the
