@@ -338,8 +338,7 @@ impl AsyncPrimaryGroup {
     /// Why `WAIT`'s timeout cannot be met on this network, if it cannot.
     fn wait_outpaced(&self) -> Option<String> {
         let wait = self.config.wait?;
-        let net = self.cluster.net_config();
-        let round_trip = 2 * (net.max_delay + net.stall_ticks * u64::from(net.stall_rate > 0.0));
+        let round_trip = 2 * self.cluster.net_config().worst_delay();
         (wait.timeout < round_trip).then(|| {
             format!(
                 "WAIT {} {} times out before a replica's acknowledgement can return (round trip up to {round_trip} ticks)",

@@ -373,13 +373,7 @@ impl IsrGroup {
 impl IsrGroup {
     /// The network's worst one-way delay, a stall included.
     fn worst_delay(&self) -> u64 {
-        let net = self.cluster.net_config();
-        net.max_delay
-            + if net.stall_rate > 0.0 {
-                net.stall_ticks
-            } else {
-                0
-            }
+        self.cluster.net_config().worst_delay()
     }
 
     /// True when that delay reaches `replica.lag.time.max.ms` (see
@@ -394,13 +388,7 @@ impl IsrGroup {
     /// follower leaves the ISR before the leader's entries reach it, so no
     /// `acks=all` write can be acknowledged.
     fn lag_outpaced(&self) -> Option<String> {
-        let net = self.cluster.net_config();
-        let worst = net.max_delay
-            + if net.stall_rate > 0.0 {
-                net.stall_ticks
-            } else {
-                0
-            };
+        let worst = self.worst_delay();
         (worst >= self.config.replica_lag_timeout).then(|| {
             format!(
                 "replica.lag.time.max.ms ({} ticks) is not above the network's worst delay ({worst} ticks): followers leave the ISR before they can catch up",

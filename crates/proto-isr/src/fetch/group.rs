@@ -247,6 +247,12 @@ impl FetchGroup {
         }
     }
 
+    /// `{node-1,node-3}`: the replicas at `positions`, for the trace.
+    fn set_text(&self, positions: &[usize]) -> String {
+        let ids = positions.iter().map(|&i| self.cluster.id(i));
+        replication::StateField::set("set", ids).value
+    }
+
     /// The controller's LeaderAndIsr to every replica it can reach.
     pub(crate) fn notify_all(&mut self) {
         for j in 0..self.replicas.len() {
@@ -307,13 +313,6 @@ impl FetchGroup {
         self.controller.elect(r, kind, &up, &unclean);
         let now = self.now();
         let node = self.cluster.id(r).clone();
-        let isr: Vec<NodeId> = self
-            .controller
-            .isr()
-            .iter()
-            .map(|&i| self.cluster.id(i).clone())
-            .collect();
-        let isr = replication::StateField::set("isr", &isr).value;
         record!(
             self.cluster.trace,
             now,
@@ -327,7 +326,7 @@ impl FetchGroup {
             kind = kind.name(),
             reason = reason,
             log_end = self.replicas[r].log_end(),
-            isr = isr
+            isr = self.set_text(self.controller.isr())
         );
         self.notify_all();
     }
@@ -380,9 +379,10 @@ impl FetchGroup {
                 self.alter_partition(i, isr);
             }
         }
-        let up = self.up();
         match self.controller.leader() {
-            Some(l) if !up[l] => self.replace_leader("leader unreachable"),
+            Some(l) if !self.cluster.is_alive(l) || self.cluster.is_isolated(l) => {
+                self.replace_leader("leader unreachable")
+            }
             None => self.replace_leader("offline partition"),
             _ => {}
         }
@@ -440,14 +440,12 @@ impl FetchGroup {
             );
         }
         if self.rung.elr() && !self.controller.elr().is_empty() {
-            let elr: Vec<NodeId> = self
-                .controller
-                .elr()
-                .iter()
-                .map(|&r| self.cluster.id(r).clone())
-                .collect();
-            let elr = replication::StateField::set("elr", &elr).value;
-            record!(self.cluster.trace, now, "isr_elr", elr = elr);
+            record!(
+                self.cluster.trace,
+                now,
+                "isr_elr",
+                elr = self.set_text(self.controller.elr())
+            );
         }
         self.replicas[i].isr_changed(isr, pe);
     }

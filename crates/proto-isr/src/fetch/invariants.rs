@@ -64,7 +64,13 @@ pub(crate) fn check(
                 r.log_end()
             ));
         }
-        if let Some(at) = (0..hw as usize).find(|&k| *r.log()[k] != *leader.log()[k]) {
+        // A fetched record is the leader's own `Arc`: compare values only
+        // where the pointers differ.
+        let differs = |k: usize| {
+            let (a, b) = (&r.log()[k], &leader.log()[k]);
+            !std::sync::Arc::ptr_eq(a, b) && **a != **b
+        };
+        if let Some(at) = (0..hw as usize).find(|&k| differs(k)) {
             return Err(format!(
                 "StrongIsr: committed offset {} differs between leader {} (epoch {}) and ISR member {} (epoch {})",
                 at + 1,

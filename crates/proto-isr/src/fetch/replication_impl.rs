@@ -186,8 +186,7 @@ impl ReplicationGroup for FetchGroup {
         let Some(l) = self.controller.leader() else {
             return false;
         };
-        if !self.cluster.is_alive(l) || self.cluster.is_isolated(l) || self.lag_outpaced().is_some()
-        {
+        if !self.cluster.is_alive(l) || self.cluster.is_isolated(l) || self.round_outpaces_lag() {
             return false;
         }
         let healthy = (0..self.replicas.len())
@@ -369,22 +368,21 @@ impl FetchGroup {
             })
     }
 
+    /// True when a fetch round reaches `replica.lag.time.max.ms` (see
+    /// [`FetchGroup::lag_outpaced`]); builds no text.
+    fn round_outpaces_lag(&self) -> bool {
+        2 * self.cluster.net_config().worst_delay() >= self.config.replica_lag_timeout
+    }
+
     /// Why no follower can stay in the ISR on this network, if it cannot:
     /// a fetch round (request and answer, stalls included) at or above
     /// `replica.lag.time.max.ms`.
     fn lag_outpaced(&self) -> Option<String> {
-        let net = self.cluster.net_config();
-        let one_way = net.max_delay
-            + if net.stall_rate > 0.0 {
-                net.stall_ticks
-            } else {
-                0
-            };
-        (2 * one_way >= self.config.replica_lag_timeout).then(|| {
+        self.round_outpaces_lag().then(|| {
             format!(
                 "replica.lag.time.max.ms ({} ticks) is not above the network's fetch round ({} ticks): followers leave the ISR before they can catch up",
                 self.config.replica_lag_timeout,
-                2 * one_way
+                2 * self.cluster.net_config().worst_delay()
             )
         })
     }

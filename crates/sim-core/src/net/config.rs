@@ -141,6 +141,18 @@ impl NetConfig {
         self
     }
 
+    /// The worst one-way delay a message can see: the delay range's top,
+    /// plus the longest stall when stalls are on.
+    #[must_use]
+    pub fn worst_delay(&self) -> u64 {
+        self.max_delay
+            + if self.stall_rate > 0.0 {
+                self.stall_ticks
+            } else {
+                0
+            }
+    }
+
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), SimError> {
         if self.capacity == 0 {
@@ -198,5 +210,18 @@ impl NetConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worst_delay_adds_the_longest_stall_only_when_stalls_are_on() {
+        let net = NetConfig::default().with_delay_range(1, 6);
+        assert_eq!(net.worst_delay(), 6);
+        assert_eq!(net.clone().with_stalls(0.0, 4).worst_delay(), 6);
+        assert_eq!(net.with_stalls(0.05, 4).worst_delay(), 10);
     }
 }
