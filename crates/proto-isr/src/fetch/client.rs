@@ -75,14 +75,13 @@ impl FetchGroup {
                         let by = read.node.clone();
                         (Outcome::Read(read), by)
                     }
-                    Err(err @ GroupError::ReadBlocked { .. }) => {
-                        let GroupError::ReadBlocked { node: by, .. } = &err else {
-                            unreachable!("matched above")
-                        };
-                        let by = by.clone();
-                        (Outcome::failed_with(err), by)
-                    }
-                    Err(err) => return Err(err),
+                    Err(err) => match &err {
+                        GroupError::ReadBlocked { node, .. } => {
+                            let by = node.clone();
+                            (Outcome::failed_with(err), by)
+                        }
+                        _ => return Err(err),
+                    },
                 };
                 let now = self.now();
                 let id = self.cluster.submitted(&op);
