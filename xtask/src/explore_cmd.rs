@@ -59,7 +59,7 @@ pub struct Args {
     #[arg(long)]
     setting: Option<String>,
     /// Schedules per configuration.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     schedules: u64,
     /// The first seed.
     #[arg(long, default_value_t = 0)]
@@ -350,9 +350,10 @@ history and trace.
   `any_1` (`ANY 1 (standby-1, standby-2)`): one confirmation commits, so a
   standby may lack an acknowledged commit (a cut kept it away), and failing
   over to exactly that standby loses it — PostgreSQL lets you promote any
-  standby and leaves picking the most advanced one to the operator. The
-  default 200 schedules do not line the cut and that failover up (the first
-  seed that does is 610), so these rows run 1,000 schedules.
+  standby and leaves picking the most advanced one to the operator. 200
+  schedules do not line the cut and that failover up (the first seed that
+  does is 610), so these rows run at least 1,000 however few `--schedules`
+  asks for.
 - `wal … sync_standby_all` (`FIRST 2 (standby-1, standby-2)`,
   `synchronous_commit = on`): every standby failover can promote flushed
   each acknowledged commit, and durable holds. After a failover the
@@ -394,7 +395,17 @@ history and trace.
   (datagrams reorder) makes an ISR member truncate an entry it had
   acknowledged, leaving it below the high watermark: the invariants break,
   as they may — the protocol's guarantees are claimed on its own transport
-  only (replay the counterexample to see the late `isr_catch_up`).
+  only (replay the counterexample to see the late `isr_catch_up`). A
+  catch-up is also sent once and never re-sent, so a dropped one leaves a
+  follower out of the ISR for good: *recovers* fails (the ALL_ISR probe is
+  refused below min.insync) — and datagram delays vary, so a catch-up
+  from a deposed leader can arrive after its successor's and truncate an
+  acknowledged entry: *linearizable* fails too.
+- `isr … fetch_kip101`: KIP-101's epoch-based truncation still lets two
+  logs diverge when leadership changes fast (two leaders in a row append
+  at the same offset, and the follower's OffsetsForLeaderEpoch answer
+  keeps its own record): the history KIP-279 fixed — see
+  `docs/kafka-ladder.md`.
 - `raft …`: without PreVote, a node that reaches the majority but no
   longer hears the leader (a one-way cut) deposes every leader with
   higher terms, so availability is judged only while the nodes outside
@@ -402,10 +413,18 @@ history and trace.
   Raft's timing assumption (a heartbeat round not shorter than the lowest
   election timeout) recovery is not promised (`offline at the end`).
   Raft's liveness is probabilistic even inside it: elections can split
-  again and again: a sweep of 20,000 schedules per row finds 1–4 whose
-  election outlasts the recovery bound (three of the highest election
-  timeout) — seed 13651 of `raft.quorum.linearizable.prevote`, with no
-  fault at all, splits the votes of terms 1 and 2 — while 200 find none.
+  again and again, so its recovery bound is a measured definition, six of
+  the highest election timeout. With three, 2 of 2,000 schedules of
+  `raft.quorum.local.default` (seed 1370: one node down, the other two
+  splitting terms 1–3 and a vote reply dropped) outlast it; with six, no
+  row of 20,000 schedules does.
+- The heals and restarts before the final reads are nemesis moves too:
+  an operation in flight when they start is not judged for availability
+  (a Raft node healed with a higher term deposes the leader).
+- `isr` (the chapter's model, every row but `fetch_*`): the controller
+  elects a new leader only on a failover, so a leader that is down, or
+  restarted without the committed prefix (a power loss), is a fault the
+  protocol does not tolerate until an operator fails over.
 - LOCAL and LEADER reads are not linearizable in any protocol: a follower
   lags, and a leader cut off or newly elected (Raft, before it commits an
   entry of its term) answers from its own state.

@@ -1,6 +1,14 @@
-//! `cargo xtask mutants [--package P]`: mutation testing of each protocol
-//! crate's safety files with cargo-mutants, against that crate's own tests
-//! plus the cross-crate `tests` crate. Prints caught / viable per crate.
+//! `cargo xtask mutants [--package P] [--oracle tests|explore] [--shard K/N]`:
+//! mutation testing of each protocol crate's safety files with
+//! cargo-mutants. Prints caught / viable per crate.
+//!
+//! The oracle is what judges a mutant: `tests` (the default) runs that
+//! crate's own tests plus the cross-crate `tests` crate; `explore` runs the
+//! explorer alone — `tests/tests/explore_oracle.rs`, a sweep of the crate's
+//! explorer rows at 2,000 schedules each, built with the `oracle` profile
+//! (optimized), which fails when any verdict status differs from
+//! `docs/guarantees.md`. `--shard K/N` takes every N-th mutant
+//! (cargo-mutants' round-robin sharding), a spread sample.
 //!
 //! Slow (every mutant is a rebuild and a test run): run by hand, not in CI.
 //! Mutants known to be equivalent are excluded in `.cargo/mutants.toml`
@@ -74,9 +82,44 @@ pub struct Args {
     /// Only this protocol crate [default: all four].
     #[arg(long, short = 'p', value_name = "PACKAGE")]
     package: Option<String>,
-    /// Where cargo-mutants writes `<package>/mutants.out`.
+    /// Where cargo-mutants writes `<package>/mutants.out`
+    /// (`explore/<package>/…` for the explorer oracle).
     #[arg(long, value_name = "DIR", default_value = "target/mutants")]
     output: PathBuf,
+    /// What judges a mutant: the crate's own and the cross-crate tests, or
+    /// the explorer's verdicts alone.
+    #[arg(long, value_enum, default_value_t = Oracle::Tests)]
+    oracle: Oracle,
+    /// Only every N-th mutant, starting at the K-th (`0/8`: an eighth).
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<(u32, u32)>,
+}
+
+/// What judges a mutant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Oracle {
+    /// The crate's own tests plus the cross-crate `tests` crate.
+    Tests,
+    /// The explorer alone (`tests/tests/explore_oracle.rs`, release build).
+    Explore,
+}
+
+/// `K/N` with `K < N`.
+fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("{text:?} is not K/N"))?;
+    let k: u32 = k.parse().map_err(|_| format!("{k:?} is not a number"))?;
+    let n: u32 = n.parse().map_err(|_| format!("{n:?} is not a number"))?;
+    if n == 0 || k >= n {
+        return Err(format!("{text:?}: K must be below N and N above 0"));
+    }
+    Ok((k, n))
+}
+
+/// The explorer's protocol name of a protocol crate (`proto-raft` → `raft`).
+fn protocol_of(package: &str) -> &str {
+    package.strip_prefix("proto-").unwrap_or(package)
 }
 
 /// Counts from one package's `mutants.out/outcomes.json`.
@@ -115,17 +158,41 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     ensure_cargo_mutants()?;
     let mut all_survivors_explained = true;
     for (package, files) in packages {
-        let out_dir = args.output.join(package);
+        let out_dir = match args.oracle {
+            Oracle::Tests => args.output.join(package),
+            Oracle::Explore => args.output.join("explore").join(package),
+        };
         std::fs::create_dir_all(&out_dir)
             .map_err(|e| Failure::Failed(format!("cannot create {}: {e}", out_dir.display())))?;
         let mut cmd = Command::new("cargo");
-        cmd.args(["mutants", "--package", package, "--test-package", package])
-            .args(["--test-package", "tests"])
-            .arg("--output")
-            .arg(&out_dir);
+        cmd.args(["mutants", "--package", package]);
+        match args.oracle {
+            Oracle::Tests => {
+                cmd.args(["--test-package", package, "--test-package", "tests"]);
+            }
+            Oracle::Explore => {
+                // cargo-mutants' own baseline runs the mutated package's
+                // tests, not `--test-package`'s, so the baseline is run
+                // here, and its timeouts are given.
+                explorer_baseline(package)?;
+                cmd.args(["--test-package", "tests", "--profile", "oracle"])
+                    .args(["--baseline", "skip", "--timeout", "600"])
+                    .args(["--build-timeout", "900"])
+                    .env("MINIDIST_ORACLE_PROTOCOL", protocol_of(package));
+            }
+        }
+        if let Some((k, n)) = args.shard {
+            cmd.arg("--shard")
+                .arg(format!("{k}/{n}"))
+                .args(["--sharding", "round-robin"]);
+        }
+        cmd.arg("--output").arg(&out_dir);
         for file in *files {
             cmd.arg("--file")
                 .arg(format!("crates/{package}/src/{file}"));
+        }
+        if args.oracle == Oracle::Explore {
+            cmd.args(["--", "--test", "explore_oracle", "--", "--ignored"]);
         }
         output::note(&format!("{package}: {cmd:?}"));
         // cargo-mutants exits non-zero when a mutant is missed: the count
@@ -151,6 +218,26 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The explorer oracle on the unmutated tree: it must pass, or every
+/// mutant would count as caught.
+fn explorer_baseline(package: &str) -> Result<(), Failure> {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["test", "--profile", "oracle", "-p", "tests", "--test"])
+        .args(["explore_oracle", "--", "--ignored"])
+        .env("MINIDIST_ORACLE_PROTOCOL", protocol_of(package));
+    output::note(&format!("{package}: baseline {cmd:?}"));
+    let status = cmd
+        .status()
+        .map_err(|e| Failure::Failed(format!("cannot run cargo test: {e}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(Failure::Failed(format!(
+            "the explorer oracle fails on the unmutated tree ({status}): docs/guarantees.md is stale"
+        )))
+    }
 }
 
 /// Installs cargo-mutants when `cargo mutants --version` fails.

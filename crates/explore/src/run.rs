@@ -616,6 +616,10 @@ impl Runner<'_> {
     /// Heal everything, restart every crashed node, let operations in
     /// flight complete, make sure a leader exists, and quiesce.
     fn settle(&mut self) {
+        // The heals and restarts are nemesis moves like any other (a Raft
+        // node healed with a higher term deposes the leader): what is in
+        // flight now is not judged for availability.
+        self.disturbed();
         for id in self.nodes.clone() {
             let _ = self.group.heal(&id);
             let _ = self.group.set_slow(&id, false);

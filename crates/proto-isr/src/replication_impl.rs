@@ -182,13 +182,19 @@ impl ReplicationGroup for IsrGroup {
         self.cluster.set_network(net)
     }
 
-    /// The controller's leader is up and reachable, and at least
-    /// `min.insync.replicas` replicas (the leader among them) are up, not
-    /// slow and linked to it both ways: an `acks=all` write then commits
-    /// once the lag timeout has dropped the others from the ISR.
+    /// The controller's leader can serve (up, and still an ISR member: a
+    /// leader that restarted without the committed prefix cannot, and in
+    /// the chapter's model only a failover — `controller_elect` — replaces
+    /// it) and is reachable, and at least `min.insync.replicas` replicas
+    /// (the leader among them) are up, not slow and linked to it both
+    /// ways: an `acks=all` write then commits once the lag timeout has
+    /// dropped the others from the ISR.
     fn tolerates_current_faults(&self) -> bool {
         let l = self.controller.leader();
-        if !self.cluster.is_alive(l) || self.cluster.is_isolated(l) || self.worst_delay_at_lag() {
+        if !self.controller.leader_available(self.cluster.is_alive(l))
+            || self.cluster.is_isolated(l)
+            || self.worst_delay_at_lag()
+        {
             return false;
         }
         let healthy = (0..self.nodes.len())
