@@ -173,10 +173,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             Oracle::Explore => {
                 // cargo-mutants' own baseline runs the mutated package's
                 // tests, not `--test-package`'s, so the baseline is run
-                // here, and its timeouts are given.
+                // here, and its timeouts are given: a crate's sweep takes
+                // 1-12 s optimized, so 120 s is a mutant that never ends
+                // (a loop counter divided instead of decremented).
                 explorer_baseline(package)?;
                 cmd.args(["--test-package", "tests", "--profile", "oracle"])
-                    .args(["--baseline", "skip", "--timeout", "600"])
+                    .args(["--baseline", "skip", "--timeout", "120"])
                     .args(["--build-timeout", "900"])
                     .env("MINIDIST_ORACLE_PROTOCOL", protocol_of(package));
             }
@@ -287,6 +289,27 @@ fn parse_outcomes(text: &str) -> Result<Tally, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shard_is_k_of_n_with_k_below_n() {
+        assert_eq!(parse_shard("0/4"), Ok((0, 4)));
+        assert_eq!(parse_shard("3/4"), Ok((3, 4)));
+        for bad in ["4/4", "0/0", "1", "a/4", "1/b", ""] {
+            assert!(parse_shard(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_explorer_oracle_names_the_crates_protocol() {
+        let names: Vec<&str> = SAFETY_FILES.iter().map(|(p, _)| protocol_of(p)).collect();
+        assert_eq!(names, ["isr", "raft", "wal", "async"]);
+        for name in names {
+            assert!(
+                labs::explore_configs().iter().any(|c| c.protocol == name),
+                "no explorer row of {name}"
+            );
+        }
+    }
 
     #[test]
     fn outcomes_summary_counts_are_read_and_viable_excludes_unviable() {
