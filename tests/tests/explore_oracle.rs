@@ -39,11 +39,9 @@ fn pinned() -> BTreeMap<String, Row> {
         if cells.len() != 4 + Property::ALL.len() || cells[0] == "protocol" {
             continue;
         }
-        let status = |cell: &str| match cell.split_whitespace().next() {
-            Some("holds") => Status::Holds,
-            Some("violated") => Status::Violated,
-            Some("unknown") => Status::Unknown,
-            other => panic!("{line}: a cell starting {other:?}"),
+        let status = |cell: &str| {
+            let first = cell.split_whitespace().next().unwrap_or_default();
+            Status::from_name(first).unwrap_or_else(|| panic!("{line}: a cell starting {first:?}"))
         };
         let row: Row = std::array::from_fn(|i| status(cells[4 + i]));
         rows.insert(cells[..4].join("."), row);

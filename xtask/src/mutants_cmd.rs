@@ -117,6 +117,9 @@ fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     Ok((k, n))
 }
 
+/// The `cargo test` arguments that run the explorer oracle.
+const ORACLE_TEST: [&str; 4] = ["--test", "explore_oracle", "--", "--ignored"];
+
 /// The explorer's protocol name of a protocol crate (`proto-raft` → `raft`).
 fn protocol_of(package: &str) -> &str {
     package.strip_prefix("proto-").unwrap_or(package)
@@ -194,7 +197,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .arg(format!("crates/{package}/src/{file}"));
         }
         if args.oracle == Oracle::Explore {
-            cmd.args(["--", "--test", "explore_oracle", "--", "--ignored"]);
+            cmd.arg("--").args(ORACLE_TEST);
         }
         output::note(&format!("{package}: {cmd:?}"));
         // cargo-mutants exits non-zero when a mutant is missed: the count
@@ -226,8 +229,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 /// mutant would count as caught.
 fn explorer_baseline(package: &str) -> Result<(), Failure> {
     let mut cmd = Command::new("cargo");
-    cmd.args(["test", "--profile", "oracle", "-p", "tests", "--test"])
-        .args(["explore_oracle", "--", "--ignored"])
+    cmd.args(["test", "--profile", "oracle", "-p", "tests"])
+        .args(ORACLE_TEST)
         .env("MINIDIST_ORACLE_PROTOCOL", protocol_of(package));
     output::note(&format!("{package}: baseline {cmd:?}"));
     let status = cmd

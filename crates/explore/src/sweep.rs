@@ -71,6 +71,13 @@ impl Status {
             Status::Unknown => "unknown",
         }
     }
+
+    /// The status of `name` (`holds`, `violated`, `unknown`).
+    pub fn from_name(name: &str) -> Option<Status> {
+        [Status::Holds, Status::Violated, Status::Unknown]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
 }
 
 /// The minimal schedule that breaks a property: the shortest of the first
