@@ -63,7 +63,7 @@ pub(crate) fn append_proposal(
         cluster.trace,
         now,
         "raft_write_proposed",
-        node = cluster.id(i),
+        node = cluster.id(i).clone(),
         term = nodes[i].current_term,
         index = index,
         key = key,
@@ -335,7 +335,7 @@ impl Clients {
             cluster.trace,
             now,
             "raft_read_index_started",
-            node = cluster.id(i),
+            node = cluster.id(i).clone(),
             term = nodes[i].current_term,
             round = round,
             read_index = nodes[i].commit_index
@@ -360,7 +360,7 @@ impl Clients {
                     cluster.trace,
                     now,
                     "raft_write_committed",
-                    node = cluster.id(i),
+                    node = cluster.id(i).clone(),
                     term = term,
                     index = index
                 );
@@ -374,7 +374,7 @@ impl Clients {
                     cluster.trace,
                     now,
                     "raft_write_refused",
-                    node = cluster.id(i),
+                    node = cluster.id(i).clone(),
                     term = term,
                     index = index,
                     reason = reason.clone()

@@ -33,7 +33,7 @@ pub(crate) fn serve_local(
             cluster.trace,
             now,
             "raft_read_served",
-            node = cluster.id(i),
+            node = cluster.id(i).clone(),
             level = level.name(),
             key = bytes::Bytes::copy_from_slice(key),
             value = value.clone(),
@@ -61,7 +61,7 @@ pub(crate) fn blocked(
             cluster.trace,
             now,
             "raft_read_blocked",
-            node = cluster.id(i),
+            node = cluster.id(i).clone(),
             guard = guard,
             reason = reason.clone()
         );

@@ -222,8 +222,8 @@ impl WalShippingGroup {
             };
             self.complete(id, op, now, Some(p), outcome);
         } else {
-            let node = self.cluster.id(p);
-            if self.config.is_classic_sync() && self.config.synchronous_standbys.contains(node) {
+            let node = self.cluster.id(p).clone();
+            if self.config.is_classic_sync() && self.config.synchronous_standbys.contains(&node) {
                 // PostgreSQL never counts the primary's own flush as a
                 // synchronous standby's: with its only synchronous standby
                 // promoted, a QUORUM commit waits (here, at most
@@ -239,7 +239,7 @@ impl WalShippingGroup {
             } else if !self.config.is_classic_sync()
                 && let SyncDecision::Waiting { missing, why } = self.sync_decision(p, lsn)
             {
-                let missing = self.cluster.id(missing);
+                let missing = self.cluster.id(missing).clone();
                 let (reason, connected) = match why {
                     WaitReason::NotConfirmed => ("not_yet_confirmed", None),
                     WaitReason::TooFewConnected { connected, .. } => (

@@ -4,6 +4,7 @@
 //! part by part, the answers of its labelled (`as=`) directives.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 
 use replication::{
     ClientOp, Completion, GroupError, NodeId, OpId, Protocol, ReadLevel, Registry,
@@ -279,15 +280,26 @@ impl<'r> Interpreter<'r> {
     }
 
     fn op(&self, group: &dyn ReplicationGroup, spec: &OpSpec) -> Result<ClientOp, Vec<String>> {
+        match spec {
+            OpSpec::Write { value, .. } => self.op_with_value(group, spec, value.clone()),
+            OpSpec::Read { .. } => self.op_with_value(group, spec, bytes::Bytes::new()),
+        }
+    }
+
+    /// [`Interpreter::op`] with `value` in place of a write's own (a read
+    /// has none and ignores it).
+    fn op_with_value(
+        &self,
+        group: &dyn ReplicationGroup,
+        spec: &OpSpec,
+        value: bytes::Bytes,
+    ) -> Result<ClientOp, Vec<String>> {
         let protocol = self.protocol;
         let (op, node) = match spec {
             OpSpec::Write {
-                key,
-                value,
-                level,
-                node,
+                key, level, node, ..
             } => (
-                ClientOp::write(key.clone(), value.clone(), level.resolve(protocol)),
+                ClientOp::write(key.clone(), value, level.resolve(protocol)),
                 node,
             ),
             OpSpec::Read { key, level, node } => {
@@ -328,14 +340,15 @@ impl<'r> Interpreter<'r> {
                     return Err(vec!["error: only a write repeats".to_owned()]);
                 };
                 let mut last = String::new();
+                // The i-th value is the value with i appended, built in one
+                // buffer (no clone of the directive per write).
+                let mut numbered = Vec::with_capacity(value.len() + 20);
                 for i in 1..=*times {
-                    let mut one = op.clone();
-                    if let OpSpec::Write { value: v, .. } = &mut one {
-                        let mut numbered = value.to_vec();
-                        numbered.extend_from_slice(i.to_string().as_bytes());
-                        *v = bytes::Bytes::from(numbered);
-                    }
-                    let spec = self.op(g, &one)?;
+                    numbered.clear();
+                    numbered.extend_from_slice(value);
+                    let _ = write!(numbered, "{i}");
+                    let spec =
+                        self.op_with_value(g, op, bytes::Bytes::copy_from_slice(&numbered))?;
                     let (line, record) = blocking(g, spec, self.quiet);
                     let acked =
                         matches!(&record, Record::Write { result: Ok(w), .. } if w.accepted);

@@ -70,8 +70,8 @@ pub use node::NodeId;
 pub use rng::Rng;
 pub use scheduler::Scheduler;
 pub use trace::{
-    Event, EventRef, Events, Field, Fields, Trace, TraceFilter, Value, event_from_json_line,
-    event_to_json, is_message_kind, value_from_json, value_to_json,
+    Event, EventRef, Events, Field, FieldSink, Fields, Trace, TraceFilter, TraceValue, Value,
+    event_from_json_line, event_to_json, is_message_kind, value_from_json, value_to_json,
 };
 
 #[cfg(feature = "insta")]

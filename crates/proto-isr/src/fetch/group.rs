@@ -110,7 +110,7 @@ impl FetchGroup {
             group.cluster.trace,
             0,
             "isr_became_leader",
-            node = group.cluster.id(leader),
+            node = group.cluster.id(leader).clone(),
             epoch = 1u64,
             log_end = 0u64,
             high_watermark = 0u64

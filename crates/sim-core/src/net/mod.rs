@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 mod config;
+mod link_due;
 
 pub use config::{NetConfig, Transport};
 
@@ -13,6 +14,7 @@ use crate::record;
 use crate::rng::Rng;
 use crate::scheduler::Scheduler;
 use crate::trace::Trace;
+use link_due::LinkDue;
 
 /// What a message must tell the network about itself: a short stable label
 /// used in `message_sent` / `message_delivered` / `message_dropped` events.
@@ -71,7 +73,7 @@ pub struct SimNet<M> {
     next_id: MessageId,
     /// Stream only: the tick the last message on each directed link (as
     /// positions in `nodes`) is due (a later one is never due earlier).
-    link_due: std::collections::BTreeMap<(u32, u32), Tick>,
+    link_due: LinkDue,
     /// Sends dropped at capacity.
     overflowed: u64,
     /// Every node registered or sent between, in that order.
@@ -87,7 +89,7 @@ impl<M: Payload> SimNet<M> {
             queue: Scheduler::new(),
             cut: BTreeSet::new(),
             next_id: 0,
-            link_due: std::collections::BTreeMap::new(),
+            link_due: LinkDue::default(),
             overflowed: 0,
             nodes: Vec::new(),
         })
@@ -296,12 +298,7 @@ impl<M: Payload> SimNet<M> {
                 if rng.chance(self.config.stall_rate) {
                     delay += rng.range_inclusive(1, self.config.stall_ticks);
                 }
-                let link = (src_at, dst_at);
-                let due = self
-                    .link_due
-                    .get(&link)
-                    .map_or(now + delay, |&last| last.max(now + delay));
-                self.link_due.insert(link, due);
+                let due = self.link_due.fifo(src_at, dst_at, now + delay);
                 self.queue.schedule_at(due, envelope);
             }
         }
@@ -427,8 +424,10 @@ impl<M: Payload> SimNet<M> {
         !self.cut.is_empty() && self.cut_contains(src, dst)
     }
 
+    /// A scan, not a lookup: a cut set holds a few links, and a lookup
+    /// would clone both names (two reference-count updates each way).
     fn cut_contains(&self, src: &NodeId, dst: &NodeId) -> bool {
-        self.cut.contains(&(src.clone(), dst.clone()))
+        self.cut.iter().any(|(a, b)| a == src && b == dst)
     }
 
     /// Replaces the set of cut directional links with `cuts` and returns the
@@ -449,7 +448,7 @@ impl<M: Payload> SimNet<M> {
             for (src, dst) in &newly {
                 record!(trace, now, "connection_reset", src = src, dst = dst);
                 if let (Some(a), Some(b)) = (self.position(src), self.position(dst)) {
-                    self.link_due.remove(&(a, b));
+                    self.link_due.reset(a, b);
                 }
                 self.discard_where(
                     |env| env.src == src && env.dst == dst,

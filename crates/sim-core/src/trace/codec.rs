@@ -27,17 +27,22 @@ const NODE: u8 = 7;
 const BYTES: u8 = 8;
 const LIST: u8 = 9;
 
-/// Direct-mapped cache sizes (as powers of two): static texts are a few
-/// hundred literals, nodes a handful. Small, so a short run's trace stays
-/// cheap to create.
-const TEXT_CACHE_BITS: u32 = 8;
+/// The static-text table's first size (a power of two; it doubles when half
+/// full): a run's trace uses some dozens of literals, so a short run's
+/// trace stays cheap to create.
+const TEXT_TABLE_BITS: u32 = 8;
+/// The node cache's size (as a power of two): nodes are a handful.
 const NODE_CACHE_BITS: u32 = 5;
 
-/// Fibonacci hashing of an address into a direct-mapped cache.
+/// Fibonacci hashing of an address into a table of `2^bits` slots.
 #[inline]
 fn slot(addr: usize, bits: u32) -> usize {
     ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
+
+/// One slot of the static-text table: a literal's address and length and
+/// its id (address 0, never a `&'static str`'s, marks an empty slot).
+type TextSlot = (usize, usize, u32);
 
 /// A small multiplicative hasher for the interner's fallback maps (their
 /// keys are addresses and short names; iteration order is never used).
@@ -64,8 +69,11 @@ type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 #[derive(Debug, Clone)]
 pub(crate) struct Interner {
     texts: Vec<Cow<'static, str>>,
-    text_cache: Vec<(usize, usize, u32)>,
-    text_by_addr: FastMap<(usize, usize), u32>,
+    /// `'static` texts by address, open addressing with linear probing
+    /// (`2^text_bits` slots, at most half full).
+    text_table: Vec<TextSlot>,
+    text_bits: u32,
+    statics: usize,
     text_by_value: FastMap<Box<str>, u32>,
     nodes: Vec<NodeId>,
     /// Holds a clone of each cached id, so its address cannot be reused by
@@ -81,8 +89,9 @@ impl Default for Interner {
     fn default() -> Self {
         Interner {
             texts: Vec::new(),
-            text_cache: Vec::new(),
-            text_by_addr: FastMap::default(),
+            text_table: Vec::new(),
+            text_bits: TEXT_TABLE_BITS,
+            statics: 0,
             text_by_value: FastMap::default(),
             nodes: Vec::new(),
             node_cache: Vec::new(),
@@ -102,44 +111,64 @@ impl Interner {
         }
     }
 
-    /// The id of a `'static` text: a hit in the direct-mapped cache (every
+    /// The id of a `'static` text: a hit in its home slot (nearly every
     /// event's kind and keys, after their first use) is inlined; the rest
-    /// is [`Interner::static_text_missed`].
+    /// is [`Interner::static_text_probe`].
     #[inline]
     pub(crate) fn static_text(&mut self, text: &'static str) -> u32 {
         let (addr, len) = (text.as_ptr() as usize, text.len());
-        if let Some(&(cached, cached_len, id)) = self.text_cache.get(slot(addr, TEXT_CACHE_BITS))
-            && cached == addr
-            && cached_len == len
-            && addr != 0
+        if let Some(&(at, at_len, id)) = self.text_table.get(slot(addr, self.text_bits))
+            && at == addr
+            && at_len == len
         {
             return id;
         }
-        self.static_text_missed(text)
+        self.static_text_probe(text)
     }
 
-    /// [`Interner::static_text`] of a text not in the cache (allocated by
-    /// the first one).
+    /// [`Interner::static_text`] past the home slot: probes on, and adds
+    /// the text at the first empty slot (the table is allocated by the
+    /// first text and doubles when half full).
     #[cold]
     #[inline(never)]
-    fn static_text_missed(&mut self, text: &'static str) -> u32 {
+    fn static_text_probe(&mut self, text: &'static str) -> u32 {
         let (addr, len) = (text.as_ptr() as usize, text.len());
-        if self.text_cache.is_empty() {
-            self.text_cache = vec![(0, 0, 0); 1 << TEXT_CACHE_BITS];
+        if self.text_table.is_empty() {
+            self.text_bits = TEXT_TABLE_BITS;
+            self.text_table = vec![(0, 0, 0); 1 << TEXT_TABLE_BITS];
             self.texts.reserve(128);
-            self.text_by_addr.reserve(128);
         }
-        let id = match self.text_by_addr.get(&(addr, len)) {
-            Some(&id) => id,
-            None => {
-                let id = self.texts.len() as u32;
-                self.texts.push(Cow::Borrowed(text));
-                self.text_by_addr.insert((addr, len), id);
-                id
+        let mask = self.text_table.len() - 1;
+        let mut at = slot(addr, self.text_bits);
+        loop {
+            match self.text_table[at] {
+                (a, l, id) if a == addr && l == len => return id,
+                (0, _, _) => break,
+                _ => at = (at + 1) & mask,
             }
-        };
-        self.text_cache[slot(addr, TEXT_CACHE_BITS)] = (addr, len, id);
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(Cow::Borrowed(text));
+        self.text_table[at] = (addr, len, id);
+        self.statics += 1;
+        if self.statics * 4 > self.text_table.len() {
+            self.grow_text_table();
+        }
         id
+    }
+
+    /// Doubles the static-text table, re-placing every text.
+    fn grow_text_table(&mut self) {
+        self.text_bits += 1;
+        let old = std::mem::replace(&mut self.text_table, vec![(0, 0, 0); 1 << self.text_bits]);
+        let mask = self.text_table.len() - 1;
+        for entry in old.into_iter().filter(|e| e.0 != 0) {
+            let mut at = slot(entry.0, self.text_bits);
+            while self.text_table[at].0 != 0 {
+                at = (at + 1) & mask;
+            }
+            self.text_table[at] = entry;
+        }
     }
 
     fn owned_text(&mut self, text: &str) -> u32 {
@@ -155,7 +184,7 @@ impl Interner {
     /// The id of a node: a cache hit (a clone of an id seen before) is
     /// inlined; the rest is [`Interner::node_missed`].
     #[inline]
-    fn node(&mut self, node: &NodeId) -> u32 {
+    pub(crate) fn node(&mut self, node: &NodeId) -> u32 {
         let addr = node.shared_addr();
         if let Some(Some((cached, id))) = self.node_cache.get(slot(addr, NODE_CACHE_BITS))
             && cached.shared_addr() == addr
@@ -225,39 +254,90 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Appends an unsigned integer value.
+#[inline]
+pub(crate) fn put_uint(out: &mut Vec<u8>, v: u64) {
+    out.push(UINT);
+    put_varint(out, v);
+}
+
+/// Appends a signed integer value (non-negative ones as unsigned, as
+/// `Value::from(i64)` does).
+#[inline]
+pub(crate) fn put_int(out: &mut Vec<u8>, v: i64) {
+    match u64::try_from(v) {
+        Ok(u) => put_uint(out, u),
+        Err(_) => {
+            out.push(INT);
+            put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+        }
+    }
+}
+
+/// Appends a boolean value.
+#[inline]
+pub(crate) fn put_bool(out: &mut Vec<u8>, v: bool) {
+    out.push(if v { TRUE } else { FALSE });
+}
+
+/// Appends an absent value.
+#[inline]
+pub(crate) fn put_absent(out: &mut Vec<u8>) {
+    out.push(ABSENT);
+}
+
+/// Appends a `'static` text value (interned).
+#[inline]
+pub(crate) fn put_static_str(out: &mut Vec<u8>, interner: &mut Interner, s: &'static str) {
+    out.push(STR_ID);
+    put_varint(out, u64::from(interner.static_text(s)));
+}
+
+/// Appends an owned text value (inline).
+#[inline]
+pub(crate) fn put_owned_str(out: &mut Vec<u8>, s: &str) {
+    out.push(STR_INLINE);
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends a node value (interned).
+#[inline]
+pub(crate) fn put_node(out: &mut Vec<u8>, interner: &mut Interner, n: &NodeId) {
+    out.push(NODE);
+    put_varint(out, u64::from(interner.node(n)));
+}
+
+/// Appends a byte-string value.
+#[inline]
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.push(BYTES);
+    put_varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+/// Appends a list's header; its `len` items follow.
+#[inline]
+pub(crate) fn put_list_header(out: &mut Vec<u8>, len: usize) {
+    out.push(LIST);
+    put_varint(out, len as u64);
+}
+
 /// Appends one encoded value.
 #[inline]
 pub(crate) fn encode_value(out: &mut Vec<u8>, interner: &mut Interner, value: &Value) {
     match value {
-        Value::Absent => out.push(ABSENT),
-        Value::Bool(false) => out.push(FALSE),
-        Value::Bool(true) => out.push(TRUE),
-        Value::UInt(v) => {
-            out.push(UINT);
-            put_varint(out, *v);
-        }
+        Value::Absent => put_absent(out),
+        Value::Bool(v) => put_bool(out, *v),
+        Value::UInt(v) => put_uint(out, *v),
         Value::Int(v) => {
             out.push(INT);
             put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
         }
-        Value::Str(Cow::Borrowed(s)) => {
-            out.push(STR_ID);
-            put_varint(out, u64::from(interner.static_text(s)));
-        }
-        Value::Str(Cow::Owned(s)) => {
-            out.push(STR_INLINE);
-            put_varint(out, s.len() as u64);
-            out.extend_from_slice(s.as_bytes());
-        }
-        Value::Node(n) => {
-            out.push(NODE);
-            put_varint(out, u64::from(interner.node(n)));
-        }
-        Value::Bytes(b) => {
-            out.push(BYTES);
-            put_varint(out, b.len() as u64);
-            out.extend_from_slice(b);
-        }
+        Value::Str(Cow::Borrowed(s)) => put_static_str(out, interner, s),
+        Value::Str(Cow::Owned(s)) => put_owned_str(out, s),
+        Value::Node(n) => put_node(out, interner, n),
+        Value::Bytes(b) => put_bytes(out, b),
         Value::List(items) => encode_list(out, interner, items),
     }
 }
@@ -265,8 +345,7 @@ pub(crate) fn encode_value(out: &mut Vec<u8>, interner: &mut Interner, value: &V
 /// Appends an encoded list (kept out of line: [`encode_value`] is inlined).
 #[inline(never)]
 fn encode_list(out: &mut Vec<u8>, interner: &mut Interner, items: &[Value]) {
-    out.push(LIST);
-    put_varint(out, items.len() as u64);
+    put_list_header(out, items.len());
     for item in items {
         encode_value(out, interner, item);
     }
@@ -356,5 +435,33 @@ impl<'a> Reader<'a> {
                 None
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Far more literals than the table's first size: every one keeps its
+    /// id through the doublings, and the same text at another address (or
+    /// a prefix at the same address) is another text.
+    #[test]
+    fn the_static_text_table_keeps_every_id_as_it_grows() {
+        let texts: Vec<&'static str> = (0..1000)
+            .map(|i| &*Box::leak(format!("text-{i}").into_boxed_str()))
+            .collect();
+        let mut interner = Interner::default();
+        let ids: Vec<u32> = texts.iter().map(|t| interner.static_text(t)).collect();
+        assert_eq!(ids, (0..1000).collect::<Vec<u32>>());
+        for (t, id) in texts.iter().zip(&ids) {
+            assert_eq!(interner.static_text(t), *id);
+            assert_eq!(interner.text_of(*id), *t);
+        }
+        let prefix: &'static str = &texts[7][..5];
+        let copy: &'static str = Box::leak(texts[7].to_owned().into_boxed_str());
+        assert_eq!(interner.static_text(prefix), 1000);
+        assert_eq!(interner.static_text(copy), 1001);
+        assert_eq!(interner.text_of(1000), "text-");
+        assert!(interner.text_table.len() >= 2 * 1002);
     }
 }

@@ -2,6 +2,7 @@
 
 mod codec;
 mod event;
+mod field_value;
 mod filter;
 mod json;
 mod value;
@@ -10,6 +11,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 pub use event::{Event, EventRef, Field, Fields};
+pub use field_value::{FieldSink, TraceValue};
 pub use filter::{TraceFilter, is_message_kind};
 pub use json::{event_from_json_line, event_to_json, value_from_json, value_to_json};
 pub use value::Value;
@@ -145,6 +147,44 @@ impl Trace {
             put_varint(&mut self.encoded, u64::from(key));
             encode_value(&mut self.encoded, &mut self.interner, &value);
         }
+        self.end_event(tick, kind);
+    }
+
+    /// Appends an event whose fields encode themselves from borrows (what
+    /// [`record!`](crate::record) expands to; no field is cloned or built
+    /// as a [`Value`]). Reads back exactly as [`Trace::push`] of the same
+    /// values converted with `Value::from`.
+    #[doc(hidden)]
+    #[inline]
+    pub fn push_fields(
+        &mut self,
+        tick: Tick,
+        kind: &'static str,
+        fields: &[(&'static str, &dyn TraceValue)],
+    ) {
+        if self.disabled {
+            return;
+        }
+        if self.headers.capacity() == 0 {
+            self.headers.reserve(64);
+            self.encoded.reserve(2048);
+        }
+        let kind = self.interner.static_text(kind);
+        for &(key, value) in fields {
+            let key = self.interner.static_text(key);
+            put_varint(&mut self.encoded, u64::from(key));
+            value.encode(&mut FieldSink {
+                out: &mut self.encoded,
+                interner: &mut self.interner,
+            });
+        }
+        self.end_event(tick, kind);
+    }
+
+    /// Closes the event whose fields were just encoded, and mirrors it to
+    /// `tracing`.
+    #[inline]
+    fn end_event(&mut self, tick: Tick, kind: u32) {
         self.headers.push(Header {
             tick,
             kind,
@@ -268,8 +308,9 @@ impl Trace {
 }
 
 /// Records an event on a [`Trace`] without building its fields when
-/// recording is off. The fields go straight into the trace's arena (no
-/// per-event allocation).
+/// recording is off. Each field encodes itself from a borrow straight into
+/// the trace's arena (no per-event allocation, no clone of a node name or
+/// byte string); a value may be anything that is a [`TraceValue`].
 ///
 /// ```
 /// use sim_core::{record, NodeId, Trace};
@@ -283,10 +324,14 @@ macro_rules! record {
     ($trace:expr, $tick:expr, $kind:expr $(, $key:ident = $val:expr)* $(,)?) => {{
         let tick: $crate::Tick = $tick;
         if $trace.is_enabled() {
-            let fields: [$crate::Field; 0 $(+ { let _ = stringify!($key); 1 })*] = [
-                $((::std::borrow::Cow::Borrowed(stringify!($key)), $crate::Value::from($val))),*
+            // Every value is evaluated first, in order, and borrowed (its
+            // temporaries live to the end of this block); then each
+            // encodes itself into the trace.
+            let fields: [(&'static str, &dyn $crate::TraceValue);
+                0 $(+ { let _ = stringify!($key); 1 })*] = [
+                $((stringify!($key), &$val)),*
             ];
-            $trace.push(tick, $kind, fields);
+            $trace.push_fields(tick, $kind, &fields);
         }
     }};
 }
