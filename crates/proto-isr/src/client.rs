@@ -351,9 +351,12 @@ impl IsrGroup {
         if self.pending.is_empty() {
             return;
         }
-        for write in std::mem::take(&mut self.pending) {
+        let mut writes = std::mem::take(&mut self.settling);
+        std::mem::swap(&mut writes, &mut self.pending);
+        for write in writes.drain(..) {
             self.settle_one(write);
         }
+        self.settling = writes;
     }
 
     /// Records how `write` ended and completes it: *done* when

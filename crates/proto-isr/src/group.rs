@@ -31,6 +31,9 @@ pub struct IsrGroup {
     pub(crate) controller: Controller,
     /// Appended writes waiting for their verdict, in submission order.
     pub(crate) pending: Vec<PendingWrite>,
+    /// The pending writes being settled (kept for its capacity: a write
+    /// that stays pending costs no allocation per tick).
+    pub(crate) settling: Vec<PendingWrite>,
     /// The outcome of the write a blocking `client_write` is waiting for
     /// (its pending entry has no op: nobody takes its completion).
     pub(crate) answered: Option<(replication::OpId, replication::Outcome)>,
@@ -107,6 +110,7 @@ impl IsrGroup {
             nodes,
             controller,
             pending: Vec::new(),
+            settling: Vec::new(),
             answered: None,
             facts: Vec::with_capacity(n),
             out: Vec::new(),

@@ -15,7 +15,7 @@
 //! A read has no effect, so a read that cannot be answered is *failed*,
 //! never *unknown*.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use bytes::Bytes;
 use sim_core::{NodeId, Tick};
@@ -178,8 +178,12 @@ impl Outcome {
 
     /// An operation the blocking API answers with `error`.
     pub fn failed_with(error: GroupError) -> Outcome {
+        // Sized once: an error's text is a sentence naming a node or a
+        // level, and growing a string from empty reallocates it 3-4 times.
+        let mut message = String::with_capacity(160);
+        let _ = write!(message, "{error}");
         Outcome::Failed {
-            message: error.to_string(),
+            message,
             error: Some(error),
         }
     }
