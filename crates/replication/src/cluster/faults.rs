@@ -24,6 +24,7 @@ impl<M: Payload> Cluster<M> {
                     && (self.faults.isolated[a]
                         || self.faults.isolated[b]
                         || self.faults.cuts.contains(&(a, b)));
+                self.link_cut[a * n + b] = cut;
                 if cut {
                     cuts.insert((self.ids[a].clone(), self.ids[b].clone()));
                 }
@@ -168,5 +169,56 @@ impl<M: Payload> Cluster<M> {
     /// the event). [`Cluster::set_slow`] is the fault call and records.
     pub fn lift_slow(&mut self, i: usize) {
         self.faults.slow[i] = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sim_core::{NetConfig, NodeId, Payload};
+
+    use crate::Cluster;
+
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct Ping;
+
+    impl Payload for Ping {
+        fn label(&self) -> &'static str {
+            "ping"
+        }
+    }
+
+    /// `can_send` reads the cut links by position; after every fault and
+    /// heal it answers what the network's cut set (by name) says.
+    #[test]
+    fn can_send_agrees_with_the_network_after_every_fault() {
+        let ids: Vec<NodeId> = ["a", "b", "c", "d"].map(NodeId::new).to_vec();
+        let mut c: Cluster<Ping> = Cluster::new(ids.clone(), NetConfig::default(), 1).unwrap();
+        let agree = |c: &Cluster<Ping>, step: &str| {
+            for a in 0..ids.len() {
+                for b in 0..ids.len() {
+                    assert_eq!(
+                        c.can_send(a, b),
+                        !c.net.is_cut(&ids[a], &ids[b]),
+                        "{a} -> {b} after {step}"
+                    );
+                }
+            }
+        };
+        agree(&c, "nothing");
+        c.isolate(&ids[1]).unwrap();
+        agree(&c, "isolate b");
+        c.cut_link(&ids[0], &ids[2]).unwrap();
+        agree(&c, "cut a -> c");
+        c.partition(&ids[2], &ids[3]).unwrap();
+        agree(&c, "partition c d");
+        c.heal(&ids[1]).unwrap();
+        agree(&c, "heal b");
+        c.restore_link(&ids[0], &ids[2]).unwrap();
+        agree(&c, "restore a -> c");
+        c.isolate(&ids[3]).unwrap();
+        agree(&c, "isolate d");
+        c.heal_all();
+        agree(&c, "heal all");
+        assert!((0..4).all(|a| (0..4).all(|b| c.can_send(a, b))));
     }
 }
