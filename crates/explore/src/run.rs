@@ -460,7 +460,7 @@ impl Runner<'_> {
     fn step(&mut self, index: usize, step: &Step) -> StepResult {
         let result = match *step {
             Step::Write { client, key, value } => {
-                let (key, value) = (self.key(key), Bytes::from(format!("v{value}")));
+                let (key, value) = (self.key(key), value_bytes(value));
                 let op = ClientOp::write(key.clone(), value.clone(), self.config.ack);
                 let (op, judged) = self.route(client, op, false);
                 return self.submit(client, op, OpKind::Write { key, value }, judged);
@@ -839,5 +839,34 @@ fn outcome_text(outcome: &Outcome) -> String {
         Outcome::Written { message, .. } => message.clone(),
         Outcome::Read(_) => "served".into(),
         _ => String::new(),
+    }
+}
+
+/// `v<value>` as bytes, built without a formatter (a run writes dozens of
+/// values; `format!` and a `Bytes` conversion cost two allocations each).
+fn value_bytes(value: impl Into<u64>) -> Bytes {
+    let mut digits = [0u8; 21];
+    let mut at = digits.len();
+    let mut n: u64 = value.into();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    at -= 1;
+    digits[at] = b'v';
+    Bytes::copy_from_slice(&digits[at..])
+}
+
+#[cfg(test)]
+mod value_tests {
+    #[test]
+    fn a_value_is_v_and_its_decimal_digits() {
+        for n in [0u64, 7, 10, 65_535, u64::MAX] {
+            assert_eq!(super::value_bytes(n), super::Bytes::from(format!("v{n}")));
+        }
     }
 }
