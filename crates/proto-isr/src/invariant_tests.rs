@@ -31,3 +31,35 @@ fn planted_violation_goes_unreported_when_per_tick_checks_are_off() {
     assert_eq!(g.invariant_violation(), None);
     assert!(g.check_invariants().is_err());
 }
+
+/// The check passes at once when nothing it reads changed since it last
+/// passed; a change to any of those inputs is checked in full again, and a
+/// failed check is never remembered as passed.
+#[test]
+fn a_check_after_a_passed_one_still_sees_every_changed_input() {
+    let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
+    for i in 0..3u8 {
+        g.client_write(
+            bytes::Bytes::from(vec![b'k', i]),
+            bytes::Bytes::from_static(b"v"),
+            replication::AckLevel::AllIsr,
+        )
+        .expect("write");
+    }
+    assert_eq!(g.check_invariants(), Ok(()));
+    assert_eq!(g.check_invariants(), Ok(()), "unchanged: still passes");
+    let end = g.nodes[1].log_end_offset();
+    g.nodes[1].matched_end = end + 5;
+    let broken = g
+        .check_invariants()
+        .expect_err("a confirmation past the log");
+    assert!(broken.contains("confirmed end"), "{broken}");
+    assert!(
+        g.check_invariants().is_err(),
+        "a failed check is not cached"
+    );
+    g.nodes[1].matched_end = end;
+    assert_eq!(g.check_invariants(), Ok(()));
+    g.nodes[2].log.applied_hw = g.controller.high_watermark() + 1;
+    assert!(g.check_invariants().is_err(), "applied HW above HW");
+}
