@@ -281,15 +281,13 @@ impl ScenarioGroup for RaftGroup {
         let is_node =
             |e: &sim_core::EventRef<'_>, key: &str| e.field(key) == Some(Value::Node(node.clone()));
         let restarted = trace
-            .since(0)
-            .enumerate()
-            .filter(|(_, e)| e.kind == "node_restarted" && is_node(e, "node"))
-            .map(|(i, _)| i + 1)
-            .next_back()
-            .unwrap_or(0);
+            .of_kind("node_restarted")
+            .filter(|e| is_node(e, "node"))
+            .last()
+            .map_or(0, |e| e.seq + 1);
         let mut modes: Vec<String> = Vec::new();
-        for e in trace.since(restarted) {
-            if e.kind != "raft_catch_up" || !is_node(&e, "follower") {
+        for e in trace.of_kind("raft_catch_up") {
+            if e.seq < restarted || !is_node(&e, "follower") {
                 continue;
             }
             if let Some(mode) = e.str_field("mode")

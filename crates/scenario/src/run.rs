@@ -190,10 +190,12 @@ impl<'r> Interpreter<'r> {
         let records = std::mem::take(&mut self.records);
         let (trace, states) = match &mut self.group {
             Slot::Unbuilt | Slot::Skipped => return,
-            Slot::Built(group) => (
-                Ok(std::mem::take(group.trace_mut())),
-                group.state_log().cloned(),
-            ),
+            Slot::Built(group) => {
+                let mut trace = std::mem::take(group.trace_mut());
+                // Kept to be read: its recording tables are freed.
+                trace.shrink_to_fit();
+                (Ok(trace), group.state_log().cloned())
+            }
             Slot::Failed(why) => (Err(why.clone()), None),
         };
         self.parts.push(PartRun {

@@ -270,3 +270,31 @@ fn every_value_kind_survives_the_compact_store() {
     );
     assert_eq!(trace.get(0).and_then(|e| e.str_field("value")), None);
 }
+
+/// `of_kind` and `count` match a kind by its interned ids: one kind held
+/// both as static text and as owned text (what `append_run` copies in) is
+/// found under both, in order.
+#[test]
+fn of_kind_and_count_find_a_kind_under_every_id_it_is_interned_as() {
+    let mut inner = Trace::new();
+    sim_core::record!(inner, 1, "tick_done", n = 1u64);
+    let mut outer = Trace::new();
+    sim_core::record!(outer, 0, "tick_done", n = 0u64);
+    outer.append_run("inner", &inner);
+    sim_core::record!(outer, 2, "other", n = 9u64);
+    sim_core::record!(outer, 3, "tick_done", n = 2u64);
+    assert_eq!(outer.count("tick_done"), 3);
+    assert_eq!(outer.count("missing"), 0);
+    let seen: Vec<(u64, Option<sim_core::Value>)> = outer
+        .of_kind("tick_done")
+        .map(|e| (e.seq, e.field("n")))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (0, Some(sim_core::Value::UInt(0))),
+            (2, Some(sim_core::Value::UInt(1))),
+            (4, Some(sim_core::Value::UInt(2))),
+        ]
+    );
+}

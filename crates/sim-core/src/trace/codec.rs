@@ -28,8 +28,8 @@ const BYTES: u8 = 8;
 const LIST: u8 = 9;
 
 /// The static-text table's first size (a power of two; it doubles when half
-/// full): a run's trace uses some dozens of literals, so a short run's
-/// trace stays cheap to create.
+/// full): a run's trace uses 60-90 literals, which fit without a doubling
+/// in 4 KiB.
 const TEXT_TABLE_BITS: u32 = 8;
 /// The node cache's size (as a power of two): nodes are a handful.
 const NODE_CACHE_BITS: u32 = 5;
@@ -41,8 +41,9 @@ fn slot(addr: usize, bits: u32) -> usize {
 }
 
 /// One slot of the static-text table: a literal's address and length and
-/// its id (address 0, never a `&'static str`'s, marks an empty slot).
-type TextSlot = (usize, usize, u32);
+/// its id (address 0, never a `&'static str`'s, marks an empty slot). A
+/// text longer than `u32::MAX` bytes is interned by value instead.
+type TextSlot = (usize, u32, u32);
 
 /// A small multiplicative hasher for the interner's fallback maps (their
 /// keys are addresses and short names; iteration order is never used).
@@ -80,6 +81,9 @@ pub(crate) struct Interner {
     /// another name while the entry exists.
     node_cache: Vec<Option<(NodeId, u32)>>,
     node_by_name: FastMap<NodeId, u32>,
+    /// The lookup tables were released ([`Interner::release_lookups`]):
+    /// the next miss rebuilds them from `texts` and `nodes`.
+    released: bool,
 }
 
 /// Empty and allocation-free: a trace that is switched off, or moved out
@@ -96,6 +100,7 @@ impl Default for Interner {
             nodes: Vec::new(),
             node_cache: Vec::new(),
             node_by_name: FastMap::default(),
+            released: false,
         }
     }
 }
@@ -116,10 +121,11 @@ impl Interner {
     /// is [`Interner::static_text_probe`].
     #[inline]
     pub(crate) fn static_text(&mut self, text: &'static str) -> u32 {
-        let (addr, len) = (text.as_ptr() as usize, text.len());
+        let (addr, len) = (text.as_ptr() as usize, text.len() as u32);
         if let Some(&(at, at_len, id)) = self.text_table.get(slot(addr, self.text_bits))
             && at == addr
             && at_len == len
+            && text.len() <= u32::MAX as usize
         {
             return id;
         }
@@ -127,12 +133,46 @@ impl Interner {
     }
 
     /// [`Interner::static_text`] past the home slot: probes on, and adds
-    /// the text at the first empty slot (the table is allocated by the
-    /// first text and doubles when half full).
+    /// the text when it is new.
     #[cold]
     #[inline(never)]
     fn static_text_probe(&mut self, text: &'static str) -> u32 {
-        let (addr, len) = (text.as_ptr() as usize, text.len());
+        if self.released {
+            self.restore_lookups();
+        }
+        let Ok(len) = u32::try_from(text.len()) else {
+            return self.owned_text(text);
+        };
+        let addr = text.as_ptr() as usize;
+        if let Some(id) = self.find_static(addr, len) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(Cow::Borrowed(text));
+        self.insert_static(addr, len, id);
+        id
+    }
+
+    /// The id of the static text at `addr` of `len` bytes, probing from its
+    /// home slot.
+    fn find_static(&self, addr: usize, len: u32) -> Option<u32> {
+        if self.text_table.is_empty() {
+            return None;
+        }
+        let mask = self.text_table.len() - 1;
+        let mut at = slot(addr, self.text_bits);
+        loop {
+            match self.text_table[at] {
+                (a, l, id) if a == addr && l == len => return Some(id),
+                (0, _, _) => return None,
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds a static text (not in the table) under `id`; the table is
+    /// allocated by the first text and doubles when half full.
+    fn insert_static(&mut self, addr: usize, len: u32, id: u32) {
         if self.text_table.is_empty() {
             self.text_bits = TEXT_TABLE_BITS;
             self.text_table = vec![(0, 0, 0); 1 << TEXT_TABLE_BITS];
@@ -140,21 +180,14 @@ impl Interner {
         }
         let mask = self.text_table.len() - 1;
         let mut at = slot(addr, self.text_bits);
-        loop {
-            match self.text_table[at] {
-                (a, l, id) if a == addr && l == len => return id,
-                (0, _, _) => break,
-                _ => at = (at + 1) & mask,
-            }
+        while self.text_table[at].0 != 0 {
+            at = (at + 1) & mask;
         }
-        let id = self.texts.len() as u32;
-        self.texts.push(Cow::Borrowed(text));
         self.text_table[at] = (addr, len, id);
         self.statics += 1;
-        if self.statics * 4 > self.text_table.len() {
+        if self.statics * 2 > self.text_table.len() {
             self.grow_text_table();
         }
-        id
     }
 
     /// Doubles the static-text table, re-placing every text.
@@ -171,7 +204,47 @@ impl Interner {
         }
     }
 
+    /// Frees what only recording needs — the lookup tables and spare
+    /// capacity — keeping every id: a finished run's trace is read, not
+    /// appended to. A later event rebuilds the tables first.
+    pub(crate) fn release_lookups(&mut self) {
+        self.text_table = Vec::new();
+        self.text_bits = TEXT_TABLE_BITS;
+        self.statics = 0;
+        self.text_by_value = FastMap::default();
+        self.node_cache = Vec::new();
+        self.node_by_name = FastMap::default();
+        self.texts.shrink_to_fit();
+        self.nodes.shrink_to_fit();
+        self.released = !self.texts.is_empty() || !self.nodes.is_empty();
+    }
+
+    /// Rebuilds the lookup tables [`Interner::release_lookups`] freed.
+    #[cold]
+    fn restore_lookups(&mut self) {
+        self.released = false;
+        for id in 0..self.texts.len() {
+            match &self.texts[id] {
+                Cow::Borrowed(s) => {
+                    // Every static text here fit a slot when it was added.
+                    let (addr, len) = (s.as_ptr() as usize, s.len() as u32);
+                    self.insert_static(addr, len, id as u32);
+                }
+                Cow::Owned(s) => {
+                    let key: Box<str> = s.as_str().into();
+                    self.text_by_value.insert(key, id as u32);
+                }
+            }
+        }
+        for (id, node) in self.nodes.iter().enumerate() {
+            self.node_by_name.insert(node.clone(), id as u32);
+        }
+    }
+
     fn owned_text(&mut self, text: &str) -> u32 {
+        if self.released {
+            self.restore_lookups();
+        }
         if let Some(&id) = self.text_by_value.get(text) {
             return id;
         }
@@ -199,6 +272,9 @@ impl Interner {
     #[cold]
     #[inline(never)]
     fn node_missed(&mut self, node: &NodeId) -> u32 {
+        if self.released {
+            self.restore_lookups();
+        }
         let addr = node.shared_addr();
         if self.node_cache.is_empty() {
             self.node_cache = vec![None; 1 << NODE_CACHE_BITS];
@@ -214,6 +290,25 @@ impl Interner {
         };
         self.node_cache[slot(addr, NODE_CACHE_BITS)] = Some((node.clone(), id));
         id
+    }
+
+    /// Every id under which `text` is interned: usually one, more when the
+    /// same words are static text at two addresses, or also owned.
+    pub(crate) fn ids_of(&self, text: &str) -> TextIds {
+        let mut ids = TextIds::None;
+        for (id, t) in self.texts.iter().enumerate() {
+            if t.as_ref() == text {
+                ids = match ids {
+                    TextIds::None => TextIds::One(id as u32),
+                    TextIds::One(first) => TextIds::Many(vec![first, id as u32]),
+                    TextIds::Many(mut all) => {
+                        all.push(id as u32);
+                        TextIds::Many(all)
+                    }
+                };
+            }
+        }
+        ids
     }
 
     /// The text with id `id` (ids only come from this interner).
@@ -233,6 +328,26 @@ impl Interner {
             .get(id as usize)
             .cloned()
             .unwrap_or_else(|| NodeId::new("?"))
+    }
+}
+
+/// The ids of one text ([`Interner::ids_of`]).
+#[derive(Debug, Clone)]
+pub(crate) enum TextIds {
+    None,
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl TextIds {
+    /// True when `id` is one of them.
+    #[inline]
+    pub(crate) fn contains(&self, id: u32) -> bool {
+        match self {
+            TextIds::None => false,
+            TextIds::One(one) => *one == id,
+            TextIds::Many(all) => all.contains(&id),
+        }
     }
 }
 
@@ -463,5 +578,32 @@ mod tests {
         assert_eq!(interner.static_text(copy), 1001);
         assert_eq!(interner.text_of(1000), "text-");
         assert!(interner.text_table.len() >= 2 * 1002);
+    }
+
+    /// Released tables come back on the next lookup with every id kept:
+    /// static and owned texts and nodes seen before keep their ids, new
+    /// ones get the next.
+    #[test]
+    fn released_lookups_are_rebuilt_with_the_same_ids() {
+        // Statics, so each text has one address.
+        static KIND: &str = "kind";
+        static KEY: &str = "key";
+        let mut interner = Interner::default();
+        let (a, b) = (NodeId::new("a"), NodeId::new("b"));
+        let ids = [
+            interner.static_text(KIND),
+            interner.owned_text("owned"),
+            interner.node(&a),
+            interner.static_text(KEY),
+        ];
+        interner.release_lookups();
+        assert!(interner.text_table.is_empty() && interner.node_cache.is_empty());
+        assert_eq!(interner.text_of(ids[1]), "owned");
+        assert_eq!(interner.node(&NodeId::new("a")), ids[2]);
+        assert_eq!(interner.static_text(KIND), ids[0]);
+        assert_eq!(interner.owned_text("owned"), ids[1]);
+        assert_eq!(interner.static_text(KEY), ids[3]);
+        assert_eq!(interner.node(&b), 1);
+        assert_eq!(interner.owned_text("new"), 3);
     }
 }

@@ -23,6 +23,7 @@ pub struct FieldSink<'a> {
 }
 
 impl FieldSink<'_> {
+    #[inline]
     fn uint(&mut self, v: u64) {
         codec::put_uint(self.out, v);
     }

@@ -232,6 +232,16 @@ impl Trace {
         self.events().map(|e| e.to_owned()).collect()
     }
 
+    /// Frees what only recording needs — the interner's lookup tables and
+    /// the buffers' spare capacity — for a trace that is kept to be read
+    /// (a finished run's). Its events are unchanged; recording may go on
+    /// (the next event rebuilds the tables).
+    pub fn shrink_to_fit(&mut self) {
+        self.headers.shrink_to_fit();
+        self.encoded.shrink_to_fit();
+        self.interner.release_lookups();
+    }
+
     /// Number of recorded events.
     pub fn len(&self) -> usize {
         self.headers.len()
@@ -243,16 +253,20 @@ impl Trace {
     }
 
     /// Recorded events of one kind, in order.
+    ///
+    /// The kind is looked up once among the interned texts; events are
+    /// then matched by id, not by comparing their kind's text.
     pub fn of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = EventRef<'a>> + 'a {
-        self.events().filter(move |e| e.kind == kind)
+        let ids = self.interner.ids_of(kind);
+        (0..self.headers.len())
+            .filter(move |&seq| ids.contains(self.headers[seq].kind))
+            .filter_map(move |seq| self.get(seq))
     }
 
     /// How many events of `kind` were recorded.
     pub fn count(&self, kind: &str) -> usize {
-        self.headers
-            .iter()
-            .filter(|h| self.interner.text_of(h.kind) == kind)
-            .count()
+        let ids = self.interner.ids_of(kind);
+        self.headers.iter().filter(|h| ids.contains(h.kind)).count()
     }
 
     /// Appends the events of another run's trace after a `run_started`
