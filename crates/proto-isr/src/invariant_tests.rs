@@ -63,3 +63,34 @@ fn a_check_after_a_passed_one_still_sees_every_changed_input() {
     g.nodes[2].log.applied_hw = g.controller.high_watermark() + 1;
     assert!(g.check_invariants().is_err(), "applied HW above HW");
 }
+
+/// Between two checks the leader epoch and the controller epoch never go
+/// back, nor does HW outside an unclean election.
+#[test]
+fn epochs_and_hw_going_back_between_two_checks_are_violations() {
+    let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
+    g.client_write(
+        bytes::Bytes::from_static(b"k"),
+        bytes::Bytes::from_static(b"v"),
+        replication::AckLevel::AllIsr,
+    )
+    .expect("write");
+    assert_eq!(g.check_invariants(), Ok(()));
+    let epoch = g.controller.leader_epoch();
+    g.controller.leader_epoch = epoch - 1;
+    let broken = g.check_invariants().expect_err("the epoch went back");
+    assert!(broken.contains("leader epoch went back"), "{broken}");
+    g.controller.leader_epoch = epoch;
+    assert_eq!(g.check_invariants(), Ok(()));
+    let hw = g.controller.high_watermark();
+    g.controller.high_watermark = hw - 1;
+    let broken = g.check_invariants().expect_err("HW went back");
+    assert!(broken.contains("HW went back"), "{broken}");
+    g.controller.unclean_epoch = g.controller.leader_epoch();
+    if let Err(other) = g.check_invariants() {
+        assert!(
+            !other.contains("went back"),
+            "an unclean election may move HW back: {other}"
+        );
+    }
+}

@@ -1,6 +1,9 @@
-//! The state-based safety invariants of SPEC §6, checkable at any tick.
-//! (Monotonicity of HW / `applied_hw` and the survival of acknowledged
-//! writes need history; the integration tests track those across probes.)
+//! The safety invariants of SPEC §6, checkable at any tick: the
+//! state-based ones, and the monotonicity of the epochs and of HW between
+//! one passed check and the next (the group keeps what the last one saw).
+//! (`applied_hw`'s monotonicity and the survival of acknowledged writes
+//! need more history; the integration tests and the explorer's history
+//! checks track those.)
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -37,6 +40,10 @@ pub(crate) struct Verified {
     prefixes: Vec<(u64, u64, u64)>,
     passed: Vec<u64>,
     scratch: Vec<u64>,
+    /// The controller's `(leader epoch, controller epoch, HW, unclean
+    /// epoch)` at the last check that passed: epochs never go back, nor
+    /// does HW except in an unclean election.
+    monotonic: Option<(u64, u64, u64, u64)>,
 }
 
 /// Everything [`check_with`] reads besides what the version of a log
@@ -57,6 +64,7 @@ fn fingerprint(
         controller.high_watermark(),
         controller.unclean_epoch(),
         controller.leader_epoch(),
+        controller.controller_epoch(),
         l as u64,
         u64::from(controller.leader_available(cluster.is_alive(l))),
     ]);
@@ -175,8 +183,55 @@ pub(crate) fn check_with(
     result
 }
 
-/// [`check_with`] once some input changed.
+/// [`check_with`] once some input changed: the history check, then the
+/// state checks.
 fn check_changed(
+    controller: &Controller,
+    nodes: &[IsrNode],
+    cluster: &Cluster<IsrMessage>,
+    verified: &mut Verified,
+) -> Result<(), String> {
+    let now = (
+        controller.leader_epoch(),
+        controller.controller_epoch(),
+        controller.high_watermark(),
+        controller.unclean_epoch(),
+    );
+    if let Some(before) = verified.monotonic {
+        check_monotonic(before, now)?;
+    }
+    check_state(controller, nodes, cluster, verified)?;
+    verified.monotonic = Some(now);
+    Ok(())
+}
+
+/// SPEC §6's monotonicity, between two checks that passed: the leader and
+/// controller epochs never go back, and HW goes back only in an unclean
+/// election (which sets the unclean epoch anew).
+fn check_monotonic(
+    (leader_epoch, controller_epoch, hw, unclean): (u64, u64, u64, u64),
+    (leader_epoch_now, controller_epoch_now, hw_now, unclean_now): (u64, u64, u64, u64),
+) -> Result<(), String> {
+    if leader_epoch_now < leader_epoch {
+        return Err(format!(
+            "leader epoch went back from {leader_epoch} to {leader_epoch_now}"
+        ));
+    }
+    if controller_epoch_now < controller_epoch {
+        return Err(format!(
+            "controller epoch went back from {controller_epoch} to {controller_epoch_now}"
+        ));
+    }
+    if hw_now < hw && unclean_now == unclean {
+        return Err(format!(
+            "HW went back from {hw} to {hw_now} without an unclean election"
+        ));
+    }
+    Ok(())
+}
+
+/// The state-based checks of [`check_with`].
+fn check_state(
     controller: &Controller,
     nodes: &[IsrNode],
     cluster: &Cluster<IsrMessage>,

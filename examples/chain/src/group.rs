@@ -116,7 +116,7 @@ impl ChainGroup {
                 now,
                 "chain_stale_epoch_rejected",
                 node = &node,
-                from = self.cluster.id(from),
+                from = self.cluster.id(from).clone(),
                 epoch = epoch,
                 known_epoch = known
             ),

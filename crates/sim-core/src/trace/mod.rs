@@ -326,6 +326,12 @@ impl Trace {
 /// the trace's arena (no per-event allocation, no clone of a node name or
 /// byte string); a value may be anything that is a [`TraceValue`].
 ///
+/// The values are evaluated first, in order, and stay borrowed until the
+/// event is recorded: a value borrowed from the struct that also owns the
+/// trace through a method (`node = self.cluster.id(i)` while recording on
+/// `self.cluster.trace`) does not compile — clone it
+/// (`self.cluster.id(i).clone()`), or read it before the call.
+///
 /// ```
 /// use sim_core::{record, NodeId, Trace};
 /// let mut trace = Trace::new();
