@@ -842,23 +842,16 @@ fn outcome_text(outcome: &Outcome) -> String {
     }
 }
 
-/// `v<value>` as bytes, built without a formatter (a run writes dozens of
-/// values; `format!` and a `Bytes` conversion cost two allocations each).
+/// `v<value>` as bytes, written into a stack buffer and copied once
+/// (`format!` then a `Bytes` conversion cost two allocations).
 fn value_bytes(value: impl Into<u64>) -> Bytes {
-    let mut digits = [0u8; 21];
-    let mut at = digits.len();
-    let mut n: u64 = value.into();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    at -= 1;
-    digits[at] = b'v';
-    Bytes::copy_from_slice(&digits[at..])
+    use std::io::Write as _;
+    let mut buf = [0u8; 24];
+    let mut rest = &mut buf[..];
+    // 24 bytes hold `v` and any u64's 20 digits.
+    let _ = write!(rest, "v{}", value.into());
+    let len = 24 - rest.len();
+    Bytes::copy_from_slice(&buf[..len])
 }
 
 #[cfg(test)]

@@ -38,12 +38,10 @@ fn same_range(a: &ReplicaLog, b: &ReplicaLog, from: u64, through: u64) -> bool {
 pub(crate) struct Verified {
     committed: Vec<Option<(u64, u64)>>,
     prefixes: Vec<(u64, u64, u64)>,
+    /// The [`fingerprint`] of the last check that passed (empty before
+    /// the first): also what the monotonicity check compares with.
     passed: Vec<u64>,
     scratch: Vec<u64>,
-    /// The controller's `(leader epoch, controller epoch, HW, unclean
-    /// epoch)` at the last check that passed: epochs never go back, nor
-    /// does HW except in an unclean election.
-    monotonic: Option<(u64, u64, u64, u64)>,
 }
 
 /// Everything [`check_with`] reads besides what the version of a log
@@ -51,7 +49,7 @@ pub(crate) struct Verified {
 /// while its version and `applied_hw` stay — the caches above rely on the
 /// same): the controller's HW, epochs, leader and ISR, and per replica its
 /// log's version, end and `applied_hw`, its confirmation and whether it is
-/// up.
+/// up. It starts with [`MONOTONIC`] values.
 fn fingerprint(
     controller: &Controller,
     nodes: &[IsrNode],
@@ -61,10 +59,10 @@ fn fingerprint(
     out.clear();
     let l = controller.leader();
     out.extend([
-        controller.high_watermark(),
-        controller.unclean_epoch(),
         controller.leader_epoch(),
         controller.controller_epoch(),
+        controller.high_watermark(),
+        controller.unclean_epoch(),
         l as u64,
         u64::from(controller.leader_available(cluster.is_alive(l))),
     ]);
@@ -174,7 +172,11 @@ pub(crate) fn check_with(
         verified.scratch = inputs;
         return Ok(());
     }
-    let result = check_changed(controller, nodes, cluster, verified);
+    let result = match verified.passed.get(..MONOTONIC) {
+        Some(before) => check_monotonic(before, &inputs[..MONOTONIC]),
+        None => Ok(()),
+    }
+    .and_then(|()| check_state(controller, nodes, cluster, verified));
     if result.is_ok() {
         verified.scratch = std::mem::replace(&mut verified.passed, inputs);
     } else {
@@ -183,35 +185,20 @@ pub(crate) fn check_with(
     result
 }
 
-/// [`check_with`] once some input changed: the history check, then the
-/// state checks.
-fn check_changed(
-    controller: &Controller,
-    nodes: &[IsrNode],
-    cluster: &Cluster<IsrMessage>,
-    verified: &mut Verified,
-) -> Result<(), String> {
-    let now = (
-        controller.leader_epoch(),
-        controller.controller_epoch(),
-        controller.high_watermark(),
-        controller.unclean_epoch(),
-    );
-    if let Some(before) = verified.monotonic {
-        check_monotonic(before, now)?;
-    }
-    check_state(controller, nodes, cluster, verified)?;
-    verified.monotonic = Some(now);
-    Ok(())
-}
+/// How many values a [`fingerprint`] starts with that must not go back:
+/// the leader epoch, the controller epoch, HW and the unclean epoch.
+const MONOTONIC: usize = 4;
 
 /// SPEC §6's monotonicity, between two checks that passed: the leader and
 /// controller epochs never go back, and HW goes back only in an unclean
 /// election (which sets the unclean epoch anew).
-fn check_monotonic(
-    (leader_epoch, controller_epoch, hw, unclean): (u64, u64, u64, u64),
-    (leader_epoch_now, controller_epoch_now, hw_now, unclean_now): (u64, u64, u64, u64),
-) -> Result<(), String> {
+fn check_monotonic(before: &[u64], now: &[u64]) -> Result<(), String> {
+    let [leader_epoch, controller_epoch, hw, unclean] = before[..] else {
+        return Ok(());
+    };
+    let [leader_epoch_now, controller_epoch_now, hw_now, unclean_now] = now[..] else {
+        return Ok(());
+    };
     if leader_epoch_now < leader_epoch {
         return Err(format!(
             "leader epoch went back from {leader_epoch} to {leader_epoch_now}"

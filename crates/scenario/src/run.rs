@@ -282,26 +282,30 @@ impl<'r> Interpreter<'r> {
     }
 
     fn op(&self, group: &dyn ReplicationGroup, spec: &OpSpec) -> Result<ClientOp, Vec<String>> {
-        match spec {
-            OpSpec::Write { value, .. } => self.op_with_value(group, spec, value.clone()),
-            OpSpec::Read { .. } => self.op_with_value(group, spec, bytes::Bytes::new()),
-        }
+        self.op_with_value(group, spec, None)
     }
 
-    /// [`Interpreter::op`] with `value` in place of a write's own (a read
-    /// has none and ignores it).
+    /// [`Interpreter::op`], a write carrying `value` in place of its own
+    /// when one is given (a read has none and ignores it).
     fn op_with_value(
         &self,
         group: &dyn ReplicationGroup,
         spec: &OpSpec,
-        value: bytes::Bytes,
+        value: Option<bytes::Bytes>,
     ) -> Result<ClientOp, Vec<String>> {
         let protocol = self.protocol;
         let (op, node) = match spec {
             OpSpec::Write {
-                key, level, node, ..
+                key,
+                value: own,
+                level,
+                node,
             } => (
-                ClientOp::write(key.clone(), value, level.resolve(protocol)),
+                ClientOp::write(
+                    key.clone(),
+                    value.unwrap_or_else(|| own.clone()),
+                    level.resolve(protocol),
+                ),
                 node,
             ),
             OpSpec::Read { key, level, node } => {
@@ -350,7 +354,7 @@ impl<'r> Interpreter<'r> {
                     numbered.extend_from_slice(value);
                     let _ = write!(numbered, "{i}");
                     let spec =
-                        self.op_with_value(g, op, bytes::Bytes::copy_from_slice(&numbered))?;
+                        self.op_with_value(g, op, Some(bytes::Bytes::copy_from_slice(&numbered)))?;
                     let (line, record) = blocking(g, spec, self.quiet);
                     let acked =
                         matches!(&record, Record::Write { result: Ok(w), .. } if w.accepted);

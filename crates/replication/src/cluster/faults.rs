@@ -20,12 +20,7 @@ impl<M: Payload> Cluster<M> {
         let mut cuts = std::collections::BTreeSet::new();
         for a in 0..n {
             for b in 0..n {
-                let cut = a != b
-                    && (self.faults.isolated[a]
-                        || self.faults.isolated[b]
-                        || self.faults.cuts.contains(&(a, b)));
-                self.link_cut[a * n + b] = cut;
-                if cut {
+                if self.faults.cuts_link(a, b) {
                     cuts.insert((self.ids[a].clone(), self.ids[b].clone()));
                 }
             }

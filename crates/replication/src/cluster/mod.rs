@@ -94,10 +94,6 @@ pub struct Cluster<M> {
     ids: Arc<[NodeId]>,
     net: SimNet<M>,
     faults: Faults,
-    /// `link_cut[a * n + b]`: the one-way link `a → b` is cut (isolation or
-    /// a partition). The network's cut set by position, derived with it
-    /// (`relink`), so a check compares no names.
-    link_cut: Vec<bool>,
     /// Stream connections reset since the group last asked, `(from, to)`.
     resets: Vec<(usize, usize)>,
     /// The node state lines, while recording them.
@@ -141,7 +137,6 @@ impl<M: Payload> Cluster<M> {
             ids: ids.into(),
             net,
             faults: Faults::new(n),
-            link_cut: vec![false; n * n],
             resets: Vec::new(),
             states: None,
             noted_at: 0,
@@ -275,7 +270,9 @@ impl<M: Payload> Cluster<M> {
     /// either node is up.
     #[inline]
     pub fn can_send(&self, a: usize, b: usize) -> bool {
-        !self.link_cut[a * self.ids.len() + b]
+        // The fault state the network's cut set is derived from (`relink`),
+        // read by position: no names are compared.
+        !self.faults.cuts_link(a, b)
     }
 
     /// True when messages flow both ways between `a` and `b`.

@@ -35,4 +35,11 @@ impl Faults {
     pub(crate) fn is_slow(&self, i: usize) -> bool {
         self.slow[i]
     }
+
+    /// True when the one-way link `a → b` is cut: either end isolated, or
+    /// the link itself cut (a node is never cut from itself).
+    #[inline]
+    pub(crate) fn cuts_link(&self, a: usize, b: usize) -> bool {
+        a != b && (self.isolated[a] || self.isolated[b] || self.cuts.contains(&(a, b)))
+    }
 }

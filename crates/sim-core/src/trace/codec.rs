@@ -178,12 +178,7 @@ impl Interner {
             self.text_table = vec![(0, 0, 0); 1 << TEXT_TABLE_BITS];
             self.texts.reserve(128);
         }
-        let mask = self.text_table.len() - 1;
-        let mut at = slot(addr, self.text_bits);
-        while self.text_table[at].0 != 0 {
-            at = (at + 1) & mask;
-        }
-        self.text_table[at] = (addr, len, id);
+        self.place((addr, len, id));
         self.statics += 1;
         if self.statics * 2 > self.text_table.len() {
             self.grow_text_table();
@@ -194,14 +189,19 @@ impl Interner {
     fn grow_text_table(&mut self) {
         self.text_bits += 1;
         let old = std::mem::replace(&mut self.text_table, vec![(0, 0, 0); 1 << self.text_bits]);
-        let mask = self.text_table.len() - 1;
         for entry in old.into_iter().filter(|e| e.0 != 0) {
-            let mut at = slot(entry.0, self.text_bits);
-            while self.text_table[at].0 != 0 {
-                at = (at + 1) & mask;
-            }
-            self.text_table[at] = entry;
+            self.place(entry);
         }
+    }
+
+    /// Puts `entry` in the first empty slot from its home slot on.
+    fn place(&mut self, entry: TextSlot) {
+        let mask = self.text_table.len() - 1;
+        let mut at = slot(entry.0, self.text_bits);
+        while self.text_table[at].0 != 0 {
+            at = (at + 1) & mask;
+        }
+        self.text_table[at] = entry;
     }
 
     /// Frees what only recording needs — the lookup tables and spare

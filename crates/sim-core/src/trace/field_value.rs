@@ -31,8 +31,8 @@ impl FieldSink<'_> {
 
 /// A value a [`record!`](crate::record) field can take: every type that
 /// converts into a [`Value`] in this crate (integers, `bool`, `'static`
-/// text, `String`, [`NodeId`] and `&NodeId`, [`Bytes`] and `&Bytes`,
-/// `Option` and `Vec` of these, and `Value` itself).
+/// text, `String`, [`NodeId`], [`Bytes`], `Option` and `Vec` of these, and
+/// `Value` itself), and a borrow of any of them.
 pub trait TraceValue {
     /// Appends this value's encoding (the same bytes as `Value::from(self)`).
     fn encode(&self, sink: &mut FieldSink<'_>);
@@ -92,13 +92,6 @@ impl TraceValue for NodeId {
     }
 }
 
-impl TraceValue for &NodeId {
-    #[inline]
-    fn encode(&self, sink: &mut FieldSink<'_>) {
-        codec::put_node(sink.out, sink.interner, self);
-    }
-}
-
 impl TraceValue for Bytes {
     #[inline]
     fn encode(&self, sink: &mut FieldSink<'_>) {
@@ -106,10 +99,12 @@ impl TraceValue for Bytes {
     }
 }
 
-impl TraceValue for &Bytes {
+/// A borrow of any value (`&NodeId`, `&Bytes`, …) encodes as the value.
+/// (`&'static str` is its own impl: `str` itself is not a value.)
+impl<T: TraceValue + ?Sized> TraceValue for &T {
     #[inline]
     fn encode(&self, sink: &mut FieldSink<'_>) {
-        codec::put_bytes(sink.out, self);
+        (**self).encode(sink);
     }
 }
 

@@ -135,12 +135,7 @@ impl Trace {
         if self.disabled {
             return;
         }
-        if self.headers.capacity() == 0 {
-            // A run's trace holds some dozens of events at least: skip the
-            // smallest growth steps.
-            self.headers.reserve(64);
-            self.encoded.reserve(2048);
-        }
+        self.begin_event();
         let kind = self.interner.text(&kind);
         for (key, value) in fields {
             let key = self.interner.text(&key);
@@ -165,10 +160,7 @@ impl Trace {
         if self.disabled {
             return;
         }
-        if self.headers.capacity() == 0 {
-            self.headers.reserve(64);
-            self.encoded.reserve(2048);
-        }
+        self.begin_event();
         let kind = self.interner.static_text(kind);
         for &(key, value) in fields {
             let key = self.interner.static_text(key);
@@ -179,6 +171,17 @@ impl Trace {
             });
         }
         self.end_event(tick, kind);
+    }
+
+    /// Before an event's fields are encoded: a run's trace holds some
+    /// dozens of events at least, so the first skips the smallest growth
+    /// steps.
+    #[inline]
+    fn begin_event(&mut self) {
+        if self.headers.capacity() == 0 {
+            self.headers.reserve(64);
+            self.encoded.reserve(2048);
+        }
     }
 
     /// Closes the event whose fields were just encoded, and mirrors it to
