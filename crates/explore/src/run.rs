@@ -93,6 +93,7 @@ pub fn run_schedule(
         faults: Faults::default(),
         log: Vec::new(),
         keys: Vec::new(),
+        values: value_arena(&schedule.steps),
         trace: options.trace,
         power_losses: 0,
     };
@@ -257,6 +258,8 @@ struct Runner<'a> {
     faults: Faults,
     log: Vec<String>,
     keys: Vec<Option<Bytes>>,
+    /// Per step, the value its write writes ([`value_arena`]).
+    values: Vec<Option<Bytes>>,
     trace: bool,
     /// Power losses made so far.
     power_losses: u32,
@@ -460,7 +463,11 @@ impl Runner<'_> {
     fn step(&mut self, index: usize, step: &Step) -> StepResult {
         let result = match *step {
             Step::Write { client, key, value } => {
-                let (key, value) = (self.key(key), value_bytes(value));
+                let key = self.key(key);
+                let value = match self.values.get(index) {
+                    Some(Some(bytes)) => bytes.clone(),
+                    _ => value_bytes(value),
+                };
                 let op = ClientOp::write(key.clone(), value.clone(), self.config.ack);
                 let (op, judged) = self.route(client, op, false);
                 return self.submit(client, op, OpKind::Write { key, value }, judged);
@@ -842,16 +849,44 @@ fn outcome_text(outcome: &Outcome) -> String {
     }
 }
 
-/// `v<value>` as bytes, written into a stack buffer and copied once
-/// (`format!` then a `Bytes` conversion cost two allocations).
+/// `v<value>` as bytes.
 fn value_bytes(value: impl Into<u64>) -> Bytes {
-    use std::io::Write as _;
-    let mut buf = [0u8; 24];
-    let mut rest = &mut buf[..];
-    // 24 bytes hold `v` and any u64's 20 digits.
-    let _ = write!(rest, "v{}", value.into());
-    let len = 24 - rest.len();
-    Bytes::copy_from_slice(&buf[..len])
+    let mut buf = Vec::with_capacity(8);
+    push_value(&mut buf, value.into());
+    Bytes::from(buf)
+}
+
+/// Appends `v` and the decimal digits of `value`.
+fn push_value(buf: &mut Vec<u8>, mut value: u64) {
+    buf.push(b'v');
+    let start = buf.len();
+    loop {
+        buf.push(b'0' + (value % 10) as u8);
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    buf[start..].reverse();
+}
+
+/// Every value the schedule writes, `v<value>` per write step, written
+/// into one buffer: each is a slice of it, so a run allocates its values
+/// once, and a replica's copy of one is a reference count, not a buffer.
+fn value_arena(steps: &[Step]) -> Vec<Option<Bytes>> {
+    let mut buf = Vec::new();
+    let mut ends = Vec::with_capacity(steps.len());
+    for step in steps {
+        let start = buf.len();
+        if let Step::Write { value, .. } = step {
+            push_value(&mut buf, u64::from(*value));
+        }
+        ends.push((start, buf.len()));
+    }
+    let arena = Bytes::from(buf);
+    ends.into_iter()
+        .map(|(start, end)| (end > start).then(|| arena.slice(start..end)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -861,5 +896,28 @@ mod value_tests {
         for n in [0u64, 7, 10, 65_535, u64::MAX] {
             assert_eq!(super::value_bytes(n), super::Bytes::from(format!("v{n}")));
         }
+    }
+
+    #[test]
+    fn the_arena_holds_each_write_steps_value_and_nothing_for_other_steps() {
+        use crate::schedule::Step;
+        let steps = [
+            Step::Write {
+                client: 0,
+                key: 0,
+                value: 0,
+            },
+            Step::Wait(3),
+            Step::Write {
+                client: 1,
+                key: 1,
+                value: 1234,
+            },
+        ];
+        let values = super::value_arena(&steps);
+        assert_eq!(values.len(), 3);
+        assert_eq!(values[0].as_deref(), Some(&b"v0"[..]));
+        assert_eq!(values[1], None);
+        assert_eq!(values[2].as_deref(), Some(&b"v1234"[..]));
     }
 }

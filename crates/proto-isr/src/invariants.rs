@@ -5,13 +5,14 @@
 //! need more history; the integration tests and the explorer's history
 //! checks track those.)
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use replication::Cluster;
 
 use crate::controller::Controller;
-use crate::log::ReplicaLog;
+use crate::log::{LogEntry, ReplicaLog};
 use crate::message::IsrMessage;
 use crate::node::IsrNode;
 
@@ -27,8 +28,8 @@ fn same_range(a: &ReplicaLog, b: &ReplicaLog, from: u64, through: u64) -> bool {
 }
 
 /// What the checker already verified, so a check after a tick compares
-/// only what changed: per node, the `(log version, applied_hw)` whose
-/// `committed` matched; per pair of logs, the versions and the prefix
+/// only what changed: per node, the committed state it verified and at
+/// which log version and `applied_hw` ([`Committed`]); per pair of logs, the versions and the prefix
 /// found identical. Entries a log holds never change while its version
 /// stays (appends only add), so a verified prefix stays verified.
 ///
@@ -36,12 +37,21 @@ fn same_range(a: &ReplicaLog, b: &ReplicaLog, from: u64, through: u64) -> bool {
 /// check whose inputs are all unchanged (a quiet tick) passes at once.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Verified {
-    committed: Vec<Option<(u64, u64)>>,
+    committed: Vec<Option<Committed>>,
     prefixes: Vec<(u64, u64, u64)>,
     /// The [`fingerprint`] of the last check that passed (empty before
     /// the first): also what the monotonicity check compares with.
     passed: Vec<u64>,
     scratch: Vec<u64>,
+}
+
+/// A replica's committed key/value state as last verified: that of its
+/// first `through` entries while its log was at `version`.
+#[derive(Debug, Clone)]
+struct Committed {
+    version: u64,
+    through: u64,
+    state: BTreeMap<Bytes, Bytes>,
 }
 
 /// Everything [`check_with`] reads besides what the version of a log
@@ -79,19 +89,44 @@ fn fingerprint(
 }
 
 impl Verified {
+    /// `log.committed` is the key/value state of its first `applied_hw`
+    /// entries. While the log's version stays (its entries only grow), the
+    /// state last verified is carried forward over the newly applied
+    /// entries and compared (a few keys) instead of refolding the prefix.
     fn committed_ok(&mut self, i: usize, log: &ReplicaLog) -> bool {
         if self.committed.len() <= i {
-            self.committed.resize(i + 1, None);
+            self.committed.resize_with(i + 1, || None);
         }
-        let key = (log.version, log.applied_hw);
-        if self.committed[i] == Some(key) {
-            return true;
+        let slot = &mut self.committed[i];
+        let mut state = match slot.take() {
+            Some(mut c) if c.version == log.version && c.through <= log.applied_hw => {
+                if c.through == log.applied_hw {
+                    *slot = Some(c);
+                    return true;
+                }
+                fold(
+                    &mut c.state,
+                    &log.entries[c.through as usize..log.applied_hw as usize],
+                );
+                c
+            }
+            reused => {
+                let mut state = reused.map(|c| c.state).unwrap_or_default();
+                state.clear();
+                fold(&mut state, &log.entries[..log.applied_hw as usize]);
+                Committed {
+                    version: log.version,
+                    through: 0,
+                    state,
+                }
+            }
+        };
+        if state.state != log.committed {
+            return false;
         }
-        let ok = committed_matches(log, log.applied_hw);
-        if ok {
-            self.committed[i] = Some(key);
-        }
-        ok
+        state.through = log.applied_hw;
+        *slot = Some(state);
+        true
     }
 
     /// Entries `1..=through` identical, for the logs of nodes `i` and `j`
@@ -125,34 +160,16 @@ impl Verified {
     }
 }
 
-/// `committed` is exactly the key/value state of `log`'s first `through`
-/// entries: walking back from `through`, the first entry seen for each key
-/// must be its committed value, and no other key may be committed. Checks
-/// without copying a key or value.
-fn committed_matches(log: &ReplicaLog, through: u64) -> bool {
-    let prefix = log.entries[..through as usize].iter().rev();
-    let committed = &log.committed;
-    // Few keys (the common case): a linear list, no tree allocation.
-    if committed.len() <= 32 {
-        let mut seen: Vec<&[u8]> = Vec::with_capacity(committed.len());
-        for e in prefix {
-            let key = &e.key[..];
-            if !seen.contains(&key) {
-                if seen.len() == committed.len() || committed.get(key) != Some(&e.value) {
-                    return false;
-                }
-                seen.push(key);
+/// Applies `entries` in order to `state`, the last write of a key winning.
+fn fold(state: &mut BTreeMap<Bytes, Bytes>, entries: &[Arc<LogEntry>]) {
+    for e in entries {
+        match state.get_mut(&e.key) {
+            Some(value) => value.clone_from(&e.value),
+            None => {
+                state.insert(e.key.clone(), e.value.clone());
             }
         }
-        return seen.len() == committed.len();
     }
-    let mut seen: BTreeSet<&[u8]> = BTreeSet::new();
-    for e in prefix {
-        if seen.insert(&e.key[..]) && committed.get(&e.key) != Some(&e.value) {
-            return false;
-        }
-    }
-    seen.len() == committed.len()
 }
 
 /// The checks of [`IsrGroup::check_invariants`](crate::IsrGroup::check_invariants):
