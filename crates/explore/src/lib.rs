@@ -46,6 +46,7 @@ pub mod exhaustive;
 mod history;
 mod profile;
 mod property;
+mod registers;
 mod replay;
 mod run;
 mod schedule;
