@@ -366,7 +366,13 @@ impl Clients {
                 );
                 Outcome::Written {
                     offset: index,
-                    message: format!("committed at index {index} in term {term} by a majority"),
+                    message: replication::message![
+                        "committed at index ",
+                        index,
+                        " in term ",
+                        term,
+                        " by a majority"
+                    ],
                 }
             }
             (Verdict::Unknown(reason), Stage::Commit { index }) => {

@@ -218,7 +218,7 @@ impl WalShippingGroup {
             );
             let outcome = Outcome::Written {
                 offset: lsn,
-                message: format!("flushed on {node} at LSN {lsn}"),
+                message: replication::message!["flushed on ", node, " at LSN ", lsn],
             };
             self.complete(id, op, now, Some(p), outcome);
         } else {
@@ -337,7 +337,12 @@ impl WalShippingGroup {
                          configured: local flush commits)"
                     )
                 } else if self.config.is_classic_sync() {
-                    format!("flushed on {node} and every synchronous standby at LSN {lsn}")
+                    replication::message![
+                        "flushed on ",
+                        node,
+                        " and every synchronous standby at LSN ",
+                        lsn
+                    ]
                 } else {
                     let by: Vec<NodeId> = match self.sync_decision(w.primary, lsn) {
                         SyncDecision::Confirmed { by } => {

@@ -30,6 +30,7 @@ mod error;
 mod group;
 mod inflight;
 mod level;
+mod message;
 mod op;
 mod outcome;
 mod output;
@@ -45,6 +46,9 @@ pub use error::GroupError;
 pub use group::{AWAIT_BOUND, Crash, ReplicationGroup};
 pub use inflight::ClientOps;
 pub use level::{AckLevel, ReadLevel};
+pub use message::MessagePart;
+#[doc(hidden)]
+pub use message::capacity as message_capacity;
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
 pub use output::Output;
