@@ -366,3 +366,44 @@ fn the_availability_definitions_are_pinned_by_the_schedules_that_set_them() {
         }
     }
 }
+
+/// KIP-101's divergence, found by **recovers**' convergence half: on the
+/// `fetch_hw` rung (a new follower truncates to its high watermark), node-1
+/// is elected twice in one tick and truncates its unreplicated `k0=v5`;
+/// node-2 then takes that record from a fetch response sent before the
+/// elections. Both logs end at offset 1 with different records, so node-2
+/// fetches from offset 1 forever and never has the probe the leader
+/// committed there. Durability and the leader's reads cannot see it; the
+/// followers' `LOCAL` reads do.
+#[test]
+fn isr_fetch_hw_replicas_diverge_for_good_and_recovers_says_which_node() {
+    let config = config("isr.all_isr.linearizable.fetch_hw");
+    let id: explore::ReplayId = "isr.all_isr.linearizable.fetch_hw-s1116-5.8.19.20"
+        .parse()
+        .expect("replay id");
+    let (_, report) = explore::replay(&config, &id).expect("replays");
+    match report.check(Property::Recovers) {
+        explore::Check::Violated(why) => assert!(
+            why.contains("not every node converged") && why.contains("node-2"),
+            "{why}"
+        ),
+        other => panic!("recovers: {other:?}"),
+    }
+    assert_eq!(report.check(Property::Durable), &explore::Check::Holds);
+    // The same schedule on KIP-101's rung (truncate by leader epoch)
+    // converges.
+    let fixed = config_with_setting(&config, "fetch_kip101");
+    let id: explore::ReplayId = "isr.all_isr.linearizable.fetch_kip101-s1116-5.8.19.20"
+        .parse()
+        .expect("replay id");
+    let (_, report) = explore::replay(&fixed, &id).expect("replays");
+    assert_eq!(report.check(Property::Recovers), &explore::Check::Holds);
+}
+
+/// The configuration of `like`'s protocol, ack and read with `setting`.
+fn config_with_setting(like: &explore::Configuration, setting: &str) -> explore::Configuration {
+    let key = like.key();
+    let mut parts: Vec<&str> = key.split('.').collect();
+    parts[3] = setting;
+    config(&parts.join("."))
+}

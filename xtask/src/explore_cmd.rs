@@ -341,7 +341,9 @@ history and trace.
   complete *done* — retried, as a client would, while the protocol's
   recovery bound has not passed (an election may still be settling) —
   unless the protocol states why it cannot serve (counted as `offline at
-  the end`).
+  the end`); then, within the bound again, every node's `LOCAL` read of
+  the probe key answers the probe (the replicas converge: a follower that
+  never learns the commit point, or whose log diverged for good, fails).
 - **available**: while the faults in force are ones the protocol claims to
   tolerate (e.g. Raft: a majority up and linked, with delays inside its
   timing assumption) and have been for its recovery bound, every operation

@@ -42,6 +42,7 @@
 
 mod check;
 mod config;
+mod converges;
 pub mod exhaustive;
 mod history;
 mod profile;

@@ -825,7 +825,13 @@ impl Runner<'_> {
             }
         }
         let _ = self.trace;
-        Check::Holds
+        crate::converges::every_node_converges(
+            self.group.as_mut(),
+            &key,
+            &Bytes::from_static(b"probe"),
+            self.bound,
+            SETTLE_TICKS,
+        )
     }
 }
 
