@@ -147,14 +147,7 @@ impl RaftNode {
             self.log.push(entry);
         }
         if planted::on(self.timing.planted, planted::TRUNCATE_ON_STALE_APPEND) {
-            // The bug: drop whatever follows this message's entries, even
-            // when nothing conflicts (never below the commit index, which
-            // this node would notice).
-            let keep_through = (prev_log_index + count).max(self.commit_index);
-            if keep_through < self.last_index() {
-                self.truncate_from(keep_through + 1);
-                truncated_from = Some(keep_through + 1);
-            }
+            planted::truncate_after_append(self, prev_log_index + count, &mut truncated_from);
         }
         if let Some(first) = first_new {
             out.push(Output::Event(NodeEvent::EntriesAppended {

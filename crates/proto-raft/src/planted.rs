@@ -71,6 +71,23 @@ pub fn bugs() -> Vec<PlantedBug> {
     ]
 }
 
+/// [`TRUNCATE_ON_STALE_APPEND`]'s change to `handle_append` (kept here, out
+/// of the protocol's files, so that mutation testing of the protocol does
+/// not count mutants of test-only code): drop whatever follows the
+/// message's last entry, `through`, even when nothing conflicts — never
+/// below the commit index, which this node would notice.
+pub(crate) fn truncate_after_append(
+    node: &mut crate::node::RaftNode,
+    through: u64,
+    truncated_from: &mut Option<u64>,
+) {
+    let keep_through = through.max(node.commit_index);
+    if keep_through < node.last_index() {
+        node.truncate_from(keep_through + 1);
+        *truncated_from = Some(keep_through + 1);
+    }
+}
+
 /// True when the planted bug `name` is on (`planted` is the group's
 /// setting); always false in a build without the `planted` feature.
 #[inline]
