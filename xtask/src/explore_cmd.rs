@@ -343,7 +343,10 @@ history and trace.
   unless the protocol states why it cannot serve (counted as `offline at
   the end`); then, within the bound again, every node's `LOCAL` read of
   the probe key answers the probe (the replicas converge: a follower that
-  never learns the commit point, or whose log diverged for good, fails).
+  never learns the commit point, or whose log diverged for good, fails);
+  last, a failover to a named follower makes it lead (Raft: a leadership
+  transfer; retried up to 5 times, as an operator would on a lossy
+  network).
 - **available**: while the faults in force are ones the protocol claims to
   tolerate (e.g. Raft: a majority up and linked, with delays inside its
   timing assumption) and have been for its recovery bound, every operation

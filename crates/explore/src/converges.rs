@@ -15,6 +15,9 @@ use replication::{Bytes, ClientOp, Outcome, OutcomeStatus, ReadLevel, Replicatio
 
 use crate::property::Check;
 
+/// How many times the operator asks for a failover to the named node.
+const FAILOVER_TRIES: usize = 5;
+
 /// Ticks between two rounds of local reads.
 const POLL_TICKS: u64 = 4;
 
@@ -87,6 +90,127 @@ pub(crate) fn every_node_converges(
         }
         for _ in 0..POLL_TICKS {
             group.tick();
+        }
+    }
+}
+
+/// The operator's half of recovering: once every replica has converged, a
+/// failover to a named follower — as caught up as a follower can be —
+/// makes it lead (Raft: a leadership transfer, TimeoutNow; PostgreSQL: a
+/// promotion; Redis Sentinel / the Kafka controller: a preferred
+/// election). A protocol that does not offer a failover to a named node
+/// here ([`GroupError::NotPermitted`](replication::GroupError), e.g. Raft
+/// with leadership transfer off) is not judged.
+/// A failed attempt is retried, after waiting up to `settle` ticks for a
+/// leader, [`FAILOVER_TRIES`] times in all.
+pub(crate) fn a_named_failover_succeeds(group: &mut dyn ReplicationGroup, settle: u64) -> Check {
+    let leader = group.leader();
+    let Some(target) = group
+        .node_ids()
+        .into_iter()
+        .find(|n| Some(n) != leader.as_ref())
+    else {
+        return Check::Holds;
+    };
+    // A transfer is best effort on a lossy network (its TimeoutNow may be
+    // dropped, and the leader then abandons it after an election
+    // timeout): an operator tries again, a few times.
+    let mut answer = group.failover(Some(&target));
+    for _ in 1..FAILOVER_TRIES {
+        match &answer {
+            Ok(now_leads) if *now_leads == target => break,
+            Err(replication::GroupError::NotPermitted { .. }) => break,
+            _ => {
+                // A failed transfer may leave an election to finish first.
+                let mut waited = 0;
+                while group.leader().is_none() && waited < settle {
+                    group.tick();
+                    waited += 1;
+                }
+                answer = group.failover(Some(&target));
+            }
+        }
+    }
+    match answer {
+        Ok(now_leads) if now_leads == target => Check::Holds,
+        Ok(other) => Check::Violated(format!(
+            "after every replica converged, a failover to {target} made {other} lead instead"
+        )),
+        Err(replication::GroupError::NotPermitted { .. }) => Check::Holds,
+        Err(e) => Check::Violated(format!(
+            "after every replica converged, {FAILOVER_TRIES} failovers to {target} failed, the last: {e}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proto_raft::{RaftConfig, RaftGroup};
+    use replication::{AckLevel, NodeId};
+
+    use super::*;
+
+    /// A three-node Raft group with a leader and `probe` written at QUORUM.
+    fn raft_with_probe() -> (RaftGroup, Bytes, Bytes) {
+        let mut g = RaftGroup::new(RaftConfig::new(["n1", "n2", "n3"]).with_seed(3)).unwrap();
+        g.failover(None).unwrap();
+        let (key, value) = (Bytes::from_static(b"p"), Bytes::from_static(b"probe"));
+        let w = g.client_write(key.clone(), value.clone(), AckLevel::Quorum);
+        assert!(w.unwrap().accepted);
+        (g, key, value)
+    }
+
+    fn a_follower(g: &RaftGroup) -> NodeId {
+        let leader = g.leader();
+        g.node_ids()
+            .into_iter()
+            .find(|n| Some(n) != leader.as_ref())
+            .unwrap()
+    }
+
+    #[test]
+    fn a_healthy_group_converges_and_hands_leadership_over() {
+        let (mut g, key, value) = raft_with_probe();
+        assert_eq!(
+            every_node_converges(&mut g, &key, &value, 60, 50),
+            Check::Holds
+        );
+        let target = a_follower(&g);
+        assert_eq!(a_named_failover_succeeds(&mut g, 50), Check::Holds);
+        assert_eq!(g.leader(), Some(target));
+    }
+
+    #[test]
+    fn a_follower_cut_off_is_named_as_the_one_that_did_not_converge() {
+        let (mut g, key, _) = raft_with_probe();
+        let follower = a_follower(&g);
+        g.isolate(&follower).unwrap();
+        let newer = Bytes::from_static(b"newer");
+        assert!(
+            g.client_write(key.clone(), newer.clone(), AckLevel::Quorum)
+                .unwrap()
+                .accepted
+        );
+        match every_node_converges(&mut g, &key, &newer, 60, 50) {
+            Check::Violated(why) => assert!(
+                why.contains(&format!("{follower}'s LOCAL read answers")),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_failover_that_keeps_failing_is_a_violation() {
+        let (mut g, _, _) = raft_with_probe();
+        let target = a_follower(&g);
+        g.crash(&target, false).unwrap();
+        match a_named_failover_succeeds(&mut g, 50) {
+            Check::Violated(why) => assert!(
+                why.contains(&format!("failovers to {target} failed")),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -825,13 +825,18 @@ impl Runner<'_> {
             }
         }
         let _ = self.trace;
-        crate::converges::every_node_converges(
+        match crate::converges::every_node_converges(
             self.group.as_mut(),
             &key,
             &Bytes::from_static(b"probe"),
             self.bound,
             SETTLE_TICKS,
-        )
+        ) {
+            Check::Holds => {
+                crate::converges::a_named_failover_succeeds(self.group.as_mut(), SETTLE_TICKS)
+            }
+            other => other,
+        }
     }
 }
 
