@@ -144,3 +144,154 @@ fn committed_state_is_checked_after_every_new_applied_entry_and_after_a_rewrite(
     let broken = g.check_invariants().expect_err("a rewritten prefix");
     assert!(broken.contains("committed_data"), "{broken}");
 }
+
+/// A group with two `AllIsr` writes committed (HW 2, keys `a` and `b`),
+/// after a failover to `node-2` (leader epoch 2) when `failover` is set.
+fn committed_group(failover: bool) -> IsrGroup {
+    use bytes::Bytes;
+    let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
+    if failover {
+        g.controller_elect(&replication::NodeId::new("node-2"))
+            .expect("node-2 is a live ISR member");
+    }
+    for k in [&b"a"[..], b"b"] {
+        g.client_write(
+            Bytes::from_static(k),
+            Bytes::from_static(b"v"),
+            replication::AckLevel::AllIsr,
+        )
+        .expect("write");
+    }
+    assert_eq!(g.controller.high_watermark(), 2);
+    g
+}
+
+/// Each replica answers to its own position (its broker id).
+#[test]
+fn a_replica_answering_to_another_position_is_a_violation() {
+    let mut g = committed_group(false);
+    assert_eq!(g.check_invariants(), Ok(()));
+    g.nodes[2].me = 0;
+    let broken = g.check_invariants().expect_err("node-3 answers to 0");
+    assert!(broken.contains("node-3: answers to position 0"), "{broken}");
+}
+
+/// Leader epochs come only from the controller: no replica knows one the
+/// controller has not issued.
+#[test]
+fn a_replica_knowing_an_epoch_the_controller_never_issued_is_a_violation() {
+    let mut g = committed_group(false);
+    g.nodes[2].known_epoch = g.controller.leader_epoch() + 1;
+    let broken = g.check_invariants().expect_err("an epoch from nowhere");
+    assert!(broken.contains("node-3: knows leader epoch 2"), "{broken}");
+}
+
+/// The controller's available leader knows the current epoch and itself
+/// as its leader (checked with no earlier passed check, so the per-replica
+/// monotonicity is not what reports it).
+#[test]
+fn the_controllers_leader_answering_an_older_epoch_is_a_violation() {
+    let mut g = committed_group(true);
+    assert_eq!(g.controller.leader(), 1);
+    g.nodes[1].known_epoch = 1;
+    let broken = g
+        .check_invariants()
+        .expect_err("the leader's epoch is stale");
+    assert!(
+        broken.contains("the controller's leader of epoch 2 answers leader node-2 of epoch 1"),
+        "{broken}"
+    );
+}
+
+/// The leader's high watermark is the partition's: a leader that applied
+/// less (its committed view consistent with what it applied) is caught.
+#[test]
+fn a_leader_whose_high_watermark_is_not_the_partitions_is_a_violation() {
+    let mut g = committed_group(false);
+    g.nodes[0].log.applied_hw = 1;
+    g.nodes[0].log.committed.remove(&b"b"[..]);
+    let broken = g.check_invariants().expect_err("the leader lags HW");
+    assert!(
+        broken.contains("node-1: the leader's high watermark 1 is not the partition's 2"),
+        "{broken}"
+    );
+}
+
+/// One leader per epoch: a follower that believes it leads the current
+/// epoch is a second leader.
+#[test]
+fn a_second_replica_leading_the_current_epoch_is_a_violation() {
+    let mut g = committed_group(false);
+    g.nodes[2].known_leader = 2;
+    let broken = g.check_invariants().expect_err("two leaders of epoch 1");
+    assert!(
+        broken.contains("node-3 and node-1 both lead epoch 1"),
+        "{broken}"
+    );
+}
+
+/// Between two passed checks: a new leader comes with a new epoch, and no
+/// replica's known epoch goes back.
+#[test]
+fn a_leader_change_without_a_new_epoch_or_a_replica_epoch_going_back_is_a_violation() {
+    let mut g = committed_group(true);
+    assert_eq!(g.check_invariants(), Ok(()));
+    g.controller.leader = 0;
+    let broken = g.check_invariants().expect_err("same epoch, new leader");
+    assert!(
+        broken.contains("leader changed within leader epoch 2"),
+        "{broken}"
+    );
+    g.controller.leader = 1;
+    assert_eq!(g.check_invariants(), Ok(()));
+    g.nodes[2].known_epoch = 1;
+    let broken = g.check_invariants().expect_err("node-3's epoch went back");
+    assert!(
+        broken.contains("node-3: its leader epoch went back from 2 to 1"),
+        "{broken}"
+    );
+}
+
+/// SPEC §6 invariant 5: a replica's `applied_hw` never goes back while its
+/// log is not truncated; a power loss that truncates the log may lower it.
+#[test]
+fn applied_hw_going_back_is_a_violation_unless_the_log_was_truncated() {
+    use replication::ReplicationGroup;
+    let mut g = committed_group(false);
+    assert_eq!(g.check_invariants(), Ok(()));
+    g.nodes[2].log.applied_hw = 1;
+    g.nodes[2].log.committed.remove(&b"b"[..]);
+    let broken = g.check_invariants().expect_err("applied_hw went back");
+    assert!(
+        broken.contains("node-3: applied_hw went back from 2 to 1 without a truncation"),
+        "{broken}"
+    );
+    let mut g = committed_group(false);
+    assert_eq!(g.check_invariants(), Ok(()));
+    ReplicationGroup::crash(&mut g, &replication::NodeId::new("node-3"), true)
+        .expect("crash with power loss");
+    assert_eq!(g.nodes[2].log.applied_hw, 0, "nothing was fsynced");
+    assert_eq!(g.check_invariants(), Ok(()), "a truncation may lower it");
+}
+
+/// A leader that restarted without the committed prefix (a power loss
+/// before any fsync) is out of the ISR and leads nothing: it awaits the
+/// controller. Answering otherwise is a violation.
+#[test]
+fn a_leader_restarted_without_the_committed_prefix_that_does_not_await_the_controller_is_a_violation()
+ {
+    use replication::ReplicationGroup;
+    let mut g = committed_group(false);
+    let leader = replication::NodeId::new("node-1");
+    ReplicationGroup::crash(&mut g, &leader, true).expect("crash with power loss");
+    ReplicationGroup::restart(&mut g, &leader).expect("restart");
+    assert!(!g.controller.in_isr(0), "out of the ISR: it lacks HW");
+    assert!(g.nodes[0].awaiting_controller());
+    assert_eq!(g.check_invariants(), Ok(()));
+    g.nodes[0].awaiting_controller = false;
+    let broken = g.check_invariants().expect_err("it would lead");
+    assert!(
+        broken.contains("node-1: the controller's leader is up but out of the ISR"),
+        "{broken}"
+    );
+}

@@ -1,9 +1,10 @@
 //! The safety invariants of SPEC §6, checkable at any tick: the
-//! state-based ones, and the monotonicity of the epochs and of HW between
-//! one passed check and the next (the group keeps what the last one saw).
-//! (`applied_hw`'s monotonicity and the survival of acknowledged writes
-//! need more history; the integration tests and the explorer's history
-//! checks track those.)
+//! state-based ones, what each replica answers about itself ([`view`]),
+//! and monotonicity between one passed check and the next (the group
+//! keeps what the last one saw): the epochs, HW, each replica's known
+//! epoch, and its `applied_hw` while its log was not truncated. (The
+//! survival of acknowledged writes needs the client history; the
+//! integration tests and the explorer's history checks track it.)
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -15,6 +16,9 @@ use crate::controller::Controller;
 use crate::log::{LogEntry, ReplicaLog};
 use crate::message::IsrMessage;
 use crate::node::IsrNode;
+
+mod monotonic;
+mod view;
 
 /// Entries `from+1..=through` of both logs are identical. Replicated
 /// entries are usually the same allocation, so pointer equality
@@ -57,9 +61,11 @@ struct Committed {
 /// Everything [`check_with`] reads besides what the version of a log
 /// pins (a log's entries while its version stays, and its committed state
 /// while its version and `applied_hw` stay — the caches above rely on the
-/// same): the controller's HW, epochs, leader and ISR, and per replica its
-/// log's version, end and `applied_hw`, its confirmation and whether it is
-/// up. It starts with [`MONOTONIC`] values.
+/// same): the controller's HW, epochs, leader and ISR, and per replica
+/// ([`PER_NODE`] values, laid out as the `AT_*` indices say) its log's
+/// version, end and `applied_hw`, its confirmation, whether it is up, and
+/// what it answers as its leader epoch, leader and leadership ([`view`]).
+/// It starts with [`MONOTONIC`] values.
 fn fingerprint(
     controller: &Controller,
     nodes: &[IsrNode],
@@ -84,8 +90,13 @@ fn fingerprint(
             n.matched_epoch,
             n.matched_end,
             u64::from(cluster.is_alive(i)) | u64::from(controller.in_isr(i)) << 1,
+            n.leader_epoch(),
+            n.leader() as u64
+                | u64::from(n.is_leader()) << 32
+                | u64::from(n.awaiting_controller()) << 33,
         ]);
     }
+    debug_assert_eq!(out.len(), NODES_FROM + PER_NODE * nodes.len());
 }
 
 impl Verified {
@@ -189,11 +200,14 @@ pub(crate) fn check_with(
         verified.scratch = inputs;
         return Ok(());
     }
-    let result = match verified.passed.get(..MONOTONIC) {
-        Some(before) => check_monotonic(before, &inputs[..MONOTONIC]),
-        None => Ok(()),
-    }
-    .and_then(|()| check_state(controller, nodes, cluster, verified));
+    let monotonic = if verified.passed.len() == inputs.len() {
+        monotonic::check_monotonic(&verified.passed, &inputs, cluster)
+    } else {
+        Ok(())
+    };
+    let result = monotonic
+        .and_then(|()| check_state(controller, nodes, cluster, verified))
+        .and_then(|()| view::check_views(controller, nodes, cluster));
     if result.is_ok() {
         verified.scratch = std::mem::replace(&mut verified.passed, inputs);
     } else {
@@ -205,34 +219,17 @@ pub(crate) fn check_with(
 /// How many values a [`fingerprint`] starts with that must not go back:
 /// the leader epoch, the controller epoch, HW and the unclean epoch.
 const MONOTONIC: usize = 4;
-
-/// SPEC §6's monotonicity, between two checks that passed: the leader and
-/// controller epochs never go back, and HW goes back only in an unclean
-/// election (which sets the unclean epoch anew).
-fn check_monotonic(before: &[u64], now: &[u64]) -> Result<(), String> {
-    let [leader_epoch, controller_epoch, hw, unclean] = before[..] else {
-        return Ok(());
-    };
-    let [leader_epoch_now, controller_epoch_now, hw_now, unclean_now] = now[..] else {
-        return Ok(());
-    };
-    if leader_epoch_now < leader_epoch {
-        return Err(format!(
-            "leader epoch went back from {leader_epoch} to {leader_epoch_now}"
-        ));
-    }
-    if controller_epoch_now < controller_epoch {
-        return Err(format!(
-            "controller epoch went back from {controller_epoch} to {controller_epoch_now}"
-        ));
-    }
-    if hw_now < hw && unclean_now == unclean {
-        return Err(format!(
-            "HW went back from {hw} to {hw_now} without an unclean election"
-        ));
-    }
-    Ok(())
-}
+/// Where the controller's leader is in a [`fingerprint`].
+const AT_LEADER: usize = 4;
+/// Where the per-replica values start in a [`fingerprint`].
+const NODES_FROM: usize = 6;
+/// How many values a [`fingerprint`] holds per replica.
+const PER_NODE: usize = 8;
+/// A replica's log version, `applied_hw` and known leader epoch, within
+/// its [`PER_NODE`] values.
+const AT_VERSION: usize = 0;
+const AT_APPLIED_HW: usize = 2;
+const AT_KNOWN_EPOCH: usize = 6;
 
 /// The state-based checks of [`check_with`].
 fn check_state(
