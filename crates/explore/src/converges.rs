@@ -117,19 +117,19 @@ pub(crate) fn a_named_failover_succeeds(group: &mut dyn ReplicationGroup, settle
     // timeout): an operator tries again, a few times.
     let mut answer = group.failover(Some(&target));
     for _ in 1..FAILOVER_TRIES {
-        match &answer {
-            Ok(now_leads) if *now_leads == target => break,
-            Err(replication::GroupError::NotPermitted { .. }) => break,
-            _ => {
-                // A failed transfer may leave an election to finish first.
-                let mut waited = 0;
-                while group.leader().is_none() && waited < settle {
-                    group.tick();
-                    waited += 1;
-                }
-                answer = group.failover(Some(&target));
-            }
+        if matches!(&answer, Ok(leads) if *leads == target)
+            || matches!(answer, Err(replication::GroupError::NotPermitted { .. }))
+        {
+            break;
         }
+        // A failed transfer may leave an election to finish first.
+        for _ in 0..settle {
+            if group.leader().is_some() {
+                break;
+            }
+            group.tick();
+        }
+        answer = group.failover(Some(&target));
     }
     match answer {
         Ok(now_leads) if now_leads == target => Check::Holds,
