@@ -114,10 +114,13 @@ pub fn run_schedule(
             // on purpose): what is in flight, or completed by the step
             // itself, is not judged, and the recovery bound starts again.
             run.disturbed();
+            run.after_step(index, step);
+        } else if !(step.only_ticks() || matches!(what, StepResult::Skipped(_))) {
+            // (A step that only ticked, or did nothing, changed nothing
+            // since the last tick's collection, tolerance and invariant
+            // check, or the previous step's: they would find the same.)
+            run.after_step(index, step);
         }
-        run.collect();
-        run.observe_tolerance();
-        run.check_invariants(|| format!("after step {index} ({step})"));
         if run.stormed() {
             // Every further tick would deliver thousands of messages.
             if options.trace {
@@ -305,6 +308,14 @@ impl Runner<'_> {
         self.observe_tolerance();
         let now = self.group.now();
         self.check_invariants(|| format!("after tick {now}"));
+    }
+
+    /// What follows a step that changed the group: its completions are
+    /// collected, the tolerance observed and the invariants checked.
+    fn after_step(&mut self, index: usize, step: &Step) {
+        self.collect();
+        self.observe_tolerance();
+        self.check_invariants(|| format!("after step {index} ({step})"));
     }
 
     /// `when` is only built for a violation (this is on the hot path).

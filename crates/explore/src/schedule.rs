@@ -94,6 +94,15 @@ pub enum Step {
 }
 
 impl Step {
+    /// True for a step that only runs ticks (each collected and checked
+    /// by the run as it goes).
+    pub fn only_ticks(&self) -> bool {
+        matches!(
+            self,
+            Step::Wait(_) | Step::AwaitLeader(_) | Step::AwaitApplied(_)
+        )
+    }
+
     /// True for a nemesis step (a fault or a repair).
     pub fn is_nemesis(&self) -> bool {
         !matches!(

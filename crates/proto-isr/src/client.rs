@@ -119,11 +119,12 @@ impl IsrGroup {
                 if !n.is_leader() {
                     return Err(GroupError::not_permitted(
                         node,
-                        format!(
-                            "not the leader: it knows leader {} in epoch {}",
+                        replication::message![
+                            "not the leader: it knows leader ",
                             self.cluster.id(n.leader()),
+                            " in epoch ",
                             n.leader_epoch()
-                        ),
+                        ],
                     ));
                 }
                 return Ok(Writer::StaleLeader(idx));
@@ -242,9 +243,12 @@ impl IsrGroup {
                     );
                     if size < min {
                         self.record_refused(None, "isr_below_min_insync");
-                        let outcome = Outcome::refused_before_append(format!(
-                            "refused before append: ISR size {size} is below min.insync.replicas {min}"
-                        ));
+                        let outcome = Outcome::refused_before_append(replication::message![
+                            "refused before append: ISR size ",
+                            size,
+                            " is below min.insync.replicas ",
+                            min
+                        ]);
                         self.complete(id, op, submitted, Some(l), outcome);
                         return None;
                     }
@@ -275,7 +279,12 @@ impl IsrGroup {
             let message = match wait {
                 WriteWait::AllIsr => "appended on the leader; not yet replicated".to_owned(),
                 WriteWait::StaleLeader => {
-                    format!("appended on {node}, which still believes it leads epoch {epoch}")
+                    replication::message![
+                        "appended on ",
+                        node,
+                        ", which still believes it leads epoch ",
+                        epoch
+                    ]
                 }
             };
             record!(

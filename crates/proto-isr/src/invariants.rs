@@ -72,9 +72,13 @@ fn fingerprint(
     cluster: &Cluster<IsrMessage>,
     out: &mut Vec<u64>,
 ) {
+    // Sized once and filled in place (this runs after every step and
+    // tick the explorer makes).
     out.clear();
+    out.resize(NODES_FROM + PER_NODE * nodes.len(), 0);
+    let (head, rest) = out.split_at_mut(NODES_FROM);
     let l = controller.leader();
-    out.extend([
+    head.copy_from_slice(&[
         controller.leader_epoch(),
         controller.controller_epoch(),
         controller.high_watermark(),
@@ -82,8 +86,12 @@ fn fingerprint(
         l as u64,
         u64::from(controller.leader_available(cluster.is_alive(l))),
     ]);
-    for (i, n) in nodes.iter().enumerate() {
-        out.extend([
+    for ((i, n), slot) in nodes
+        .iter()
+        .enumerate()
+        .zip(rest.chunks_exact_mut(PER_NODE))
+    {
+        slot.copy_from_slice(&[
             n.log.version,
             n.log.end(),
             n.log.applied_hw,
@@ -96,7 +104,6 @@ fn fingerprint(
                 | u64::from(n.awaiting_controller()) << 33,
         ]);
     }
-    debug_assert_eq!(out.len(), NODES_FROM + PER_NODE * nodes.len());
 }
 
 impl Verified {

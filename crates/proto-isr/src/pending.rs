@@ -94,10 +94,12 @@ impl PendingWrite {
         if !facts.writer_alive {
             return Some(Verdict::NotAcknowledged {
                 reason: "writer_crashed",
-                message: format!(
-                    "{} crashed before offset {offset} was acknowledged",
-                    facts.writer
-                ),
+                message: replication::message![
+                    facts.writer,
+                    " crashed before offset ",
+                    offset,
+                    " was acknowledged"
+                ],
                 answered: false,
             });
         }
@@ -112,11 +114,17 @@ impl PendingWrite {
         if facts.leader_epoch != self.epoch {
             return Some(Verdict::NotAcknowledged {
                 reason: "leader_changed",
-                message: format!(
-                    "leadership moved to {} in leader epoch {} before offset {offset} \
-                     (appended in epoch {}) was acknowledged",
-                    facts.leader, facts.leader_epoch, self.epoch
-                ),
+                message: replication::message![
+                    "leadership moved to ",
+                    facts.leader,
+                    " in leader epoch ",
+                    facts.leader_epoch,
+                    " before offset ",
+                    offset,
+                    " (appended in epoch ",
+                    self.epoch,
+                    ") was acknowledged"
+                ],
                 answered: true,
             });
         }
@@ -124,9 +132,14 @@ impl PendingWrite {
         if size < min {
             return Some(Verdict::NotAcknowledged {
                 reason: "isr_below_min_insync",
-                message: format!(
-                    "ISR shrank to {size}, below min.insync.replicas {min}, while waiting for offset {offset}"
-                ),
+                message: replication::message![
+                    "ISR shrank to ",
+                    size,
+                    ", below min.insync.replicas ",
+                    min,
+                    ", while waiting for offset ",
+                    offset
+                ],
                 answered: true,
             });
         }
@@ -137,10 +150,14 @@ impl PendingWrite {
         if waited >= facts.ack_timeout {
             return Some(Verdict::NotAcknowledged {
                 reason: "ack_timeout",
-                message: format!(
-                    "ack timeout after {waited} ticks: HW {} has not reached offset {offset}",
-                    facts.high_watermark
-                ),
+                message: replication::message![
+                    "ack timeout after ",
+                    waited,
+                    " ticks: HW ",
+                    facts.high_watermark,
+                    " has not reached offset ",
+                    offset
+                ],
                 answered: true,
             });
         }
@@ -153,11 +170,18 @@ impl PendingWrite {
         }
         Some(Verdict::NotAcknowledged {
             reason: "stale_leader",
-            message: format!(
-                "not acknowledged by the ISR of leader epoch {} ({} of {} replicas \
-                 confirmed offset {}); the controller's epoch is {}",
-                self.epoch, facts.confirmed, facts.replicas, self.offset, facts.leader_epoch
-            ),
+            message: replication::message![
+                "not acknowledged by the ISR of leader epoch ",
+                self.epoch,
+                " (",
+                facts.confirmed,
+                " of ",
+                facts.replicas,
+                " replicas confirmed offset ",
+                self.offset,
+                "); the controller's epoch is ",
+                facts.leader_epoch
+            ],
             answered: true,
         })
     }

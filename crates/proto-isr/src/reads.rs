@@ -34,10 +34,11 @@ fn serving_leader(
         return Err(GroupError::NodeDown(cluster.id(l).clone()));
     }
     if !controller.in_isr(l) {
-        return Err(GroupError::NoLeader(format!(
-            "leader {} is not in the ISR (restarted without the committed prefix)",
-            cluster.id(l)
-        )));
+        return Err(GroupError::NoLeader(replication::message![
+            "leader ",
+            cluster.id(l),
+            " is not in the ISR (restarted without the committed prefix)"
+        ]));
     }
     Ok(l)
 }

@@ -57,12 +57,12 @@ impl ReadRefusal {
             ReadRefusal::AboveHighWatermark {
                 log_end,
                 high_watermark,
-            } => format!("leader log end {log_end} is above HW {high_watermark}"),
+            } => replication::message!["leader log end ", log_end, " is above HW ", high_watermark],
             ReadRefusal::IsrBelowMinInsync { size, min } => {
-                format!("ISR size {size} is below min.insync.replicas {min}")
+                replication::message!["ISR size ", size, " is below min.insync.replicas ", min]
             }
             ReadRefusal::LeaseExpired { expiry, now } => {
-                format!("lease expired at tick {expiry} (now {now})")
+                replication::message!["lease expired at tick ", expiry, " (now ", now, ")"]
             }
             ReadRefusal::NotLeader => "not the current leader".to_owned(),
         }
