@@ -52,8 +52,8 @@ pub(crate) fn probe(
             log_end_offset: n.log_end_offset(),
             applied_hw: n.high_watermark(),
             durable_offset: n.durable_offset(),
-            data: n.log().data().clone(),
-            committed_data: n.log().committed_data().clone(),
+            data: n.log().data().to_sorted(),
+            committed_data: n.log().committed_data().to_sorted(),
             catch_up_mode: n.catch_up_mode(),
             fenced_packets: n.fenced_packets(),
         })
@@ -95,7 +95,7 @@ pub(crate) fn summary(
                 alive: cluster.is_alive(i),
                 role: role_of(n).name(),
                 applied_offset: n.log_end_offset(),
-                data: n.log().data().clone(),
+                data: n.log().data().to_sorted(),
             })
             .collect(),
     };

@@ -121,14 +121,14 @@ fn committed_state_is_checked_after_every_new_applied_entry_and_after_a_rewrite(
     g.nodes[1]
         .log
         .committed
-        .insert(Bytes::from_static(b"a"), Bytes::from_static(b"1"));
+        .upsert(&Bytes::from_static(b"a"), &Bytes::from_static(b"1"));
     write(&mut g, b"b", b"2");
     let broken = g.check_invariants().expect_err("a stale committed value");
     assert!(broken.contains("committed_data"), "{broken}");
     g.nodes[1]
         .log
         .committed
-        .insert(Bytes::from_static(b"a"), Bytes::from_static(b"2"));
+        .upsert(&Bytes::from_static(b"a"), &Bytes::from_static(b"2"));
     write(&mut g, b"b", b"3");
     assert_eq!(g.check_invariants(), Ok(()), "repaired: checked afresh");
     // The same committed view over a rewritten first entry: the version

@@ -6,13 +6,12 @@
 //! survival of acknowledged writes needs the client history; the
 //! integration tests and the explorer's history checks track it.)
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use replication::Cluster;
 
 use crate::controller::Controller;
+use crate::kv::KvState;
 use crate::log::{LogEntry, ReplicaLog};
 use crate::message::IsrMessage;
 use crate::node::IsrNode;
@@ -55,7 +54,7 @@ pub(crate) struct Verified {
 struct Committed {
     version: u64,
     through: u64,
-    state: BTreeMap<Bytes, Bytes>,
+    state: KvState,
 }
 
 /// Everything [`check_with`] reads besides what the version of a log
@@ -179,14 +178,9 @@ impl Verified {
 }
 
 /// Applies `entries` in order to `state`, the last write of a key winning.
-fn fold(state: &mut BTreeMap<Bytes, Bytes>, entries: &[Arc<LogEntry>]) {
+fn fold(state: &mut KvState, entries: &[Arc<LogEntry>]) {
     for e in entries {
-        match state.get_mut(&e.key) {
-            Some(value) => value.clone_from(&e.value),
-            None => {
-                state.insert(e.key.clone(), e.value.clone());
-            }
-        }
+        state.upsert(&e.key, &e.value);
     }
 }
 

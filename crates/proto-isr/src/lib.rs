@@ -223,6 +223,7 @@ mod inspect;
 #[cfg(test)]
 mod invariant_tests;
 mod invariants;
+mod kv;
 mod leader;
 mod log;
 mod message;
@@ -239,6 +240,7 @@ mod state_line;
 
 pub use config::{IsrConfig, IsrMode};
 pub use group::IsrGroup;
+pub use kv::KvState;
 pub use log::LogEntry;
 pub use probe::{CatchUpMode, IsrProbe, NodeProbe};
 pub use registration::IsrRegistration;

@@ -2,10 +2,11 @@
 //! plane every node behaviour shares (the entries with their leader epochs,
 //! and the high watermark this replica has applied).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
+
+use crate::kv::KvState;
 
 /// One log entry. Offsets start at 1 and are contiguous.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,8 +30,8 @@ pub struct LogEntry {
 #[derive(Debug, Clone, Default)]
 pub struct ReplicaLog {
     pub(crate) entries: Vec<Arc<LogEntry>>,
-    pub(crate) data: BTreeMap<Bytes, Bytes>,
-    pub(crate) committed: BTreeMap<Bytes, Bytes>,
+    pub(crate) data: KvState,
+    pub(crate) committed: KvState,
     pub(crate) applied_hw: u64,
     /// Bumped whenever entries already held change (a truncation, a
     /// snapshot install) — appends keep it — so a checker may remember
@@ -75,20 +76,20 @@ impl ReplicaLog {
 
     /// Every appended entry applied, last write per key winning.
     #[must_use]
-    pub fn data(&self) -> &BTreeMap<Bytes, Bytes> {
+    pub fn data(&self) -> &KvState {
         &self.data
     }
 
     /// Only entries at or below `applied_hw` applied.
     #[must_use]
-    pub fn committed_data(&self) -> &BTreeMap<Bytes, Bytes> {
+    pub fn committed_data(&self) -> &KvState {
         &self.committed
     }
 
     /// Appends the next entry and applies it to `data`.
     pub(crate) fn push(&mut self, entry: Arc<LogEntry>) {
         debug_assert_eq!(entry.offset, self.end() + 1, "log offsets are contiguous");
-        upsert(&mut self.data, &entry);
+        self.data.upsert(&entry.key, &entry.value);
         self.entries.push(entry);
     }
 
@@ -136,9 +137,9 @@ impl ReplicaLog {
             return;
         }
         self.applied_hw = self.end();
-        let mut committed = BTreeMap::new();
+        let mut committed = KvState::default();
         for entry in &self.entries {
-            upsert(&mut committed, entry);
+            committed.upsert(&entry.key, &entry.value);
         }
         self.committed = committed;
     }
@@ -148,11 +149,11 @@ impl ReplicaLog {
         let mut data = if from == self.applied_hw {
             self.committed.clone()
         } else {
-            BTreeMap::new()
+            KvState::default()
         };
         let start = if from == self.applied_hw { from } else { 0 };
         for entry in &self.entries[start as usize..] {
-            upsert(&mut data, entry);
+            data.upsert(&entry.key, &entry.value);
         }
         self.data = data;
     }
@@ -165,7 +166,7 @@ impl ReplicaLog {
             return false;
         }
         for entry in &self.entries[self.applied_hw as usize..target as usize] {
-            upsert(&mut self.committed, entry);
+            self.committed.upsert(&entry.key, &entry.value);
         }
         self.applied_hw = target;
         true
@@ -180,15 +181,5 @@ impl ReplicaLog {
             k -= 1;
         }
         k
-    }
-}
-
-/// `map[key] = value` without re-cloning a key that is already present.
-fn upsert(map: &mut BTreeMap<Bytes, Bytes>, entry: &LogEntry) {
-    match map.get_mut(&entry.key) {
-        Some(value) => value.clone_from(&entry.value),
-        None => {
-            map.insert(entry.key.clone(), entry.value.clone());
-        }
     }
 }
