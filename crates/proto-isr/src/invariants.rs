@@ -8,10 +8,9 @@
 
 use std::sync::Arc;
 
-use replication::Cluster;
+use replication::{Cluster, KvState};
 
 use crate::controller::Controller;
-use crate::kv::KvState;
 use crate::log::{LogEntry, ReplicaLog};
 use crate::message::IsrMessage;
 use crate::node::IsrNode;

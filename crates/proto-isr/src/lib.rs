@@ -223,7 +223,6 @@ mod inspect;
 #[cfg(test)]
 mod invariant_tests;
 mod invariants;
-mod kv;
 mod leader;
 mod log;
 mod message;
@@ -240,15 +239,15 @@ mod state_line;
 
 pub use config::{IsrConfig, IsrMode};
 pub use group::IsrGroup;
-pub use kv::KvState;
 pub use log::LogEntry;
 pub use probe::{CatchUpMode, IsrProbe, NodeProbe};
 pub use registration::IsrRegistration;
 pub use role::Role;
 
 pub use replication::{
-    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, NodeSummary, OpId,
-    Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Tick, Trace, WriteResult,
+    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, KvState, NodeId, NodeSummary,
+    OpId, Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Tick, Trace,
+    WriteResult,
 };
 
 /// The names most programs need: `use proto_isr::prelude::*;`.

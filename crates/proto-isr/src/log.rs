@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use crate::kv::KvState;
+use replication::KvState;
 
 /// One log entry. Offsets start at 1 and are contiguous.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -112,7 +112,7 @@ pub(crate) fn snapshot(
                 received_lsn: n.lsn(),
                 flushed_lsn: n.flushed_lsn(),
                 durable_lsn: disk[i].lsn,
-                data: n.data().clone(),
+                data: n.data().to_sorted(),
                 catch_up_mode: n.catch_up_mode(),
             })
             .collect(),

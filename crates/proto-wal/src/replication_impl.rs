@@ -291,7 +291,7 @@ impl ReplicationGroup for WalShippingGroup {
                     alive: self.cluster.is_alive(i),
                     role: n.role().name(),
                     applied_offset: n.applied_lsn(),
-                    data: n.data().clone(),
+                    data: n.data().to_sorted(),
                 })
                 .collect(),
         }

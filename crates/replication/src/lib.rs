@@ -29,6 +29,7 @@ mod cluster;
 mod error;
 mod group;
 mod inflight;
+mod kv;
 mod level;
 mod message;
 mod op;
@@ -45,6 +46,7 @@ pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
 pub use group::{AWAIT_BOUND, Crash, ReplicationGroup};
 pub use inflight::ClientOps;
+pub use kv::KvState;
 pub use level::{AckLevel, ReadLevel};
 pub use message::MessagePart;
 #[doc(hidden)]

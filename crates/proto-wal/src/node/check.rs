@@ -25,7 +25,7 @@ impl WalNode {
         if records.len() != self.record_ends.len() {
             return Err(format!("{name}: record index out of step with WAL"));
         }
-        let mut data = std::collections::BTreeMap::new();
+        let mut data = replication::KvState::default();
         let mut end = 0;
         let mut last_timeline = 0;
         if self.applied_lsn > self.lsn()

@@ -78,10 +78,10 @@ mod primary_tests;
 #[cfg(test)]
 mod step_tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use bytes::Bytes;
-use replication::GroupError;
+use replication::{GroupError, KvState};
 use sim_core::Tick;
 
 pub use crate::message::WalMsg;
@@ -113,7 +113,7 @@ pub struct WalNode {
     /// End offset in `wal` of record `i + 1`; its length is the last LSN.
     record_ends: Vec<usize>,
     /// The data after replaying LSN 1..=`applied_lsn`.
-    data: BTreeMap<Bytes, Bytes>,
+    data: KvState,
     /// The last replayed LSN (≤ the WAL end; equal unless a replay delay
     /// holds records back).
     applied_lsn: u64,
@@ -181,7 +181,7 @@ impl WalNode {
             apply_delay: settings.recovery_min_apply_delay,
             wal: Vec::new(),
             record_ends: Vec::new(),
-            data: BTreeMap::new(),
+            data: KvState::default(),
             applied_lsn: 0,
             replay_due: VecDeque::new(),
             flushed_lsn: 0,
@@ -344,7 +344,7 @@ impl WalNode {
 
     /// Its key/value data (the replay of its WAL up to the applied LSN).
     #[must_use]
-    pub fn data(&self) -> &BTreeMap<Bytes, Bytes> {
+    pub fn data(&self) -> &KvState {
         &self.data
     }
 

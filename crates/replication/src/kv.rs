@@ -1,9 +1,10 @@
-//! A replica's key/value state (`data`, `committed_data`): the last write
-//! of each key, applied entry by entry.
+//! A node's key/value state: the last write of each key, applied record by
+//! record (a WAL standby's `data`, an ISR replica's `data` and
+//! `committed_data`).
 //!
-//! Every replica applies every entry twice — to `data` when it is appended
-//! and to `committed_data` when HW covers it — so a write costs one lookup
-//! per replica and view. An ordered map compares the key at every level of
+//! Every replica applies every write — an ISR replica twice, when it is
+//! appended and when HW covers it — so a write costs one lookup per
+//! replica and view. An ordered map compares the key at every level of
 //! its tree (a `memcmp` call each); a hash map hashes it once. The hasher
 //! is foldhash's with its fixed seed (already in the build through
 //! `serde_json`), so the layout is the same in every run, and nothing
@@ -50,7 +51,7 @@ impl KvState {
     }
 
     /// `key = value`, without re-cloning a key already present.
-    pub(crate) fn upsert(&mut self, key: &Bytes, value: &Bytes) {
+    pub fn upsert(&mut self, key: &Bytes, value: &Bytes) {
         match self.map.get_mut(&key[..]) {
             Some(held) => held.clone_from(value),
             None => {
@@ -59,14 +60,18 @@ impl KvState {
         }
     }
 
+    /// `key = value`, taking both.
+    pub fn insert(&mut self, key: Bytes, value: Bytes) {
+        self.map.insert(key, value);
+    }
+
     /// Forgets every key.
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.map.clear();
     }
 
-    /// Forgets `key` (tests corrupt a view with it).
-    #[cfg(test)]
-    pub(crate) fn remove(&mut self, key: &[u8]) -> Option<Bytes> {
+    /// Forgets `key`, returning its value.
+    pub fn remove(&mut self, key: &[u8]) -> Option<Bytes> {
         self.map.remove(key)
     }
 }
