@@ -5,8 +5,8 @@
 //! implement one [`ReplicationGroup`] trait so the same experiment can be run
 //! against each and the answers compared. This crate holds only the words
 //! they share: node ids (from `sim-core`), [`AckLevel`] and [`ReadLevel`],
-//! [`WriteResult`] and [`ReadResult`], [`GroupError`], and the
-//! protocol-neutral [`GroupSummary`].
+//! [`WriteResult`] and [`ReadResult`], [`GroupError`], a node's key/value
+//! state ([`KvState`]), and the protocol-neutral [`GroupSummary`].
 //!
 //! ## What it mirrors, simplifies, omits
 //!
