@@ -42,6 +42,19 @@ pub fn bugs() -> Vec<PlantedBug> {
     ]
 }
 
+/// [`REJOIN_ON_EQUAL_LEO`]'s test: reachable, and a log end equal to the
+/// leader's (here, so that mutation testing of the protocol's files does
+/// not count mutants of code only a planted build runs).
+pub(crate) fn caught_up_on_equal_leo(
+    follower: &crate::controller::ReplicaFacts,
+    leader_end: u64,
+) -> bool {
+    follower.alive
+        && !follower.slow
+        && follower.linked_to_leader
+        && follower.log_end_offset == leader_end
+}
+
 /// True when the planted bug `name` is on; always false in a build
 /// without the `planted` feature.
 #[inline]

@@ -116,10 +116,7 @@ impl Controller {
     /// end merely equals the leader's.
     fn is_caught_up(&self, follower: &ReplicaFacts, leader_end: u64) -> bool {
         if crate::planted::on(self.planted, crate::planted::REJOIN_ON_EQUAL_LEO)
-            && follower.alive
-            && !follower.slow
-            && follower.linked_to_leader
-            && follower.log_end_offset == leader_end
+            && crate::planted::caught_up_on_equal_leo(follower, leader_end)
         {
             return true;
         }
