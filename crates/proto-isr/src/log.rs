@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-
 use replication::KvState;
 
 /// One log entry. Offsets start at 1 and are contiguous.
