@@ -442,6 +442,6 @@ impl RaftGroup {
 impl InvariantChecker {
     /// Checks `group` now; the error describes the first violation found.
     pub fn check(&mut self, group: &RaftGroup) -> Result<(), String> {
-        self.check_nodes(group.cluster.ids(), &group.nodes)
+        self.check_nodes(group.cluster.ids(), &group.nodes, group.cluster.now())
     }
 }

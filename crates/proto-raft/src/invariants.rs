@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use sim_core::NodeId;
+use sim_core::{NodeId, Tick};
 
 use crate::message::LogEntry;
 use crate::node::{RaftNode, Role};
@@ -23,6 +23,13 @@ use crate::node::{RaftNode, Role};
 ///    prefix (`snapshot index ≤ applied ≤ commit`), its term is the term of
 ///    the entry committed at its index, and every log that still holds that
 ///    index holds it with that term.
+/// 6. **Compaction bound** (§7) — with a `snapshot_threshold` of `T`, no
+///    live node holds `T` or more applied entries past its snapshot: it
+///    compacts as soon as it applies the `T`-th.
+/// 7. **CheckQuorum** (§6.2 of Ongaro's thesis) — a live leader with
+///    CheckQuorum on has its next majority check scheduled after now and at
+///    most one lowest election timeout ahead, so it re-confirms a majority
+///    (or steps down) at least that often.
 #[derive(Debug, Clone, Default)]
 pub struct InvariantChecker {
     leaders: BTreeMap<u64, usize>,
@@ -42,9 +49,14 @@ impl InvariantChecker {
         Self::default()
     }
 
-    /// Checks `nodes` (named `ids`) now; the error describes the first
-    /// violation found.
-    pub(crate) fn check_nodes(&mut self, ids: &[NodeId], nodes: &[RaftNode]) -> Result<(), String> {
+    /// Checks `nodes` (named `ids`) at tick `now`; the error describes the
+    /// first violation found.
+    pub(crate) fn check_nodes(
+        &mut self,
+        ids: &[NodeId],
+        nodes: &[RaftNode],
+        now: Tick,
+    ) -> Result<(), String> {
         let name = |i: usize| ids[i].to_string();
         self.verified.resize(nodes.len(), 0);
         for n in nodes.iter().filter(|n| n.alive && n.role == Role::Leader) {
@@ -167,6 +179,30 @@ impl InvariantChecker {
                 }
             }
         }
+        for n in nodes.iter().filter(|n| n.alive) {
+            if let Some(threshold) = n.timing.snapshot_threshold
+                && n.last_applied >= n.snapshot.index.saturating_add(threshold)
+            {
+                return Err(format!(
+                    "compaction: {} applied through {} but its snapshot ends at {} (snapshot_threshold {threshold})",
+                    name(n.me),
+                    n.last_applied,
+                    n.snapshot.index
+                ));
+            }
+            let period = n.timing.election_timeout.0;
+            if n.role == Role::Leader
+                && n.timing.check_quorum
+                && (n.quorum_check_at <= now || n.quorum_check_at > now.saturating_add(period))
+            {
+                return Err(format!(
+                    "check quorum: {} leads term {} at tick {now} with its next majority check at tick {} (due every {period} ticks)",
+                    name(n.me),
+                    n.current_term,
+                    n.quorum_check_at
+                ));
+            }
+        }
         for n in nodes.iter().filter(|n| n.alive && n.role == Role::Leader) {
             for (&index, (entry, term)) in &self.committed {
                 if *term > n.current_term || index <= n.snapshot.index {
@@ -189,6 +225,7 @@ impl InvariantChecker {
 mod tests {
     use replication::{AckLevel, ReplicationGroup};
 
+    use crate::node::Role;
     use crate::{InvariantChecker, RaftConfig, RaftGroup};
 
     /// A group whose nodes have all compacted (threshold 2, five writes).
@@ -231,5 +268,45 @@ mod tests {
         g.nodes[1].log[0].term += 1;
         let err = checker.check(&g).expect_err("violation");
         assert!(err.contains("snapshot"), "{err}");
+    }
+
+    #[test]
+    fn applied_entries_left_uncompacted_are_a_violation() {
+        let mut g = compacted();
+        // Node 0 applies one more entry without compacting, then is held to
+        // a threshold that entry has reached.
+        g.nodes[0].timing.snapshot_threshold = None;
+        g.client_write("late".into(), "v".into(), AckLevel::Quorum)
+            .expect("write");
+        g.run_until_idle(100).expect("idle");
+        let n = &mut g.nodes[0];
+        assert!(n.last_applied > n.snapshot.index);
+        n.timing.snapshot_threshold = Some(n.last_applied - n.snapshot.index);
+        let err = InvariantChecker::new().check(&g).expect_err("violation");
+        assert!(err.starts_with("compaction: "), "{err}");
+    }
+
+    #[test]
+    fn a_check_quorum_leader_whose_check_is_overdue_or_too_far_is_a_violation() {
+        let mut g = RaftGroup::new(RaftConfig::default().with_check_quorum(true)).expect("group");
+        g.run_until_leader(None, 100).expect("leader");
+        for _ in 0..40 {
+            g.tick();
+        }
+        InvariantChecker::new()
+            .check(&g)
+            .expect("a leader that keeps checking passes");
+        let now = g.now();
+        let l = g
+            .nodes
+            .iter()
+            .position(|n| n.role == Role::Leader)
+            .expect("a leader");
+        let period = g.nodes[l].timing.election_timeout.0;
+        for due in [now, now + period + 1] {
+            g.nodes[l].quorum_check_at = due;
+            let err = InvariantChecker::new().check(&g).expect_err("violation");
+            assert!(err.starts_with("check quorum: "), "{err}");
+        }
     }
 }
