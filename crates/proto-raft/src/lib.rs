@@ -42,10 +42,10 @@
 //! [`RaftGroup::propose_at`] (append without a client op),
 //! [`RaftGroup::write_at`] (a QUORUM write at a named node that believes it
 //! leads), [`RaftGroup::probe`] and [`InvariantChecker`] (Figure 3's
-//! properties). This crate re-exports the shared vocabulary
-//! ([`ReplicationGroup`], [`AckLevel`], [`ClientOp`], [`NodeId`], …), so
-//! depending on it alone is enough; `use proto_raft::prelude::*;` brings the
-//! common names.
+//! properties, plus the compaction bound and CheckQuorum's period). This
+//! crate re-exports the shared vocabulary ([`ReplicationGroup`],
+//! [`AckLevel`], [`ClientOp`], [`NodeId`], …), so depending on it alone is
+//! enough; `use proto_raft::prelude::*;` brings the common names.
 //!
 //! ## Operations in flight
 //!
