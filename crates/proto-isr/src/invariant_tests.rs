@@ -252,6 +252,28 @@ fn a_leader_change_without_a_new_epoch_or_a_replica_epoch_going_back_is_a_violat
     );
 }
 
+/// Every election is the controller's decision: a leader epoch that moves
+/// while the controller epoch stays is caught.
+#[test]
+fn a_new_leader_epoch_without_a_new_controller_epoch_is_a_violation() {
+    let mut g = committed_group(true);
+    assert_eq!(g.check_invariants(), Ok(()));
+    let controller_epoch = g.controller.controller_epoch;
+    g.controller.leader_epoch += 1;
+    for n in &mut g.nodes {
+        n.known_epoch = g.controller.leader_epoch;
+    }
+    let broken = g
+        .check_invariants()
+        .expect_err("an epoch no controller issued");
+    assert!(
+        broken.contains(&format!(
+            "was issued without a new controller epoch (still {controller_epoch})"
+        )),
+        "{broken}"
+    );
+}
+
 /// SPEC §6 invariant 5: a replica's `applied_hw` never goes back while its
 /// log is not truncated; a power loss that truncates the log may lower it.
 #[test]

@@ -11,7 +11,9 @@ use crate::message::IsrMessage;
 /// SPEC §6's monotonicity, between two checks that passed (two
 /// [`fingerprint`](super::fingerprint)s of the same partition): the
 /// leader and controller epochs never go back; a new leader comes with a
-/// new leader epoch (Kafka bumps the epoch at every leader change); HW
+/// new leader epoch (Kafka bumps the epoch at every leader change), and a
+/// new leader epoch with a new controller epoch (the chapter's
+/// `controller_elect` increments both); HW
 /// goes back only in an unclean election (which sets the unclean epoch
 /// anew); no replica's known leader epoch goes back (it only ever learns
 /// the controller's current one); and a replica's `applied_hw` goes back
@@ -36,6 +38,11 @@ pub(super) fn check_monotonic(
     if controller_epoch_now < controller_epoch {
         return Err(format!(
             "controller epoch went back from {controller_epoch} to {controller_epoch_now}"
+        ));
+    }
+    if leader_epoch_now > leader_epoch && controller_epoch_now == controller_epoch {
+        return Err(format!(
+            "leader epoch {leader_epoch_now} was issued without a new controller epoch (still {controller_epoch})"
         ));
     }
     if hw_now < hw && unclean_now == unclean {
