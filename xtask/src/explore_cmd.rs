@@ -388,11 +388,16 @@ history and trace.
   partition is never offline at the end, and ALL_ISR writes it lacks are
   lost — the counterexample. With the setting off (the default rows) those
   runs end offline and ALL_ISR stays durable.
-- `isr … linearizable` is not *available*: the chapter's LINEARIZABLE read
-  fails at once (`read_blocked`, guard `above high watermark`) while the
-  leader holds an entry above the high watermark — a write still in flight
-  — instead of waiting for it to commit, even with no fault in force. A
-  client must retry; Kafka itself offers no linearizable read.
+- `isr … linearizable`: the chapter's LINEARIZABLE read fails at once
+  (`read_blocked`, guard `above high watermark`) while the leader holds an
+  entry above the high watermark — a write still in flight — instead of
+  waiting for it to commit, even with no fault in force. A client must
+  retry; Kafka itself offers no linearizable read. The protocol states
+  that refusal from its own state (`read_refused_by_design`: the leader's
+  log end is above HW as the read is served), and *available* excuses
+  exactly that one; a LINEARIZABLE read refused for any other reason (an
+  ISR below min.insync, an expired lease) while the faults are tolerated
+  still counts against it.
 - `isr … datagram`: the same ISR protocol on datagrams (loss,
   duplication, reordering) instead of the TCP-like streams Kafka
   replicates over. The chapter's catch-up messages carry no sequence a

@@ -240,6 +240,9 @@ struct Tolerance {
 struct InFlight {
     index: usize,
     judged_in: Option<u64>,
+    /// A `LINEARIZABLE` read the protocol stated, as it was served, that it
+    /// refuses by design ([`ReplicationGroup::read_refused_by_design`]).
+    excused: bool,
 }
 
 struct Runner<'a> {
@@ -375,8 +378,19 @@ impl Runner<'_> {
         }
         let now = self.group.now();
         let judged_in = if judged { self.judged_epoch() } else { None };
+        let linearizable_read = matches!(
+            op,
+            ClientOp::Read {
+                level: ReadLevel::Linearizable,
+                ..
+            }
+        );
+        let excused = |g: &dyn ReplicationGroup| {
+            judged_in.is_some() && linearizable_read && g.read_refused_by_design().is_some()
+        };
         match self.group.submit(op) {
             Ok(id) => {
+                let excused = excused(self.group.as_ref());
                 self.clock += 1;
                 self.history.push(HistoryOp {
                     client,
@@ -394,13 +408,18 @@ impl Runner<'_> {
                     InFlight {
                         index: self.history.len() - 1,
                         judged_in,
+                        excused,
                     },
                 );
                 self.busy[slot] = Some(id);
                 StepResult::Submitted(id)
             }
             Err(err) => {
-                if judged_in.is_some() && self.available == Check::Holds {
+                let blocked = matches!(err, GroupError::ReadBlocked { .. });
+                if judged_in.is_some()
+                    && self.available == Check::Holds
+                    && !(blocked && excused(self.group.as_ref()))
+                {
                     self.available = Check::Violated(format!(
                         "c{client} {} refused at tick {now} while the faults in force had been tolerated since tick {}: {err}",
                         kind_text(&kind),
@@ -432,7 +451,12 @@ impl Runner<'_> {
                 _ => {}
             }
             let still = tolerated_now && flight.judged_in == Some(self.tolerance.epoch);
-            if still && op.status != Some(OutcomeStatus::Done) && self.available == Check::Holds {
+            let by_design = flight.excused && op.status == Some(OutcomeStatus::Failed);
+            if still
+                && !by_design
+                && op.status != Some(OutcomeStatus::Done)
+                && self.available == Check::Holds
+            {
                 self.available = Check::Violated(format!(
                     "{} ended {} at tick {} though the faults in force had been tolerated since tick {} (recovery bound {} ticks): {}",
                     op.describe(),

@@ -217,6 +217,19 @@ impl ReplicationGroup for IsrGroup {
     /// ISR, no live ISR member is left to elect, and unclean leader
     /// election is off — Kafka keeps the partition offline rather than
     /// lose committed records.
+    /// The chapter's `Linearizable` guard refuses while the leader has
+    /// appended above HW; this names that state (the other guards, a
+    /// short ISR or an expired lease, are not excused).
+    fn read_refused_by_design(&self) -> Option<String> {
+        let l = self.controller.leader();
+        let (log_end, hw) = (
+            self.nodes[l].log_end_offset(),
+            self.controller.high_watermark(),
+        );
+        (self.cluster.is_alive(l) && log_end > hw)
+            .then(|| format!("leader log end {log_end} is above HW {hw}"))
+    }
+
     fn unavailable(&self) -> Option<String> {
         if let Some(why) = self.lag_outpaced() {
             return Some(why);

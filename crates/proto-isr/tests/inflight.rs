@@ -422,6 +422,29 @@ fn linearizable_read_submitted_while_the_leader_has_entries_above_hw_completes_f
 }
 
 #[test]
+fn the_above_hw_refusal_is_stated_as_by_design_and_a_short_isr_is_not() {
+    let mut g = group(IsrConfig::default());
+    assert_eq!(g.read_refused_by_design(), None, "nothing above HW");
+    let id = g.submit(write("k", "v", AckLevel::AllIsr)).unwrap();
+    assert_eq!(
+        g.read_refused_by_design().as_deref(),
+        Some("leader log end 1 is above HW 0")
+    );
+    await_within(&mut g, id, 32);
+    assert_eq!(g.read_refused_by_design(), None, "committed: HW caught up");
+    // Two followers down: the ISR shrinks below min.insync, and a
+    // LINEARIZABLE read is refused for that, which is not excused.
+    g.crash(&n("node-2"), false).unwrap();
+    g.crash(&n("node-3"), false).unwrap();
+    g.run_until_idle(64).unwrap();
+    let err = g
+        .client_read(b"k", ReadLevel::Linearizable, None)
+        .expect_err("ISR below min.insync");
+    assert!(matches!(err, GroupError::ReadBlocked { .. }), "{err}");
+    assert_eq!(g.read_refused_by_design(), None);
+}
+
+#[test]
 fn write_submitted_to_a_displaced_isolated_leader_completes_unknown_when_refused() {
     let mut g = group(IsrConfig::default());
     g.client_write(Bytes::from("k"), Bytes::from("base"), AckLevel::AllIsr)

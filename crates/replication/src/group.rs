@@ -209,6 +209,16 @@ pub trait ReplicationGroup {
         None
     }
 
+    /// Why a `LINEARIZABLE` read sent to the current leader is refused now
+    /// by the protocol's design, read from its own state — ISR's chapter
+    /// read is refused while the leader's log end is above HW (a write in
+    /// flight). The explorer's *available* excuses a refused
+    /// `LINEARIZABLE` read only when this names a reason at the tick it was
+    /// served; `None` (the default) excuses nothing.
+    fn read_refused_by_design(&self) -> Option<String> {
+        None
+    }
+
     /// True when the faults now in force are ones the protocol is designed
     /// to tolerate without losing availability (Raft: a minority down or
     /// cut off; ISR: the ISR still at or above min.insync; WAL: every
