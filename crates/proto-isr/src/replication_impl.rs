@@ -213,10 +213,6 @@ impl ReplicationGroup for IsrGroup {
         self.config.replica_lag_timeout + self.config.lease_duration + 10
     }
 
-    /// An offline partition: the controller's leader is down or out of the
-    /// ISR, no live ISR member is left to elect, and unclean leader
-    /// election is off — Kafka keeps the partition offline rather than
-    /// lose committed records.
     /// The chapter's `Linearizable` guard refuses while the leader has
     /// appended above HW; this names that state (the other guards, a
     /// short ISR or an expired lease, are not excused).
@@ -230,6 +226,10 @@ impl ReplicationGroup for IsrGroup {
             .then(|| format!("leader log end {log_end} is above HW {hw}"))
     }
 
+    /// An offline partition: the controller's leader is down or out of the
+    /// ISR, no live ISR member is left to elect, and unclean leader
+    /// election is off — Kafka keeps the partition offline rather than
+    /// lose committed records.
     fn unavailable(&self) -> Option<String> {
         if let Some(why) = self.lag_outpaced() {
             return Some(why);
