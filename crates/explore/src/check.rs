@@ -19,12 +19,9 @@ pub(crate) struct FinalValues {
 /// final value was written by a write that is not ordered before it in
 /// real time (values are unique per write, so a value names its write).
 pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel) -> Check {
-    let mut writer: BTreeMap<(&Bytes, &Bytes), &HistoryOp> = BTreeMap::new();
-    for op in history {
-        if let OpKind::Write { key, value } = &op.kind {
-            writer.insert((key, value), op);
-        }
-    }
+    // Which write wrote a value is asked only when a final value differs
+    // from an acknowledged write's: the map is built at the first such ask.
+    let mut writers: Option<BTreeMap<(&Bytes, &Bytes), &HistoryOp>> = None;
     for op in history {
         let OpKind::Write { key, value } = &op.kind else {
             continue;
@@ -38,7 +35,10 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
         let lost = match fin {
             Some(v) if v == value => None,
             None => Some("the key is absent".to_string()),
-            Some(v) => match writer.get(&(key, v)) {
+            Some(v) => match writers
+                .get_or_insert_with(|| writer_of_each(history))
+                .get(&(key, v))
+            {
                 None => Some(format!("it holds {}, which no client wrote", text(v))),
                 Some(other) => match other.ret {
                     Some(ret) if ret < op.call => Some(format!(
@@ -64,6 +64,18 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
         return Check::Undecided(first.clone());
     }
     Check::Holds
+}
+
+/// Each write of `history` by its key and value (values are unique, so
+/// the pair names one write).
+fn writer_of_each(history: &[HistoryOp]) -> BTreeMap<(&Bytes, &Bytes), &HistoryOp> {
+    history
+        .iter()
+        .filter_map(|op| match &op.kind {
+            OpKind::Write { key, value } => Some(((key, value), op)),
+            OpKind::Read { .. } => None,
+        })
+        .collect()
 }
 
 /// The history as lincheck checks it: one key/value operation per client

@@ -45,6 +45,7 @@ mod config;
 mod converges;
 pub mod exhaustive;
 mod history;
+mod literals;
 mod profile;
 mod property;
 mod registers;

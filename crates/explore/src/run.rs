@@ -12,6 +12,7 @@ use replication::{
 use crate::check::{self, FinalValues};
 use crate::config::Configuration;
 use crate::history::{HistoryOp, OpKind};
+use crate::literals;
 use crate::property::{Check, Property};
 use crate::schedule::{NodeRef, Schedule, Step};
 
@@ -92,8 +93,6 @@ pub fn run_schedule(
         tolerance: Tolerance::default(),
         faults: Faults::default(),
         log: Vec::new(),
-        keys: Vec::new(),
-        values: value_arena(&schedule.steps),
         trace: options.trace,
         power_losses: 0,
     };
@@ -263,9 +262,6 @@ struct Runner<'a> {
     tolerance: Tolerance,
     faults: Faults,
     log: Vec<String>,
-    keys: Vec<Option<Bytes>>,
-    /// Per step, the value its write writes ([`value_arena`]).
-    values: Vec<Option<Bytes>>,
     trace: bool,
     /// Power losses made so far.
     power_losses: u32,
@@ -292,17 +288,6 @@ impl Runner<'_> {
                 (isolated.len() > n.saturating_sub(1) / 2).then(|| self.nodes[isolated[0]].clone())
             }
         }
-    }
-
-    /// `k<key>`, built once per run.
-    fn key(&mut self, key: u8) -> Bytes {
-        let slot = usize::from(key);
-        if self.keys.len() <= slot {
-            self.keys.resize(slot + 1, None);
-        }
-        self.keys[slot]
-            .get_or_insert_with(|| Bytes::from(format!("k{key}")))
-            .clone()
     }
 
     fn tick(&mut self) {
@@ -482,14 +467,13 @@ impl Runner<'_> {
         if n == 0 {
             return (op, true);
         }
-        let home = self.nodes[usize::from(client) % n].clone();
         let stale = self
             .stale
             .get(usize::from(client))
             .copied()
             .unwrap_or(false);
         if stale || local {
-            (op.at(&home), false)
+            (op.at(&self.nodes[usize::from(client) % n]), false)
         } else {
             (op, true)
         }
@@ -498,17 +482,13 @@ impl Runner<'_> {
     fn step(&mut self, index: usize, step: &Step) -> StepResult {
         let result = match *step {
             Step::Write { client, key, value } => {
-                let key = self.key(key);
-                let value = match self.values.get(index) {
-                    Some(Some(bytes)) => bytes.clone(),
-                    _ => value_bytes(value),
-                };
+                let (key, value) = (literals::key(key), literals::value(value));
                 let op = ClientOp::write(key.clone(), value.clone(), self.config.ack);
                 let (op, judged) = self.route(client, op, false);
                 return self.submit(client, op, OpKind::Write { key, value }, judged);
             }
             Step::Read { client, key } => {
-                let key = self.key(key);
+                let key = literals::key(key);
                 let op = ClientOp::read(key.clone(), self.config.read);
                 let local = self.config.read == ReadLevel::Local;
                 let (op, judged) = self.route(client, op, local);
@@ -697,9 +677,15 @@ impl Runner<'_> {
     /// Reads every key the schedule touched at the strongest level the
     /// protocol offers, retrying a blocked or leaderless read.
     fn final_reads(&mut self) -> FinalValues {
-        let mut keys: Vec<Bytes> = self.history.iter().map(|op| op.key().clone()).collect();
+        // A schedule touches a few keys: each is cloned once, not once
+        // per operation.
+        let mut keys: Vec<Bytes> = Vec::new();
+        for op in &self.history {
+            if !keys.contains(op.key()) {
+                keys.push(op.key().clone());
+            }
+        }
         keys.sort();
-        keys.dedup();
         let reader = self.clients;
         let mut values = BTreeMap::new();
         let mut unread = Vec::new();
@@ -719,6 +705,13 @@ impl Runner<'_> {
                     StepResult::Submitted(_) => {}
                     StepResult::Refused(err) => {
                         last = err.to_string();
+                        if self.group.unavailable_lasts() && self.group.unavailable().is_some() {
+                            // The protocol states, from its own state, why
+                            // it cannot serve, and that no tick ends it:
+                            // every fault is healed, so a retry would find
+                            // the same.
+                            break;
+                        }
                         if self.group.leader().is_none() {
                             let _ = self.group.failover(None);
                         }
@@ -892,78 +885,5 @@ fn outcome_text(outcome: &Outcome) -> String {
         Outcome::Written { message, .. } => message.clone(),
         Outcome::Read(_) => "served".into(),
         _ => String::new(),
-    }
-}
-
-/// `v<value>` as bytes.
-fn value_bytes(value: impl Into<u64>) -> Bytes {
-    let mut buf = Vec::with_capacity(8);
-    push_value(&mut buf, value.into());
-    Bytes::from(buf)
-}
-
-/// Appends `v` and the decimal digits of `value`.
-fn push_value(buf: &mut Vec<u8>, mut value: u64) {
-    buf.push(b'v');
-    let start = buf.len();
-    loop {
-        buf.push(b'0' + (value % 10) as u8);
-        value /= 10;
-        if value == 0 {
-            break;
-        }
-    }
-    buf[start..].reverse();
-}
-
-/// Every value the schedule writes, `v<value>` per write step, written
-/// into one buffer: each is a slice of it, so a run allocates its values
-/// once, and a replica's copy of one is a reference count, not a buffer.
-fn value_arena(steps: &[Step]) -> Vec<Option<Bytes>> {
-    let mut buf = Vec::new();
-    let mut ends = Vec::with_capacity(steps.len());
-    for step in steps {
-        let start = buf.len();
-        if let Step::Write { value, .. } = step {
-            push_value(&mut buf, u64::from(*value));
-        }
-        ends.push((start, buf.len()));
-    }
-    let arena = Bytes::from(buf);
-    ends.into_iter()
-        .map(|(start, end)| (end > start).then(|| arena.slice(start..end)))
-        .collect()
-}
-
-#[cfg(test)]
-mod value_tests {
-    #[test]
-    fn a_value_is_v_and_its_decimal_digits() {
-        for n in [0u64, 7, 10, 65_535, u64::MAX] {
-            assert_eq!(super::value_bytes(n), super::Bytes::from(format!("v{n}")));
-        }
-    }
-
-    #[test]
-    fn the_arena_holds_each_write_steps_value_and_nothing_for_other_steps() {
-        use crate::schedule::Step;
-        let steps = [
-            Step::Write {
-                client: 0,
-                key: 0,
-                value: 0,
-            },
-            Step::Wait(3),
-            Step::Write {
-                client: 1,
-                key: 1,
-                value: 1234,
-            },
-        ];
-        let values = super::value_arena(&steps);
-        assert_eq!(values.len(), 3);
-        assert_eq!(values[0].as_deref(), Some(&b"v0"[..]));
-        assert_eq!(values[1], None);
-        assert_eq!(values[2].as_deref(), Some(&b"v1234"[..]));
     }
 }

@@ -190,7 +190,11 @@ impl IsrGroup {
     }
 
     /// Replica `i` as the controller sees it now, `leader` leading
-    /// `epoch`.
+    /// `epoch`. Inlined: returned through the stack from a call, the
+    /// struct's fields, written one by one, were read back as two wide
+    /// loads that waited on those stores (a third of
+    /// [`IsrGroup::gather_facts`]' time, sampled with `perf`).
+    #[inline(always)]
     fn facts_of(&self, i: usize, leader: usize, epoch: u64) -> ReplicaFacts {
         let node = &self.nodes[i];
         ReplicaFacts {

@@ -256,6 +256,14 @@ impl ReplicationGroup for IsrGroup {
         })
     }
 
+    /// Both reasons last: a network slower than `replica.lag.time.max`
+    /// is the configuration's, and an offline partition ends only when an
+    /// operator enables unclean election (no tick brings an ISR member
+    /// back: a replica rejoins by fetching from a serving leader).
+    fn unavailable_lasts(&self) -> bool {
+        true
+    }
+
     /// Marks the replica's log durable through its end (`isr_fsync`).
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.cluster.alive_index(node)?;

@@ -209,6 +209,16 @@ pub trait ReplicationGroup {
         None
     }
 
+    /// True when the reason [`unavailable`](ReplicationGroup::unavailable)
+    /// gives now lasts: with every fault healed, no tick ends it, only an
+    /// operator's act (ISR's offline partition: no live in-sync replica
+    /// to elect, unclean election off). The explorer then stops retrying
+    /// its final reads at once instead of letting ticks pass. `false` (the
+    /// default) for a reason time may end (Raft: no leader *yet*).
+    fn unavailable_lasts(&self) -> bool {
+        false
+    }
+
     /// Why a `LINEARIZABLE` read sent to the current leader is refused now
     /// by the protocol's design, read from its own state — ISR's chapter
     /// read is refused while the leader's log end is above HW (a write in
