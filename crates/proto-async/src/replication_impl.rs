@@ -304,8 +304,10 @@ impl ScenarioGroup for AsyncPrimaryGroup {
         self.trace()
             .of_kind("async_message_rejected")
             .filter(|e| {
-                matches!(e.field("reason"), Some(sim_core::Value::Str(r))
-                    if r == "non_current_primary" || r == "stale_generation")
+                matches!(
+                    e.str_field("reason"),
+                    Some("non_current_primary" | "stale_generation")
+                )
             })
             .count() as u64
     }

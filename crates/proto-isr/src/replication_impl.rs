@@ -441,8 +441,7 @@ impl ScenarioGroup for IsrGroup {
         self.trace()
             .of_kind("isr_append_rejected")
             .filter(|e| {
-                e.field("reason").is_some_and(|r| {
-                    let r = r.to_string();
+                e.str_field("reason").is_some_and(|r| {
                     r.contains("stale_leader_epoch") || r.contains("non_current_leader")
                 })
             })

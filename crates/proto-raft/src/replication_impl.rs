@@ -4,7 +4,6 @@ use replication::{AckLevel, NodeState, ScenarioGroup, StateRecorder, WriteResult
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
-use sim_core::Value;
 use sim_core::{NodeId, Tick, Trace, record};
 
 use crate::group::RaftGroup;
@@ -278,8 +277,7 @@ impl ScenarioGroup for RaftGroup {
             return None;
         }
         let trace = self.trace();
-        let is_node =
-            |e: &sim_core::EventRef<'_>, key: &str| e.field(key) == Some(Value::Node(node.clone()));
+        let is_node = |e: &sim_core::EventRef<'_>, key: &str| e.node_field(key) == Some(node);
         let restarted = trace
             .of_kind("node_restarted")
             .filter(|e| is_node(e, "node"))

@@ -69,6 +69,8 @@ pub use net::{Envelope, MessageId, NetConfig, Payload, SimNet, Transport};
 pub use node::NodeId;
 pub use rng::Rng;
 pub use scheduler::Scheduler;
+#[doc(hidden)]
+pub use trace::FieldWriter;
 pub use trace::{
     Event, EventRef, Events, Field, FieldSink, Fields, Trace, TraceFilter, TraceValue, Value,
     event_from_json_line, event_to_json, is_message_kind, value_from_json, value_to_json,

@@ -76,7 +76,7 @@ pub(crate) struct Interner {
     text_bits: u32,
     statics: usize,
     text_by_value: FastMap<Box<str>, u32>,
-    nodes: Vec<NodeId>,
+    pub(crate) nodes: Vec<NodeId>,
     /// Holds a clone of each cached id, so its address cannot be reused by
     /// another name while the entry exists.
     node_cache: Vec<Option<(NodeId, u32)>>,
@@ -531,6 +531,17 @@ impl<'a> Reader<'a> {
             }
             _ => return None,
         })
+    }
+
+    /// The next value if it is a node, without cloning it.
+    pub(crate) fn node_value(&mut self) -> Option<&'a NodeId> {
+        if *self.bytes.first()? != NODE {
+            self.value()?;
+            return None;
+        }
+        self.byte()?;
+        let id = self.varint()? as usize;
+        self.interner.nodes.get(id)
     }
 
     /// The next value if it is text, without allocating.

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::clock::Tick;
+use crate::node::NodeId;
 use crate::trace::codec::{Interner, Reader};
 use crate::trace::value::Value;
 
@@ -120,6 +121,20 @@ impl<'a> EventRef<'a> {
         None
     }
 
+    /// The node value of field `key`, if it is present and a node (no
+    /// clone of the id).
+    pub fn node_field(&self, key: &str) -> Option<&'a NodeId> {
+        let mut reader = self.reader();
+        while !reader.is_empty() {
+            let k = reader.interner.text_of(reader.varint()? as u32);
+            if k == key {
+                return reader.node_value();
+            }
+            reader.value()?;
+        }
+        None
+    }
+
     /// An owned copy.
     pub fn to_owned(&self) -> Event {
         Event {
@@ -177,5 +192,33 @@ impl fmt::Display for Event {
 impl fmt::Display for EventRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         render(f, self.seq, self.tick, self.kind, self.fields())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{NodeId, Trace, record};
+
+    /// `node_field` answers the recorded node itself (the interned id, not
+    /// a decoded copy), and nothing for a missing key or a field of another
+    /// kind.
+    #[test]
+    fn node_field_answers_a_node_field_and_nothing_else() {
+        let (a, b) = (NodeId::new("a"), NodeId::new("b"));
+        let mut trace = Trace::new();
+        record!(
+            trace,
+            1,
+            "caught_up",
+            leader = &a,
+            follower = &b,
+            mode = "log_replay"
+        );
+        let event = trace.events().next().expect("one event");
+        assert_eq!(event.node_field("follower"), Some(&b));
+        assert_eq!(event.node_field("leader"), Some(&a));
+        assert_eq!(event.node_field("mode"), None);
+        assert_eq!(event.node_field("missing"), None);
+        assert_eq!(event.str_field("mode"), Some("log_replay"));
     }
 }

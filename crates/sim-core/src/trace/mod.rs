@@ -173,6 +173,27 @@ impl Trace {
         self.end_event(tick, kind);
     }
 
+    /// Starts an event whose fields are then written one by one with
+    /// [`FieldWriter::field`], each encoder called directly (what
+    /// [`record!`](crate::record) expands to). Reads back exactly as
+    /// [`Trace::push_fields`] of the same fields. The event is recorded by
+    /// [`FieldWriter::finish`]; a writer dropped unfinished records nothing
+    /// it began (its fields are cut off again).
+    #[doc(hidden)]
+    #[inline]
+    pub fn begin_fields(&mut self, tick: Tick, kind: &'static str) -> FieldWriter<'_> {
+        debug_assert!(!self.disabled, "begin_fields on a disabled trace");
+        self.begin_event();
+        let kind = self.interner.static_text(kind);
+        let start = self.encoded.len();
+        FieldWriter {
+            trace: self,
+            tick,
+            kind,
+            start,
+        }
+    }
+
     /// Before an event's fields are encoded: a run's trace holds some
     /// dozens of events at least, so the first skips the smallest growth
     /// steps.
@@ -324,6 +345,48 @@ impl Trace {
     }
 }
 
+/// One event being written field by field ([`Trace::begin_fields`]).
+#[doc(hidden)]
+pub struct FieldWriter<'t> {
+    trace: &'t mut Trace,
+    tick: Tick,
+    kind: u32,
+    /// Where the event's fields begin in the buffer.
+    start: usize,
+}
+
+impl FieldWriter<'_> {
+    /// Appends field `key` = `value`.
+    #[inline]
+    pub fn field<V: TraceValue + ?Sized>(&mut self, key: &'static str, value: &V) {
+        let trace = &mut *self.trace;
+        let key = trace.interner.static_text(key);
+        put_varint(&mut trace.encoded, u64::from(key));
+        value.encode(&mut FieldSink {
+            out: &mut trace.encoded,
+            interner: &mut trace.interner,
+        });
+    }
+
+    /// Records the event.
+    #[inline]
+    pub fn finish(self) {
+        let (tick, kind) = (self.tick, self.kind);
+        // Finished: the drop below must not cut the fields off.
+        let trace = &mut *std::mem::ManuallyDrop::new(self).trace;
+        trace.end_event(tick, kind);
+    }
+}
+
+impl Drop for FieldWriter<'_> {
+    /// Unfinished (a panic while a value encoded): the fields written so
+    /// far are cut off, so the buffer holds whole events only.
+    fn drop(&mut self) {
+        let start = self.start;
+        self.trace.encoded.truncate(start);
+    }
+}
+
 /// Records an event on a [`Trace`] without building its fields when
 /// recording is off. Each field encodes itself from a borrow straight into
 /// the trace's arena (no per-event allocation, no clone of a node name or
@@ -333,7 +396,10 @@ impl Trace {
 /// event is recorded: a value borrowed from the struct that also owns the
 /// trace through a method (`node = self.cluster.id(i)` while recording on
 /// `self.cluster.trace`) does not compile — clone it
-/// (`self.cluster.id(i).clone()`), or read it before the call.
+/// (`self.cluster.id(i).clone()`), or read it before the call. The
+/// trace expression is evaluated after the values, where each field's name
+/// names its value: a field may not be named like a variable the trace
+/// expression uses (`record!(trace, 1, "k", trace = 2)` does not compile).
 ///
 /// ```
 /// use sim_core::{record, NodeId, Trace};
@@ -347,14 +413,18 @@ macro_rules! record {
     ($trace:expr, $tick:expr, $kind:expr $(, $key:ident = $val:expr)* $(,)?) => {{
         let tick: $crate::Tick = $tick;
         if $trace.is_enabled() {
+            let kind: &'static str = $kind;
             // Every value is evaluated first, in order, and borrowed (its
-            // temporaries live to the end of this block); then each
-            // encodes itself into the trace.
-            let fields: [(&'static str, &dyn $crate::TraceValue);
-                0 $(+ { let _ = stringify!($key); 1 })*] = [
-                $((stringify!($key), &$val)),*
-            ];
-            $trace.push_fields(tick, $kind, &fields);
+            // temporaries live to the end of the match); then each encodes
+            // itself into the trace, called directly (no `dyn`).
+            #[allow(unused_variables)]
+            match ($(&$val,)*) {
+                ($($key,)*) => {
+                    let mut __event = $trace.begin_fields(tick, kind);
+                    $(__event.field(stringify!($key), $key);)*
+                    __event.finish();
+                }
+            }
         }
     }};
 }
