@@ -147,7 +147,7 @@ impl RaftNode {
             self.log.push(entry);
         }
         if planted::on(self.timing.planted, planted::TRUNCATE_ON_STALE_APPEND) {
-            planted::truncate_after_append(self, prev_log_index + count, &mut truncated_from);
+            planted::truncate_after_append(self, prev_log_index, count, &mut truncated_from);
         }
         if let Some(first) = first_new {
             out.push(Output::Event(NodeEvent::EntriesAppended {

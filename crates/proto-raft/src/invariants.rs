@@ -30,6 +30,13 @@ use crate::node::{RaftNode, Role};
 ///    CheckQuorum on has its next majority check scheduled after now and at
 ///    most one lowest election timeout ahead, so it re-confirms a majority
 ///    (or steps down) at least that often.
+/// 8. **Replication progress** (etcd's `Progress`: `Match < Next`) — a
+///    live leader's view of each follower is ordered: what it knows the
+///    follower holds is below what it will send next, which is at most one
+///    past its own log end (`match_index < next_index ≤ last index + 1`).
+///    A `next_index` that falls to the acknowledged `match_index` resends
+///    what the follower has; one past the log end names entries that do
+///    not exist.
 #[derive(Debug, Clone, Default)]
 pub struct InvariantChecker {
     leaders: BTreeMap<u64, usize>,
@@ -204,6 +211,18 @@ impl InvariantChecker {
             }
         }
         for n in nodes.iter().filter(|n| n.alive && n.role == Role::Leader) {
+            for p in (0..nodes.len()).filter(|&p| p != n.me) {
+                let (matched, next) = (n.match_index[p], n.next_index[p]);
+                if matched >= next || next > n.last_index() + 1 {
+                    return Err(format!(
+                        "replication progress: {} leads term {} with {}'s match index {matched} and next index {next} (log end {})",
+                        name(n.me),
+                        n.current_term,
+                        name(p),
+                        n.last_index()
+                    ));
+                }
+            }
             for (&index, (entry, term)) in &self.committed {
                 if *term > n.current_term || index <= n.snapshot.index {
                     continue;
@@ -307,6 +326,30 @@ mod tests {
             g.nodes[l].quorum_check_at = due;
             let err = InvariantChecker::new().check(&g).expect_err("violation");
             assert!(err.starts_with("check quorum: "), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_leader_whose_next_index_falls_to_the_match_index_or_past_its_log_is_a_violation() {
+        let mut g = RaftGroup::new(RaftConfig::default()).expect("group");
+        g.run_until_leader(None, 100).expect("leader");
+        g.client_write("k".into(), "v".into(), AckLevel::Quorum)
+            .expect("write");
+        g.run_until_idle(100).expect("idle");
+        InvariantChecker::new()
+            .check(&g)
+            .expect("a leader with caught-up followers passes");
+        let l = g
+            .nodes
+            .iter()
+            .position(|n| n.role == Role::Leader)
+            .expect("a leader");
+        let p = (l + 1) % g.nodes.len();
+        let (matched, last) = (g.nodes[l].match_index[p], g.nodes[l].last_index());
+        for next in [matched, last + 2] {
+            g.nodes[l].next_index[p] = next;
+            let err = InvariantChecker::new().check(&g).expect_err("violation");
+            assert!(err.starts_with("replication progress: "), "{err}");
         }
     }
 }

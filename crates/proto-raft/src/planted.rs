@@ -74,14 +74,16 @@ pub fn bugs() -> Vec<PlantedBug> {
 /// [`TRUNCATE_ON_STALE_APPEND`]'s change to `handle_append` (kept here, out
 /// of the protocol's files, so that mutation testing of the protocol does
 /// not count mutants of test-only code): drop whatever follows the
-/// message's last entry, `through`, even when nothing conflicts — never
-/// below the commit index, which this node would notice.
+/// message's last entry (`count` entries after `prev_log_index`), even
+/// when nothing conflicts — never below the commit index, which this node
+/// would notice.
 pub(crate) fn truncate_after_append(
     node: &mut crate::node::RaftNode,
-    through: u64,
+    prev_log_index: u64,
+    count: u64,
     truncated_from: &mut Option<u64>,
 ) {
-    let keep_through = through.max(node.commit_index);
+    let keep_through = (prev_log_index + count).max(node.commit_index);
     if keep_through < node.last_index() {
         node.truncate_from(keep_through + 1);
         *truncated_from = Some(keep_through + 1);

@@ -64,17 +64,20 @@ impl RaftNode {
         out: &mut Vec<Output>,
     ) {
         let up_to_date = (last_log_term, last_log_index) >= (self.last_term(), self.last_index());
-        let leader_alive = self.leader_alive(now);
-        let granted = term > self.current_term && up_to_date && !leader_alive;
-        let reason = if granted {
-            "granted"
-        } else if term <= self.current_term {
-            "stale term"
+        // The first rule that refuses is the reason; none refusing grants.
+        // (One decision: a refusal word computed apart from the grant could
+        // disagree with it unseen.)
+        let refusal = if term <= self.current_term {
+            Some("stale term")
         } else if !up_to_date {
-            "log behind"
+            Some("log behind")
+        } else if self.leader_alive(now) {
+            Some("leader alive")
         } else {
-            "leader alive"
+            None
         };
+        let granted = refusal.is_none();
+        let reason = refusal.unwrap_or("granted");
         out.push(Output::Event(NodeEvent::PreVoteCast {
             candidate: from,
             term,
