@@ -53,6 +53,7 @@ mod replay;
 mod run;
 mod schedule;
 pub mod shrink;
+mod steady;
 mod sweep;
 pub mod table;
 

@@ -864,7 +864,13 @@ impl Runner<'_> {
             SETTLE_TICKS,
         ) {
             Check::Holds => {
-                crate::converges::a_named_failover_succeeds(self.group.as_mut(), SETTLE_TICKS)
+                match crate::steady::steady_state_holds(self.group.as_mut(), &key, SETTLE_TICKS) {
+                    Check::Holds => crate::converges::a_named_failover_succeeds(
+                        self.group.as_mut(),
+                        SETTLE_TICKS,
+                    ),
+                    other => other,
+                }
             }
             other => other,
         }

@@ -1,6 +1,6 @@
 //! The [`ReplicationGroup`] impl: the shared driver surface.
 
-use replication::{AckLevel, NodeState, ScenarioGroup, StateRecorder, WriteResult};
+use replication::{AckLevel, NodeState, ScenarioGroup, StateRecorder, SteadyState, WriteResult};
 use replication::{
     ClientOp, Completion, GroupError, GroupSummary, NodeSummary, OpId, ReplicationGroup,
 };
@@ -181,6 +181,31 @@ impl ReplicationGroup for RaftGroup {
             return None;
         }
         self.outside_timing()
+    }
+
+    /// On a reliable network inside Raft's timing assumption: a write
+    /// leaves with the flush that starts the next tick and commits when
+    /// the answers come back (a round trip at the network's delay);
+    /// idle, the leader sends each follower one heartbeat per heartbeat
+    /// interval and each answers it.
+    fn steady_state(&self) -> Option<SteadyState> {
+        let net = self.cluster.net_config();
+        if !net.is_reliable() || self.outside_timing().is_some() {
+            return None;
+        }
+        let heartbeat = self.config.heartbeat.max(1);
+        let idle_ticks = 8 * heartbeat;
+        let followers = self.nodes.len().saturating_sub(1) as u64;
+        Some(SteadyState {
+            write_latency: 2 * net.max_delay,
+            idle_ticks,
+            // Heartbeats and answers of every interval the window touches.
+            idle_messages: 2 * followers * (idle_ticks / heartbeat + 1),
+        })
+    }
+
+    fn messages_sent(&self) -> Option<u64> {
+        Some(self.cluster.messages_sent())
     }
 
     /// Six of the highest election timeout: an election, with split votes

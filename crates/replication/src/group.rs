@@ -244,6 +244,22 @@ pub trait ReplicationGroup {
         50
     }
 
+    /// The protocol's [`SteadyState`](crate::SteadyState) bounds — write
+    /// latency and idle chatter — when it makes such a promise in the
+    /// group's present configuration and network (a network that loses,
+    /// duplicates, reorders or stalls nothing). `None` (the default)
+    /// promises nothing, and the explorer checks nothing.
+    fn steady_state(&self) -> Option<crate::SteadyState> {
+        None
+    }
+
+    /// Messages sent since the group was built (each one counted once,
+    /// dropped or not), for [`steady_state`](ReplicationGroup::steady_state)'s
+    /// idle bound. `None` (the default) when the protocol does not count.
+    fn messages_sent(&self) -> Option<u64> {
+        None
+    }
+
     /// A hash of the group's whole simulated state (nodes, harness, in-flight
     /// messages, clock excluded), for the explorer's bounded exhaustive mode
     /// to explore an equivalent state once. The default hashes the summary,

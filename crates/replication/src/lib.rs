@@ -38,6 +38,7 @@ mod output;
 mod recorder;
 mod registration;
 mod state;
+mod steady;
 mod summary;
 mod validate;
 
@@ -61,5 +62,6 @@ pub use registration::{
 };
 pub use sim_core::{NetConfig, NodeId, Rng, Tick, Trace, Transport};
 pub use state::{NodeState, StateChange, StateField, StateLog, StateRow};
+pub use steady::SteadyState;
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;

@@ -340,6 +340,11 @@ impl<M: Payload> Cluster<M> {
         self.net.in_flight()
     }
 
+    /// Messages sent so far (dropped ones included).
+    pub fn messages_sent(&self) -> u64 {
+        self.net.messages_sent()
+    }
+
     /// `Err` when the network ever dropped a send for being full
     /// ([`NetConfig::capacity`](sim_core::NetConfig::capacity)): a message
     /// storm, which every protocol's invariant check reports first.

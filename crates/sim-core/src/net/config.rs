@@ -153,6 +153,17 @@ impl NetConfig {
             }
     }
 
+    /// True when the network loses, duplicates, reorders and stalls
+    /// nothing: every message arrives once, in order, within the delay
+    /// range.
+    #[must_use]
+    pub fn is_reliable(&self) -> bool {
+        self.drop_rate <= 0.0
+            && self.duplicate_rate <= 0.0
+            && self.reorder_rate <= 0.0
+            && self.stall_rate <= 0.0
+    }
+
     /// Checks every setting; the error names the one at fault.
     pub fn validate(&self) -> Result<(), SimError> {
         if self.capacity == 0 {

@@ -163,6 +163,11 @@ impl<M: Payload> SimNet<M> {
         self.queue.now()
     }
 
+    /// Messages sent so far, dropped ones included (the next message's id).
+    pub fn messages_sent(&self) -> u64 {
+        self.next_id
+    }
+
     /// Advances the clock one tick; then drain [`SimNet::next_delivery`].
     pub fn advance(&mut self) -> Tick {
         self.queue.advance()

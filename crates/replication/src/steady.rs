@@ -1,0 +1,25 @@
+//! [`SteadyState`]: what a protocol promises about its normal operation,
+//! once every fault is healed and its network loses, duplicates, reorders
+//! and stalls nothing.
+//!
+//! Safety and recovery say whether an answer is right and whether one
+//! comes; this says how cheaply. A leader that heartbeats every tick, or
+//! holds a proposal for the next heartbeat instead of sending it at once,
+//! is correct and slow: its steady state breaks these bounds. The explorer
+//! checks them at the end of *recovers*, on a group that has converged.
+
+/// A protocol's steady-state bounds on a healthy network
+/// ([`ReplicationGroup::steady_state`](crate::ReplicationGroup::steady_state)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SteadyState {
+    /// The most ticks a write at the strongest ack level takes, from its
+    /// submission to its acknowledgement, on a converged, idle group: one
+    /// replication round (Raft: AppendEntries with the next flush, and its
+    /// answer, each at most the network's delay).
+    pub write_latency: u64,
+    /// An idle window's length in ticks …
+    pub idle_ticks: u64,
+    /// … and the most messages the group sends in it while converged and
+    /// idle: its heartbeats and their answers, nothing else.
+    pub idle_messages: u64,
+}
