@@ -40,6 +40,8 @@
 //!
 //! A runnable example: `cargo run -p explore --example explore_one`.
 
+#[cfg(test)]
+mod altered;
 mod check;
 mod config;
 mod converges;

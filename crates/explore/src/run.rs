@@ -98,6 +98,7 @@ pub fn run_schedule(
         log: Vec::new(),
         trace: options.trace,
         power_losses: 0,
+        unquiet: None,
     };
     if let Err(e) = network
         && options.trace
@@ -268,6 +269,8 @@ struct Runner<'a> {
     trace: bool,
     /// Power losses made so far.
     power_losses: u32,
+    /// Why the healed group did not quiesce, if it did not.
+    unquiet: Option<String>,
 }
 
 impl Runner<'_> {
@@ -672,7 +675,11 @@ impl Runner<'_> {
             let _ = self.group.failover(None);
             self.collect();
         }
-        let _ = self.group.run_until_idle(SETTLE_TICKS);
+        if let Err(e) = self.group.run_until_idle(SETTLE_TICKS)
+            && self.group.quiesces()
+        {
+            self.unquiet = Some(e.to_string());
+        }
         self.collect();
         self.check_invariants(|| "after quiescence".to_string());
     }
@@ -772,6 +779,11 @@ impl Runner<'_> {
     fn recovers(&mut self) -> Check {
         if let Some(why) = self.group.unavailable() {
             return Check::Undecided(why);
+        }
+        if let Some(why) = &self.unquiet {
+            return Check::Violated(format!(
+                "with every fault healed and every node running, the group did not quiesce within {SETTLE_TICKS} ticks: {why}"
+            ));
         }
         let key = Bytes::from_static(b"recovery-probe");
         let submit = |g: &mut Box<dyn ReplicationGroup>, probe: &str| {
@@ -894,5 +906,48 @@ fn outcome_text(outcome: &Outcome) -> String {
         Outcome::Written { message, .. } => message.clone(),
         Outcome::Read(_) => "served".into(),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proto_raft::{RaftConfig, RaftGroup};
+    use replication::{AckLevel, NetConfig, ReadLevel, ReplicationGroup};
+
+    use super::*;
+    use crate::altered::Altered;
+
+    /// A schedule of no steps on a three-node Raft group, altered as
+    /// `alter` says, over a reliable 1-tick network.
+    fn recovers_of(alter: fn(Altered) -> Altered) -> Check {
+        let config = Configuration::new(
+            "raft",
+            AckLevel::Quorum,
+            ReadLevel::Linearizable,
+            "default",
+            move |build: &crate::Build| {
+                let raft = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
+                Ok(Box::new(alter(Altered::new(raft))) as Box<dyn ReplicationGroup>)
+            },
+        );
+        let mut schedule = crate::schedule_of(&config, 1, 3);
+        schedule.profile.nodes = 3;
+        schedule.profile.drawn_nodes = None;
+        schedule.profile.knobs = Vec::new();
+        schedule.profile.net = NetConfig::default()
+            .with_delay_range(1, 1)
+            .with_capacity(2_000);
+        schedule.steps = Vec::new();
+        let report = run_schedule(&config, &schedule, RunOptions::SWEEP).expect("runs");
+        report.check(Property::Recovers).clone()
+    }
+
+    #[test]
+    fn a_healed_group_that_does_not_quiesce_fails_recovers() {
+        assert_eq!(recovers_of(|g| g), Check::Holds);
+        match recovers_of(Altered::never_idle) {
+            Check::Violated(why) => assert!(why.contains("did not quiesce"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -79,12 +79,10 @@ pub(crate) fn steady_state_holds(
 #[cfg(test)]
 mod tests {
     use proto_raft::{RaftConfig, RaftGroup};
-    use replication::{
-        AckLevel, Bytes, Completion, GroupError, GroupSummary, NodeId, OpId, ReadLevel, ReadResult,
-        ReplicationGroup, SteadyState, Tick, Trace, WriteResult,
-    };
+    use replication::{AckLevel, Bytes, ReplicationGroup, SteadyState};
 
     use super::*;
+    use crate::altered::Altered;
 
     /// A converged three-node Raft group on its default (reliable) network.
     fn converged() -> RaftGroup {
@@ -102,106 +100,6 @@ mod tests {
         g
     }
 
-    /// Raft with a test's changes: a LINEARIZABLE read started at every
-    /// tick (chatter beyond the heartbeats), or a steady state promising
-    /// less latency than Raft has.
-    struct Altered {
-        raft: RaftGroup,
-        chatter: bool,
-        promise: Option<SteadyState>,
-    }
-
-    impl ReplicationGroup for Altered {
-        fn protocol(&self) -> &'static str {
-            self.raft.protocol()
-        }
-        fn node_ids(&self) -> Vec<NodeId> {
-            self.raft.node_ids()
-        }
-        fn leader(&self) -> Option<NodeId> {
-            self.raft.leader()
-        }
-        fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
-            self.raft.submit(op)
-        }
-        fn take_completions(&mut self) -> Vec<Completion> {
-            self.raft.take_completions()
-        }
-        fn take_completion(&mut self, id: OpId) -> Option<Completion> {
-            self.raft.take_completion(id)
-        }
-        fn client_write(
-            &mut self,
-            k: Bytes,
-            v: Bytes,
-            l: AckLevel,
-        ) -> Result<WriteResult, GroupError> {
-            self.raft.client_write(k, v, l)
-        }
-        fn client_read(
-            &mut self,
-            k: &[u8],
-            l: ReadLevel,
-            n: Option<&NodeId>,
-        ) -> Result<ReadResult, GroupError> {
-            self.raft.client_read(k, l, n)
-        }
-        fn tick(&mut self) {
-            if self.chatter {
-                let read = ClientOp::read(Bytes::from_static(b"p"), ReadLevel::Linearizable);
-                let _ = self.raft.submit(read);
-            }
-            self.raft.tick();
-        }
-        fn run_until_idle(&mut self, max: u64) -> Result<u64, GroupError> {
-            self.raft.run_until_idle(max)
-        }
-        fn crash(&mut self, n: &NodeId, lose: bool) -> Result<(), GroupError> {
-            self.raft.crash(n, lose)
-        }
-        fn restart(&mut self, n: &NodeId) -> Result<(), GroupError> {
-            self.raft.restart(n)
-        }
-        fn isolate(&mut self, n: &NodeId) -> Result<(), GroupError> {
-            self.raft.isolate(n)
-        }
-        fn heal(&mut self, n: &NodeId) -> Result<(), GroupError> {
-            self.raft.heal(n)
-        }
-        fn fsync(&mut self, n: &NodeId) -> Result<(), GroupError> {
-            self.raft.fsync(n)
-        }
-        fn failover(&mut self, c: Option<&NodeId>) -> Result<NodeId, GroupError> {
-            self.raft.failover(c)
-        }
-        fn trace(&self) -> &Trace {
-            self.raft.trace()
-        }
-        fn trace_mut(&mut self) -> &mut Trace {
-            self.raft.trace_mut()
-        }
-        fn now(&self) -> Tick {
-            self.raft.now()
-        }
-        fn summary(&self) -> GroupSummary {
-            self.raft.summary()
-        }
-        fn steady_state(&self) -> Option<SteadyState> {
-            self.promise.or_else(|| self.raft.steady_state())
-        }
-        fn messages_sent(&self) -> Option<u64> {
-            self.raft.messages_sent()
-        }
-    }
-
-    fn altered(chatter: bool, promise: Option<SteadyState>) -> Altered {
-        Altered {
-            raft: converged(),
-            chatter,
-            promise,
-        }
-    }
-
     #[test]
     fn a_converged_raft_group_keeps_its_steady_state() {
         let mut g = converged();
@@ -215,7 +113,7 @@ mod tests {
 
     #[test]
     fn chatter_beyond_the_heartbeats_is_a_violation() {
-        let mut g = altered(true, None);
+        let mut g = Altered::new(converged()).with_chatter();
         match steady_state_holds(&mut g, &Bytes::from_static(b"p"), 100) {
             Check::Violated(why) => assert!(why.contains("messages in 16 ticks"), "{why}"),
             other => panic!("{other:?}"),
@@ -229,7 +127,7 @@ mod tests {
             idle_ticks: 16,
             idle_messages: 40,
         };
-        let mut g = altered(false, Some(promise));
+        let mut g = Altered::new(converged()).promising(promise);
         match steady_state_holds(&mut g, &Bytes::from_static(b"p"), 100) {
             Check::Violated(why) => assert!(why.contains("took 2 ticks"), "{why}"),
             other => panic!("{other:?}"),

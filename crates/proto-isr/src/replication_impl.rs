@@ -82,6 +82,11 @@ impl ReplicationGroup for IsrGroup {
         self.step_tick();
     }
 
+    /// No timer of its own keeps it busy: healed, it goes idle.
+    fn quiesces(&self) -> bool {
+        true
+    }
+
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         self.run_idle(max_ticks)
     }

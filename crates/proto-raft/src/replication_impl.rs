@@ -183,6 +183,12 @@ impl ReplicationGroup for RaftGroup {
         self.outside_timing()
     }
 
+    /// Inside its timing assumption (a heartbeat round shorter than the
+    /// lowest election timeout); outside it, elections may churn forever.
+    fn quiesces(&self) -> bool {
+        self.outside_timing().is_none()
+    }
+
     /// On a reliable network inside Raft's timing assumption: a write
     /// leaves with the flush that starts the next tick and commits when
     /// the answers come back (a round trip at the network's delay);

@@ -244,6 +244,16 @@ pub trait ReplicationGroup {
         50
     }
 
+    /// True when, with every fault healed and every node running, the
+    /// group promises to go idle — [`run_until_idle`](ReplicationGroup::run_until_idle)
+    /// returns `Ok` — within a few hundred ticks (the explorer's *recovers*
+    /// holds it to that). Raft promises it only inside its timing
+    /// assumption, where elections do not churn. `false` (the default)
+    /// promises nothing.
+    fn quiesces(&self) -> bool {
+        false
+    }
+
     /// The protocol's [`SteadyState`](crate::SteadyState) bounds — write
     /// latency and idle chatter — when it makes such a promise in the
     /// group's present configuration and network (a network that loses,

@@ -64,6 +64,11 @@ impl ReplicationGroup for FetchGroup {
 
     /// Ticks until no write is pending and every live follower the
     /// controller can reach has fetched the leader's whole log and HW.
+    /// No timer of its own keeps it busy: healed, it goes idle.
+    fn quiesces(&self) -> bool {
+        true
+    }
+
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         let mut ticks = 0;
         while let Some(waiting) = self.busy() {

@@ -1,0 +1,134 @@
+//! A Raft group with a test's changes, for the explorer's unit tests:
+//! a LINEARIZABLE read started at every tick (chatter beyond the
+//! heartbeats), a steady state promising less than Raft keeps, or a
+//! `run_until_idle` that never finds it idle.
+
+use proto_raft::RaftGroup;
+use replication::{
+    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReadLevel,
+    ReadResult, ReplicationGroup, SteadyState, Tick, Trace, WriteResult,
+};
+
+/// [`RaftGroup`], altered as the flags say.
+pub(crate) struct Altered {
+    raft: RaftGroup,
+    chatter: bool,
+    promise: Option<SteadyState>,
+    unquiet: bool,
+}
+
+impl Altered {
+    pub(crate) fn new(raft: RaftGroup) -> Self {
+        Altered {
+            raft,
+            chatter: false,
+            promise: None,
+            unquiet: false,
+        }
+    }
+
+    /// A LINEARIZABLE read submitted before every tick.
+    pub(crate) fn with_chatter(mut self) -> Self {
+        self.chatter = true;
+        self
+    }
+
+    /// Promises `steady` instead of Raft's own steady state.
+    pub(crate) fn promising(mut self, steady: SteadyState) -> Self {
+        self.promise = Some(steady);
+        self
+    }
+
+    /// `run_until_idle` always fails, and the group says it quiesces.
+    pub(crate) fn never_idle(mut self) -> Self {
+        self.unquiet = true;
+        self
+    }
+}
+
+impl ReplicationGroup for Altered {
+    fn protocol(&self) -> &'static str {
+        self.raft.protocol()
+    }
+    fn node_ids(&self) -> Vec<NodeId> {
+        self.raft.node_ids()
+    }
+    fn leader(&self) -> Option<NodeId> {
+        self.raft.leader()
+    }
+    fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
+        self.raft.submit(op)
+    }
+    fn take_completions(&mut self) -> Vec<Completion> {
+        self.raft.take_completions()
+    }
+    fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        self.raft.take_completion(id)
+    }
+    fn client_write(&mut self, k: Bytes, v: Bytes, l: AckLevel) -> Result<WriteResult, GroupError> {
+        self.raft.client_write(k, v, l)
+    }
+    fn client_read(
+        &mut self,
+        k: &[u8],
+        l: ReadLevel,
+        n: Option<&NodeId>,
+    ) -> Result<ReadResult, GroupError> {
+        self.raft.client_read(k, l, n)
+    }
+    fn tick(&mut self) {
+        if self.chatter {
+            let read = ClientOp::read(Bytes::from_static(b"p"), ReadLevel::Linearizable);
+            let _ = self.raft.submit(read);
+        }
+        self.raft.tick();
+    }
+    fn run_until_idle(&mut self, max: u64) -> Result<u64, GroupError> {
+        if self.unquiet {
+            return Err(GroupError::NotIdle {
+                ticks: max,
+                waiting_for: "a test's never-idle group".into(),
+            });
+        }
+        self.raft.run_until_idle(max)
+    }
+    fn quiesces(&self) -> bool {
+        self.unquiet || self.raft.quiesces()
+    }
+    fn crash(&mut self, n: &NodeId, lose: bool) -> Result<(), GroupError> {
+        self.raft.crash(n, lose)
+    }
+    fn restart(&mut self, n: &NodeId) -> Result<(), GroupError> {
+        self.raft.restart(n)
+    }
+    fn isolate(&mut self, n: &NodeId) -> Result<(), GroupError> {
+        self.raft.isolate(n)
+    }
+    fn heal(&mut self, n: &NodeId) -> Result<(), GroupError> {
+        self.raft.heal(n)
+    }
+    fn fsync(&mut self, n: &NodeId) -> Result<(), GroupError> {
+        self.raft.fsync(n)
+    }
+    fn failover(&mut self, c: Option<&NodeId>) -> Result<NodeId, GroupError> {
+        self.raft.failover(c)
+    }
+    fn trace(&self) -> &Trace {
+        self.raft.trace()
+    }
+    fn trace_mut(&mut self) -> &mut Trace {
+        self.raft.trace_mut()
+    }
+    fn now(&self) -> Tick {
+        self.raft.now()
+    }
+    fn summary(&self) -> GroupSummary {
+        self.raft.summary()
+    }
+    fn steady_state(&self) -> Option<SteadyState> {
+        self.promise.or_else(|| self.raft.steady_state())
+    }
+    fn messages_sent(&self) -> Option<u64> {
+        self.raft.messages_sent()
+    }
+}
