@@ -47,6 +47,7 @@ mod config;
 mod converges;
 pub mod exhaustive;
 mod history;
+mod lease;
 mod literals;
 mod profile;
 mod property;

@@ -876,12 +876,17 @@ impl Runner<'_> {
             SETTLE_TICKS,
         ) {
             Check::Holds => {
-                match crate::steady::steady_state_holds(self.group.as_mut(), &key, SETTLE_TICKS) {
-                    Check::Holds => crate::converges::a_named_failover_succeeds(
+                let probe = Bytes::from_static(b"probe");
+                let checks = [
+                    crate::lease::lease_reads_hold(self.group.as_mut(), &key, &probe),
+                    crate::steady::steady_state_holds(self.group.as_mut(), &key, SETTLE_TICKS),
+                ];
+                match checks.into_iter().find(|c| *c != Check::Holds) {
+                    None => crate::converges::a_named_failover_succeeds(
                         self.group.as_mut(),
                         SETTLE_TICKS,
                     ),
-                    other => other,
+                    Some(broken) => broken,
                 }
             }
             other => other,

@@ -82,6 +82,10 @@ impl ReplicationGroup for IsrGroup {
         self.step_tick();
     }
 
+    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
+        Some(IsrGroup::lease_read(self, node, key))
+    }
+
     /// No timer of its own keeps it busy: healed, it goes idle.
     fn quiesces(&self) -> bool {
         true
@@ -433,10 +437,6 @@ impl IsrGroup {
 /// What a scenario reads from the group in the protocol's own words (see
 /// [`ScenarioGroup`]).
 impl ScenarioGroup for IsrGroup {
-    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
-        Some(IsrGroup::lease_read(self, node, key))
-    }
-
     fn catch_up(&self, node: &NodeId) -> Option<String> {
         let probe = self.probe();
         probe.node(node).map(|n| n.catch_up_mode.name().to_owned())

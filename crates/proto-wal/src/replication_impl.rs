@@ -72,14 +72,14 @@ impl ReplicationGroup for WalShippingGroup {
         self.step_tick();
     }
 
-    /// Ticks until no WAL message is in flight, no `QUORUM` write is
-    /// waiting (each waits at most `ack_timeout` ticks) and no running
-    /// standby holds a received record back for its replay delay.
     /// No timer of its own keeps it busy: healed, it goes idle.
     fn quiesces(&self) -> bool {
         true
     }
 
+    /// Ticks until no WAL message is in flight, no `QUORUM` write is
+    /// waiting (each waits at most `ack_timeout` ticks) and no running
+    /// standby holds a received record back for its replay delay.
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         let mut ticks = 0;
         let replaying = |g: &Self| {

@@ -244,6 +244,15 @@ pub trait ReplicationGroup {
         50
     }
 
+    /// A LINEARIZABLE read addressed to `node` that only a leader with a
+    /// live lease may serve (isr's `lease_read`); `None` when the protocol
+    /// has no such call (the default). The explorer's *recovers* asks it of
+    /// a converged group: served at the leader, refused at every follower.
+    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
+        let _ = (node, key);
+        None
+    }
+
     /// True when, with every fault healed and every node running, the
     /// group promises to go idle — [`run_until_idle`](ReplicationGroup::run_until_idle)
     /// returns `Ok` — within a few hundred ticks (the explorer's *recovers*

@@ -8,7 +8,7 @@
 //! heartbeat) and, until it hears of it, still believes it leads.
 
 use replication::{
-    AckLevel, ClientOp, Completion, GroupError, GroupSummary, NodeId, NodeState, OpId, ReadResult,
+    AckLevel, ClientOp, Completion, GroupError, GroupSummary, NodeId, NodeState, OpId,
     ReplicationGroup, ScenarioGroup, StateRecorder, Tick, Trace, WriteResult,
 };
 use sim_core::record;
@@ -62,13 +62,13 @@ impl ReplicationGroup for FetchGroup {
         }
     }
 
-    /// Ticks until no write is pending and every live follower the
-    /// controller can reach has fetched the leader's whole log and HW.
     /// No timer of its own keeps it busy: healed, it goes idle.
     fn quiesces(&self) -> bool {
         true
     }
 
+    /// Ticks until no write is pending and every live follower the
+    /// controller can reach has fetched the leader's whole log and HW.
     fn run_until_idle(&mut self, max_ticks: u64) -> Result<u64, GroupError> {
         let mut ticks = 0;
         while let Some(waiting) = self.busy() {
@@ -421,13 +421,5 @@ impl ScenarioGroup for FetchGroup {
             ));
         }
         text
-    }
-
-    fn lease_read(
-        &mut self,
-        _node: &NodeId,
-        _key: &[u8],
-    ) -> Option<Result<ReadResult, GroupError>> {
-        None
     }
 }

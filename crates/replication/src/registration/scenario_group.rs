@@ -3,23 +3,14 @@
 
 use sim_core::NodeId;
 
-use crate::error::GroupError;
 use crate::group::ReplicationGroup;
 use crate::level::AckLevel;
-use crate::outcome::{ReadResult, WriteResult};
+use crate::outcome::WriteResult;
 
 /// A group a scenario drives: the [`ReplicationGroup`] trait, plus the
 /// readings an experiment reports in the protocol's words, each taken from
 /// the protocol's own state (its probe), never from trace event names.
 pub trait ScenarioGroup: ReplicationGroup {
-    /// A LINEARIZABLE read addressed to `node` that only a leader with a
-    /// live lease may serve (isr's `lease_read`); `None` when the protocol
-    /// has no such call (the default).
-    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
-        let _ = (node, key);
-        None
-    }
-
     /// How `node` last caught up, in the protocol's words (`partial`,
     /// `incremental`, `log replay`, …); `None` for an unknown node.
     fn catch_up(&self, node: &NodeId) -> Option<String>;
