@@ -1,7 +1,8 @@
 //! A Raft group with a test's changes, for the explorer's unit tests:
 //! a LINEARIZABLE read started at every tick (chatter beyond the
-//! heartbeats), a steady state promising less than Raft keeps, or a
-//! `run_until_idle` that never finds it idle.
+//! heartbeats), a steady state promising less than Raft keeps, a
+//! `run_until_idle` that never finds it idle, or a claim to tolerate any
+//! fault.
 
 use proto_raft::RaftGroup;
 use replication::{
@@ -15,6 +16,7 @@ pub(crate) struct Altered {
     chatter: bool,
     promise: Option<SteadyState>,
     unquiet: bool,
+    tolerant: bool,
 }
 
 impl Altered {
@@ -24,6 +26,7 @@ impl Altered {
             chatter: false,
             promise: None,
             unquiet: false,
+            tolerant: false,
         }
     }
 
@@ -36,6 +39,12 @@ impl Altered {
     /// Promises `steady` instead of Raft's own steady state.
     pub(crate) fn promising(mut self, steady: SteadyState) -> Self {
         self.promise = Some(steady);
+        self
+    }
+
+    /// Claims to tolerate whatever faults are in force.
+    pub(crate) fn claiming_tolerance(mut self) -> Self {
+        self.tolerant = true;
         self
     }
 
@@ -91,6 +100,12 @@ impl ReplicationGroup for Altered {
             });
         }
         self.raft.run_until_idle(max)
+    }
+    fn tolerates_current_faults(&self) -> bool {
+        self.tolerant || self.raft.tolerates_current_faults()
+    }
+    fn recovery_bound(&self) -> u64 {
+        self.raft.recovery_bound()
     }
     fn quiesces(&self) -> bool {
         self.unquiet || self.raft.quiesces()

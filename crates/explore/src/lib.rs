@@ -49,6 +49,7 @@ pub mod exhaustive;
 mod history;
 mod lease;
 mod literals;
+mod minority;
 mod profile;
 mod property;
 mod registers;

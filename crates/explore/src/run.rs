@@ -161,6 +161,9 @@ pub fn run_schedule(
     let durable = check::durable(&run.history, &final_values, config.ack);
     let linearizable = linearizable(&run.history);
     let recovers = run.recovers();
+    if recovers == Check::Holds {
+        run.available_without_a_follower();
+    }
     Ok(RunReport {
         history: run.history,
         final_values: final_values.values,
@@ -770,6 +773,18 @@ impl Runner<'_> {
             }
         }
         FinalValues { values, unread }
+    }
+
+    /// The end of **available** ([`crate::minority`]), on a group that
+    /// recovered; invariants are checked after it too.
+    fn available_without_a_follower(&mut self) {
+        let key = Bytes::from_static(b"recovery-probe");
+        let check =
+            crate::minority::available_without_a_follower(self.group.as_mut(), &key, SETTLE_TICKS);
+        if self.available == Check::Holds {
+            self.available = check;
+        }
+        self.check_invariants(|| "after the aimed availability probe".to_string());
     }
 
     /// **recovers**: with everything healed and quiet, a write at the

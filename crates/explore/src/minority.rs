@@ -1,0 +1,132 @@
+//! The end of **available**: an aimed fault the protocol claims to
+//! tolerate, held long enough, on a group that has recovered.
+//!
+//! During the schedule a fault is judged only after it has been tolerated
+//! for the protocol's recovery bound with no other nemesis step in
+//! between, which dense schedules rarely leave room for. So each run ends
+//! with one such window on purpose: one follower crashes, and when the
+//! protocol says it tolerates that (Raft: a minority down; ISR: the ISR
+//! still at min.insync once the follower leaves it; WAL: no synchronous
+//! standby lost), a write at the strongest level, submitted once the
+//! recovery bound has passed, must complete *done*. A commit rule that
+//! waits for every replica, or an ISR that never shrinks, fails it.
+
+use replication::{AckLevel, Bytes, ClientOp, OutcomeStatus, ReplicationGroup};
+
+use crate::property::Check;
+
+/// Crashes the last follower of `group` (in node order) and, while the
+/// protocol tolerates that, waits its recovery bound and then writes `key`
+/// at the strongest ack level, which must be *done* within `settle` ticks.
+/// Not judged (holds) when there is no leader or follower, or the protocol
+/// does not claim to tolerate the crash.
+pub(crate) fn available_without_a_follower(
+    group: &mut dyn ReplicationGroup,
+    key: &Bytes,
+    settle: u64,
+) -> Check {
+    let Some(leader) = group.leader() else {
+        return Check::Holds;
+    };
+    let Some(follower) = group.node_ids().into_iter().rev().find(|n| *n != leader) else {
+        return Check::Holds;
+    };
+    if group.crash(&follower, false).is_err() || !group.tolerates_current_faults() {
+        return Check::Holds;
+    }
+    let bound = group.recovery_bound();
+    for _ in 0..bound {
+        group.tick();
+    }
+    if !group.tolerates_current_faults() {
+        return Check::Holds;
+    }
+    let submitted = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
+        .into_iter()
+        .find_map(|level| {
+            match group.submit(ClientOp::write(
+                key.clone(),
+                Bytes::from_static(b"without-a-follower"),
+                level,
+            )) {
+                Err(replication::GroupError::UnsupportedAck { .. }) => None,
+                other => Some((level, other)),
+            }
+        });
+    let how = match submitted {
+        None => return Check::Holds,
+        Some((level, Err(e))) => format!("the write at {level} was refused: {e}"),
+        Some((level, Ok(id))) => {
+            let mut answer = None;
+            for _ in 0..settle {
+                answer = group.take_completion(id);
+                if answer.is_some() {
+                    break;
+                }
+                group.tick();
+            }
+            match answer {
+                Some(c) if c.outcome.status() == OutcomeStatus::Done => return Check::Holds,
+                Some(c) => format!("the write at {level} ended {}", c.outcome.status().name()),
+                None => format!("the write at {level} did not complete within {settle} ticks"),
+            }
+        }
+    };
+    Check::Violated(format!(
+        "with {follower} crashed after recovery, a fault the protocol tolerates, held for its recovery bound ({bound} ticks), {how}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use proto_raft::{RaftConfig, RaftGroup};
+    use replication::{AckLevel, Bytes, ReplicationGroup};
+
+    use super::*;
+
+    fn raft(nodes: &[&str]) -> RaftGroup {
+        let mut g = RaftGroup::new(RaftConfig::new(nodes.iter().copied()).with_seed(3)).unwrap();
+        g.failover(None).unwrap();
+        let w = g.client_write(
+            Bytes::from_static(b"k"),
+            Bytes::from_static(b"v"),
+            AckLevel::Quorum,
+        );
+        assert!(w.unwrap().accepted);
+        g
+    }
+
+    #[test]
+    fn raft_without_one_of_three_still_commits() {
+        let mut g = raft(&["n1", "n2", "n3"]);
+        assert_eq!(
+            available_without_a_follower(&mut g, &Bytes::from_static(b"k"), 100),
+            Check::Holds
+        );
+        assert_eq!(g.summary().nodes.iter().filter(|n| !n.alive).count(), 1);
+    }
+
+    #[test]
+    fn a_group_claiming_a_fault_it_cannot_serve_through_is_a_violation() {
+        // Two of three down is not a minority: Raft does not claim it, and
+        // the probe does not judge …
+        let mut g = raft(&["n1", "n2", "n3"]);
+        let leader = g.leader().unwrap();
+        let first = g.node_ids().into_iter().find(|n| *n != leader).unwrap();
+        g.crash(&first, false).unwrap();
+        let key = Bytes::from_static(b"k");
+        assert_eq!(
+            available_without_a_follower(&mut g, &key, 100),
+            Check::Holds
+        );
+        // … while a group that claims it, and cannot commit, is caught.
+        let mut g = crate::altered::Altered::new(raft(&["n1", "n2", "n3"])).claiming_tolerance();
+        let leader = g.leader().unwrap();
+        let first = g.node_ids().into_iter().find(|n| *n != leader).unwrap();
+        g.crash(&first, false).unwrap();
+        match available_without_a_follower(&mut g, &key, 100) {
+            Check::Violated(why) => assert!(why.contains("write at QUORUM ended unknown"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
