@@ -1,6 +1,6 @@
 //! The third part of **recovers**: a converged group is back to its
 //! steady state — it chatters no more than its heartbeats while idle, and
-//! acknowledges a write within one replication round — when the protocol
+//! acknowledges a write and serves a read within one round each — when the protocol
 //! states those bounds for its network
 //! ([`ReplicationGroup::steady_state`]).
 //!
@@ -9,14 +9,15 @@
 //! live, so no other property tells it from the protocol it should be. Its
 //! steady state gives it away.
 
-use replication::{AckLevel, Bytes, ClientOp, OutcomeStatus, ReplicationGroup};
+use replication::{AckLevel, Bytes, ClientOp, OutcomeStatus, ReadLevel, ReplicationGroup};
 
 use crate::property::Check;
 
 /// Whether the converged, idle `group` keeps its stated steady state: at
 /// most `idle_messages` messages over `idle_ticks` idle ticks, then a
 /// write of `key` at the strongest ack level acknowledged within
-/// `write_latency` ticks (given `settle` ticks at most to answer).
+/// `write_latency` ticks, and a read of it at the strongest read level
+/// served within `read_latency` (each given `settle` ticks at most).
 pub(crate) fn steady_state_holds(
     group: &mut dyn ReplicationGroup,
     key: &Bytes,
@@ -35,45 +36,103 @@ pub(crate) fn steady_state_holds(
             steady.idle_ticks, steady.idle_messages
         ));
     }
-    let submitted = group.now();
-    let id = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
+    let write = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
         .into_iter()
-        .find_map(|level| {
-            match group.submit(ClientOp::write(
-                key.clone(),
-                Bytes::from_static(b"steady"),
-                level,
-            )) {
-                Err(replication::GroupError::UnsupportedAck { .. }) => None,
-                other => Some((level, other)),
-            }
+        .map(|level| {
+            let op = ClientOp::write(key.clone(), Bytes::from_static(b"steady"), level);
+            (format!("write at {level}"), op)
         });
-    let Some((level, Ok(id))) = id else {
-        return Check::Violated(format!(
-            "converged and idle, the group refused a write: {:?}",
-            id.map(|(_, e)| e)
-        ));
+    let read = [ReadLevel::Linearizable, ReadLevel::Leader]
+        .into_iter()
+        .map(|level| {
+            (
+                format!("read at {level}"),
+                ClientOp::read(key.clone(), level),
+            )
+        });
+    for (ops, bound) in [
+        (write.collect::<Vec<_>>(), steady.write_latency),
+        (read.collect::<Vec<_>>(), steady.read_latency),
+    ] {
+        if let Err(why) = timed(group, ops, bound, settle) {
+            return Check::Violated(format!("converged and idle on a reliable network, {why}"));
+        }
+    }
+    match steady.rejoin_ticks {
+        Some(ticks) => rejoin_keeps_the_leader(group, ticks),
+        None => Check::Holds,
+    }
+}
+
+/// Cuts a follower off for `ticks` ticks, heals it, lets `ticks` more
+/// pass: the leader must be the one that led before.
+fn rejoin_keeps_the_leader(group: &mut dyn ReplicationGroup, ticks: u64) -> Check {
+    let Some(leader) = group.leader() else {
+        return Check::Holds;
+    };
+    let Some(follower) = group.node_ids().into_iter().find(|n| *n != leader) else {
+        return Check::Holds;
+    };
+    if group.isolate(&follower).is_err() {
+        return Check::Holds;
+    }
+    for _ in 0..ticks {
+        group.tick();
+    }
+    let _ = group.heal(&follower);
+    for _ in 0..ticks {
+        group.tick();
+    }
+    match group.leader() {
+        Some(now) if now == leader => Check::Holds,
+        now => Check::Violated(format!(
+            "converged and idle on a reliable network, {follower} cut off for {ticks} ticks and healed deposed leader {leader} (leader {ticks} ticks later: {})",
+            now.map_or("none".to_owned(), |n| n.to_string())
+        )),
+    }
+}
+
+/// Submits the first of `ops` the protocol supports and waits (at most
+/// `settle` ticks) for it: `Err` says how it broke its `bound` — slower,
+/// not *done*, refused, or not answered.
+fn timed(
+    group: &mut dyn ReplicationGroup,
+    ops: Vec<(String, ClientOp)>,
+    bound: u64,
+    settle: u64,
+) -> Result<(), String> {
+    let submitted = group.now();
+    let mut chosen = None;
+    for (what, op) in ops {
+        match group.submit(op) {
+            Err(
+                replication::GroupError::UnsupportedAck { .. }
+                | replication::GroupError::UnsupportedRead { .. },
+            ) => continue,
+            Err(e) => return Err(format!("a {what} was refused: {e}")),
+            Ok(id) => {
+                chosen = Some((what, id));
+                break;
+            }
+        }
+    }
+    let Some((what, id)) = chosen else {
+        return Ok(());
     };
     for _ in 0..settle {
         if let Some(done) = group.take_completion(id) {
             let took = done.completed.saturating_sub(submitted);
             return match done.outcome.status() {
-                OutcomeStatus::Done if took <= steady.write_latency => Check::Holds,
-                OutcomeStatus::Done => Check::Violated(format!(
-                    "converged and idle on a reliable network, a {level} write took {took} ticks to be acknowledged; its steady state acknowledges within {}",
-                    steady.write_latency
+                OutcomeStatus::Done if took <= bound => Ok(()),
+                OutcomeStatus::Done => Err(format!(
+                    "a {what} took {took} ticks; its steady state answers within {bound}"
                 )),
-                status => Check::Violated(format!(
-                    "converged and idle on a reliable network, a {level} write ended {}",
-                    status.name()
-                )),
+                status => Err(format!("a {what} ended {}", status.name())),
             };
         }
         group.tick();
     }
-    Check::Violated(format!(
-        "converged and idle on a reliable network, a {level} write was not answered within {settle} ticks"
-    ))
+    Err(format!("a {what} was not answered within {settle} ticks"))
 }
 
 #[cfg(test)]
@@ -124,12 +183,49 @@ mod tests {
     fn a_write_slower_than_the_stated_round_is_a_violation() {
         let promise = SteadyState {
             write_latency: 1,
+            read_latency: 2,
             idle_ticks: 16,
             idle_messages: 40,
+            rejoin_ticks: None,
         };
         let mut g = Altered::new(converged()).promising(promise);
         match steady_state_holds(&mut g, &Bytes::from_static(b"p"), 100) {
-            Check::Violated(why) => assert!(why.contains("took 2 ticks"), "{why}"),
+            Check::Violated(why) => assert!(why.contains("write at QUORUM took 2 ticks"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_read_slower_than_the_stated_round_is_a_violation() {
+        let promise = SteadyState {
+            write_latency: 2,
+            read_latency: 1,
+            idle_ticks: 16,
+            idle_messages: 40,
+            rejoin_ticks: None,
+        };
+        let mut g = Altered::new(converged()).promising(promise);
+        match steady_state_holds(&mut g, &Bytes::from_static(b"p"), 100) {
+            Check::Violated(why) => {
+                assert!(why.contains("read at LINEARIZABLE took 2 ticks"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_rejoining_follower_keeps_the_leader_only_with_pre_vote() {
+        let rejoin = |pre_vote: bool| {
+            let config = RaftConfig::new(["n1", "n2", "n3"])
+                .with_seed(3)
+                .with_pre_vote(pre_vote);
+            let mut g = RaftGroup::new(config).unwrap();
+            g.failover(None).unwrap();
+            rejoin_keeps_the_leader(&mut g, 42)
+        };
+        assert_eq!(rejoin(true), Check::Holds);
+        match rejoin(false) {
+            Check::Violated(why) => assert!(why.contains("deposed leader"), "{why}"),
             other => panic!("{other:?}"),
         }
     }

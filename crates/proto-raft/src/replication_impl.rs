@@ -193,7 +193,8 @@ impl ReplicationGroup for RaftGroup {
     /// leaves with the flush that starts the next tick and commits when
     /// the answers come back (a round trip at the network's delay);
     /// idle, the leader sends each follower one heartbeat per heartbeat
-    /// interval and each answers it.
+    /// interval and each answers it; with PreVote, a follower rejoining
+    /// after a partition does not depose the leader.
     fn steady_state(&self) -> Option<SteadyState> {
         let net = self.cluster.net_config();
         if !net.is_reliable() || self.outside_timing().is_some() {
@@ -204,9 +205,17 @@ impl ReplicationGroup for RaftGroup {
         let followers = self.nodes.len().saturating_sub(1) as u64;
         Some(SteadyState {
             write_latency: 2 * net.max_delay,
+            // A read-index round leaves at once and is confirmed by the
+            // answers.
+            read_latency: 2 * net.max_delay,
             idle_ticks,
             // Heartbeats and answers of every interval the window touches.
             idle_messages: 2 * followers * (idle_ticks / heartbeat + 1),
+            // Long enough for the cut-off follower's election timer to fire.
+            rejoin_ticks: self
+                .config
+                .pre_vote
+                .then(|| 3 * self.config.election_timeout.1),
         })
     }
 

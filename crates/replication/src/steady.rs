@@ -17,9 +17,19 @@ pub struct SteadyState {
     /// replication round (Raft: AppendEntries with the next flush, and its
     /// answer, each at most the network's delay).
     pub write_latency: u64,
+    /// The most ticks a read at the strongest read level takes on such a
+    /// group (Raft: a read-index round, one round trip).
+    pub read_latency: u64,
     /// An idle window's length in ticks …
     pub idle_ticks: u64,
     /// … and the most messages the group sends in it while converged and
     /// idle: its heartbeats and their answers, nothing else.
     pub idle_messages: u64,
+    /// `Some(t)`: a follower cut off from every peer for `t` ticks and then
+    /// healed does not depose the leader within `t` more (Raft with
+    /// PreVote: the disruptive server of Ongaro's thesis §9.6 is refused,
+    /// its peers having heard from a leader). `None`: no such promise
+    /// (without PreVote the rejoining node's higher term deposes the
+    /// leader, as the paper says it may).
+    pub rejoin_ticks: Option<u64>,
 }
