@@ -13,9 +13,7 @@ use crate::probe::CatchUpMode;
 impl IsrNode {
     /// Packet fencing: epoch first, then source. Nothing is touched.
     fn fence(&self, epoch: u64, source: usize) -> Option<RejectReason> {
-        if crate::planted::on(self.planted, crate::planted::NO_EPOCH_FENCE)
-            && epoch < self.known_epoch
-        {
+        if crate::planted::takes_stale_epoch(self.planted, epoch, self.known_epoch) {
             // The bug: an older epoch's packet is taken as current.
             return None;
         }

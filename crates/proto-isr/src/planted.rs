@@ -55,6 +55,13 @@ pub(crate) fn caught_up_on_equal_leo(
         && follower.log_end_offset == leader_end
 }
 
+/// [`NO_EPOCH_FENCE`]'s change to fencing (here, for the same reason):
+/// with it on, a packet of an older epoch than the one `known` is taken
+/// as current.
+pub(crate) fn takes_stale_epoch(planted: Option<&'static str>, epoch: u64, known: u64) -> bool {
+    on(planted, NO_EPOCH_FENCE) && epoch < known
+}
+
 /// True when the planted bug `name` is on; always false in a build
 /// without the `planted` feature.
 #[inline]
