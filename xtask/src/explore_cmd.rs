@@ -336,21 +336,33 @@ history and trace.
 - **invariants**: the protocol's own checker after every step and tick. A
   message storm counts too: a schedule's network holds at most 2,000
   messages in flight, and a run that fills it is stopped there.
-- **recovers**: with every fault healed and the group quiet, a write at the
-  protocol's strongest ack level and a read at its strongest read level
-  complete *done* — retried, as a client would, while the protocol's
-  recovery bound has not passed (an election may still be settling) —
-  unless the protocol states why it cannot serve (counted as `offline at
-  the end`); then, within the bound again, every node's `LOCAL` read of
-  the probe key answers the probe (the replicas converge: a follower that
-  never learns the commit point, or whose log diverged for good, fails);
-  last, a failover to a named follower makes it lead (Raft: a leadership
-  transfer; retried up to 5 times, as an operator would on a lossy
-  network).
+- **recovers**: with every fault healed and every node running, the group
+  quiesces (`run_until_idle` within 400 ticks — Raft promises it only
+  inside its timing assumption); a write at the protocol's strongest ack
+  level and a read at its strongest read level complete *done* — retried,
+  as a client would, while the protocol's recovery bound has not passed
+  (an election may still be settling) — unless the protocol states why it
+  cannot serve (counted as `offline at the end`); then, within the bound
+  again, every node's `LOCAL` read of the probe key answers the probe (the
+  replicas converge: a follower that never learns the commit point, or
+  whose log diverged for good, fails); a lease read (the ISR chapter's) is
+  served at the leader and refused everywhere else; where the protocol
+  states a steady state for the schedule's network (Raft, on a network
+  that loses, duplicates, reorders and stalls nothing, inside its timing
+  assumption), the converged group sends no more than its heartbeats
+  while idle, acknowledges a write and serves a read within one round
+  trip each, and — with PreVote — keeps its leader when a follower cut
+  off for three election timeouts rejoins; last, a failover to a named
+  follower makes it lead (Raft: a leadership transfer; retried up to 5
+  times, as an operator would on a lossy network).
 - **available**: while the faults in force are ones the protocol claims to
   tolerate (e.g. Raft: a majority up and linked, with delays inside its
   timing assumption) and have been for its recovery bound, every operation
-  sent to the leader completes *done*.
+  sent to the leader completes *done*. Schedules rarely leave a fault alone
+  that long, so every run that recovered ends with one on purpose: its
+  last follower crashes and, when the protocol tolerates that, a write at
+  the strongest level submitted once the recovery bound has passed must
+  complete *done* (a commit rule that waits for every replica fails it).
 - `wal … sync_standby_1`, `first_1` (`FIRST 1 (standby-1, standby-2)`) and
   `any_1` (`ANY 1 (standby-1, standby-2)`): one confirmation commits, so a
   standby may lack an acknowledged commit (a cut kept it away), and failing

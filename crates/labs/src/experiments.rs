@@ -89,10 +89,42 @@ fn parse_all(registry: &Registry) -> Vec<Result<Scenario, String>> {
         .collect()
 }
 
-/// Each file parsed once for the built-in protocols.
+/// Each file parsed once for the built-in protocols, its keys and values
+/// pinned ([`pin_bytes`]).
 fn parsed() -> &'static [Result<Scenario, String>] {
     static PARSED: OnceLock<Vec<Result<Scenario, String>>> = OnceLock::new();
-    PARSED.get_or_init(|| parse_all(&registry()))
+    PARSED.get_or_init(|| {
+        let mut all = parse_all(&registry());
+        for scenario in all.iter_mut().flatten() {
+            for case in &mut scenario.cases {
+                pin_bytes(&mut case.directive);
+            }
+        }
+        all
+    })
+}
+
+/// Makes the keys and values of `directive` `'static`: the parse they
+/// belong to is kept for the whole process, so they are moved into memory
+/// that is never freed, and every copy a run makes of one — into an
+/// operation, a log, a message — is a pointer copy, with no reference
+/// count to update (the matrix's runs copy them thousands of times).
+fn pin_bytes(directive: &mut Directive) {
+    fn pin(bytes: &mut bytes::Bytes) {
+        *bytes = bytes::Bytes::from_static(Box::leak(bytes.to_vec().into_boxed_slice()));
+    }
+    let op = match directive {
+        Directive::Blocking(op) | Directive::Repeat { op, .. } | Directive::Submit { op, .. } => op,
+        Directive::LeaseRead { key, .. } => return pin(key),
+        _ => return,
+    };
+    match op {
+        scenario::OpSpec::Write { key, value, .. } => {
+            pin(key);
+            pin(value);
+        }
+        scenario::OpSpec::Read { key, .. } => pin(key),
+    }
 }
 
 /// The files parsed for a registry that holds `protocol`: the cached parse

@@ -459,4 +459,11 @@ impl IsrGroup {
             key.as_ref(),
         )
     }
+
+    /// The value of `key` in `node`'s `committed_data` (no guard; for
+    /// inspection).
+    pub fn committed_value(&self, node: &NodeId, key: &[u8]) -> Result<Option<Bytes>, GroupError> {
+        let idx = self.cluster.index(node)?;
+        Ok(self.nodes[idx].log().committed_data().get(key).cloned())
+    }
 }

@@ -12,12 +12,9 @@
 //! Faults are the harness's neutral events (`node_crashed`, …, see
 //! [`replication::Cluster`]).
 
-use std::sync::Arc;
-
 use sim_core::{NodeId, Tick, Trace, record};
 
 use crate::controller::{Controller, ControllerEvent, Election};
-use crate::group::IsrGroup;
 use crate::node::{IsrNode, NodeEvent};
 
 /// The ids of `positions`, in that order.
@@ -250,18 +247,4 @@ pub(crate) fn record_elected(trace: &mut Trace, ids: &[NodeId], now: Tick, e: &E
         reason = e.reason.name(),
         isr = names(ids, &e.isr)
     );
-}
-
-impl IsrGroup {
-    /// Records changes the controller made.
-    pub(crate) fn record_decided(&mut self, decided: &[ControllerEvent]) {
-        if !self.cluster.trace.is_enabled() {
-            return;
-        }
-        let now = self.cluster.now();
-        let ids = Arc::clone(self.cluster.ids());
-        for event in decided {
-            record_controller(&mut self.cluster.trace, &ids, now, &self.controller, event);
-        }
-    }
 }

@@ -3,6 +3,7 @@
 //! delivers: it gathers the facts the controller decides from, carries the
 //! decisions out on the nodes, and records what happened.
 
+use std::fmt;
 use std::sync::Arc;
 
 use replication::{Cluster, GroupError, NodeId, Tick};
@@ -43,12 +44,24 @@ pub struct IsrGroup {
     pub(crate) out: Vec<Output>,
     decided: Vec<ControllerEvent>,
     /// Run [`IsrGroup::check_invariants`] after every tick (a test aid).
-    pub(crate) tick_checks: bool,
+    tick_checks: bool,
     /// The first violation seen by a per-tick check.
-    pub(crate) violation: Option<String>,
+    violation: Option<String>,
     /// What the invariant checker verified so far (it re-checks only what
     /// changed).
     verified: std::cell::RefCell<invariants::Verified>,
+}
+
+impl fmt::Debug for IsrGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IsrGroup")
+            .field("tick", &self.cluster.now())
+            .field("leader", self.cluster.id(self.controller.leader()))
+            .field("leader_epoch", &self.controller.leader_epoch())
+            .field("nodes", &self.nodes.len())
+            .field("pending_writes", &self.pending.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl IsrGroup {
@@ -147,6 +160,19 @@ impl IsrGroup {
         )
     }
 
+    /// Turns on (or off) running [`IsrGroup::check_invariants`] after every
+    /// tick, including the ticks an `AllIsr` write drives while it waits.
+    /// Costs O(log) per tick: a test aid, off by default.
+    pub fn set_invariant_checks(&mut self, on: bool) {
+        self.tick_checks = on;
+    }
+
+    /// The first invariant violation a per-tick check found, if any.
+    #[must_use]
+    pub fn invariant_violation(&self) -> Option<&str> {
+        self.violation.as_deref()
+    }
+
     /// True when the controller's leader is alive and in the ISR.
     pub(crate) fn leader_available(&self) -> bool {
         let l = self.controller.leader();
@@ -238,6 +264,18 @@ impl IsrGroup {
         }
         if let Some(follower) = resync {
             self.resync(follower);
+        }
+    }
+
+    /// Records changes the controller made.
+    pub(crate) fn record_decided(&mut self, decided: &[ControllerEvent]) {
+        if !self.cluster.trace.is_enabled() {
+            return;
+        }
+        let now = self.cluster.now();
+        let ids = Arc::clone(self.cluster.ids());
+        for event in decided {
+            events::record_controller(&mut self.cluster.trace, &ids, now, &self.controller, event);
         }
     }
 

@@ -1,13 +1,9 @@
 //! Building the probe and the summary from the controller, the nodes and
-//! the harness's fault state; the group's `Debug` form and its unguarded
-//! inspection reads (they decide nothing).
+//! the harness's fault state.
 
-use std::fmt;
-
-use replication::{Bytes, Cluster, GroupError, GroupSummary, NodeId, NodeSummary};
+use replication::{Cluster, GroupSummary, NodeSummary};
 
 use crate::controller::Controller;
-use crate::group::IsrGroup;
 use crate::log::LogEntry;
 use crate::message::IsrMessage;
 use crate::node::IsrNode;
@@ -105,25 +101,4 @@ pub(crate) fn summary(
     };
     summary.nodes.sort_by(|a, b| a.id.cmp(&b.id));
     summary
-}
-
-impl fmt::Debug for IsrGroup {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IsrGroup")
-            .field("tick", &self.cluster.now())
-            .field("leader", self.cluster.id(self.controller.leader()))
-            .field("leader_epoch", &self.controller.leader_epoch())
-            .field("nodes", &self.nodes.len())
-            .field("pending_writes", &self.pending.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl IsrGroup {
-    /// The value of `key` in `node`'s `committed_data` (no guard; for
-    /// inspection).
-    pub fn committed_value(&self, node: &NodeId, key: &[u8]) -> Result<Option<Bytes>, GroupError> {
-        let idx = self.cluster.index(node)?;
-        Ok(self.nodes[idx].log().committed_data().get(key).cloned())
-    }
 }

@@ -11,29 +11,12 @@ use std::sync::Arc;
 use replication::{Cluster, KvState};
 
 use crate::controller::Controller;
-use crate::group::IsrGroup;
 use crate::log::{LogEntry, ReplicaLog};
 use crate::message::IsrMessage;
 use crate::node::IsrNode;
 
 mod monotonic;
 mod view;
-
-/// The per-tick check, a test aid.
-impl IsrGroup {
-    /// Turns on (or off) running [`IsrGroup::check_invariants`] after every
-    /// tick, including the ticks an `AllIsr` write drives while it waits.
-    /// Costs O(log) per tick: a test aid, off by default.
-    pub fn set_invariant_checks(&mut self, on: bool) {
-        self.tick_checks = on;
-    }
-
-    /// The first invariant violation a per-tick check found, if any.
-    #[must_use]
-    pub fn invariant_violation(&self) -> Option<&str> {
-        self.violation.as_deref()
-    }
-}
 
 /// Entries `from+1..=through` of both logs are identical. Replicated
 /// entries are usually the same allocation, so pointer equality

@@ -64,12 +64,6 @@ impl NodeId {
     pub fn same(&self, other: &NodeId) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
-
-    /// Address of the shared name, used to recognise clones of one id
-    /// cheaply (never for ordering).
-    pub(crate) fn shared_addr(&self) -> usize {
-        self.0.as_ptr() as usize
-    }
 }
 
 impl fmt::Display for NodeId {

@@ -31,8 +31,10 @@ const LIST: u8 = 9;
 /// full): a run's trace uses 60-90 literals, which fit without a doubling
 /// in 4 KiB.
 const TEXT_TABLE_BITS: u32 = 8;
-/// The node cache's size (as a power of two): nodes are a handful.
-const NODE_CACHE_BITS: u32 = 5;
+/// Up to this many nodes, a node's id is found by scanning the interned
+/// nodes (a handful: a pointer comparison each, and no table to build per
+/// run); past it, by name in a map.
+const SCANNED_NODES: usize = 16;
 
 /// Fibonacci hashing of an address into a table of `2^bits` slots.
 #[inline]
@@ -77,9 +79,7 @@ pub(crate) struct Interner {
     statics: usize,
     text_by_value: FastMap<Box<str>, u32>,
     pub(crate) nodes: Vec<NodeId>,
-    /// Holds a clone of each cached id, so its address cannot be reused by
-    /// another name while the entry exists.
-    node_cache: Vec<Option<(NodeId, u32)>>,
+    /// Node ids by name, once there are more than [`SCANNED_NODES`].
     node_by_name: FastMap<NodeId, u32>,
     /// The lookup tables were released ([`Interner::release_lookups`]):
     /// the next miss rebuilds them from `texts` and `nodes`.
@@ -98,7 +98,6 @@ impl Default for Interner {
             statics: 0,
             text_by_value: FastMap::default(),
             nodes: Vec::new(),
-            node_cache: Vec::new(),
             node_by_name: FastMap::default(),
             released: false,
         }
@@ -212,7 +211,6 @@ impl Interner {
         self.text_bits = TEXT_TABLE_BITS;
         self.statics = 0;
         self.text_by_value = FastMap::default();
-        self.node_cache = Vec::new();
         self.node_by_name = FastMap::default();
         self.texts.shrink_to_fit();
         self.nodes.shrink_to_fit();
@@ -236,8 +234,10 @@ impl Interner {
                 }
             }
         }
-        for (id, node) in self.nodes.iter().enumerate() {
-            self.node_by_name.insert(node.clone(), id as u32);
+        if self.nodes.len() > SCANNED_NODES {
+            for (id, node) in self.nodes.iter().enumerate() {
+                self.node_by_name.insert(node.clone(), id as u32);
+            }
         }
     }
 
@@ -254,41 +254,48 @@ impl Interner {
         id
     }
 
-    /// The id of a node: a cache hit (a clone of an id seen before) is
-    /// inlined; the rest is [`Interner::node_missed`].
+    /// The id of a node: a clone of an id seen before is found by its
+    /// shared name's address among the first few nodes (inlined); the rest
+    /// is [`Interner::node_missed`]. (`nodes` holds a clone of each, so no
+    /// address is reused by another name while the interner lives.)
     #[inline]
     pub(crate) fn node(&mut self, node: &NodeId) -> u32 {
-        let addr = node.shared_addr();
-        if let Some(Some((cached, id))) = self.node_cache.get(slot(addr, NODE_CACHE_BITS))
-            && cached.shared_addr() == addr
+        if let Some(i) = self
+            .nodes
+            .iter()
+            .take(SCANNED_NODES)
+            .position(|n| n.same(node))
         {
-            return *id;
+            return i as u32;
         }
         self.node_missed(node)
     }
 
-    /// [`Interner::node`] of a node not in the cache (allocated by the
-    /// first one).
+    /// [`Interner::node`] of a node not found by address: by name, or new.
     #[cold]
     #[inline(never)]
     fn node_missed(&mut self, node: &NodeId) -> u32 {
         if self.released {
             self.restore_lookups();
         }
-        let addr = node.shared_addr();
-        if self.node_cache.is_empty() {
-            self.node_cache = vec![None; 1 << NODE_CACHE_BITS];
-        }
-        let id = match self.node_by_name.get(node) {
-            Some(&id) => id,
-            None => {
-                let id = self.nodes.len() as u32;
-                self.nodes.push(node.clone());
-                self.node_by_name.insert(node.clone(), id);
-                id
+        if self.nodes.len() <= SCANNED_NODES {
+            if let Some(i) = self.nodes.iter().position(|n| n == node) {
+                return i as u32;
             }
-        };
-        self.node_cache[slot(addr, NODE_CACHE_BITS)] = Some((node.clone(), id));
+        } else if let Some(&id) = self.node_by_name.get(node) {
+            return id;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push(node.clone());
+        if self.nodes.len() > SCANNED_NODES {
+            if self.node_by_name.is_empty() {
+                for (i, n) in self.nodes.iter().enumerate() {
+                    self.node_by_name.insert(n.clone(), i as u32);
+                }
+            } else {
+                self.node_by_name.insert(node.clone(), id);
+            }
+        }
         id
     }
 
@@ -591,6 +598,25 @@ mod tests {
         assert!(interner.text_table.len() >= 2 * 1002);
     }
 
+    /// A node keeps its id whether it is asked by a clone or by an id
+    /// built anew from its name, below and past the scanned few.
+    #[test]
+    fn a_node_keeps_its_id_by_clone_and_by_name_however_many_there_are() {
+        let ids: Vec<NodeId> = (0..40).map(|i| NodeId::new(format!("n{i}"))).collect();
+        let mut interner = Interner::default();
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(interner.node(id), i as u32);
+        }
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(interner.node(&id.clone()), i as u32);
+            assert_eq!(interner.node(&NodeId::new(id.as_str())), i as u32);
+        }
+        assert_eq!(interner.node(&NodeId::new("new")), 40);
+        interner.release_lookups();
+        assert_eq!(interner.node(&NodeId::new("n33")), 33);
+        assert_eq!(interner.node(&NodeId::new("n3")), 3);
+    }
+
     /// Released tables come back on the next lookup with every id kept:
     /// static and owned texts and nodes seen before keep their ids, new
     /// ones get the next.
@@ -608,7 +634,7 @@ mod tests {
             interner.static_text(KEY),
         ];
         interner.release_lookups();
-        assert!(interner.text_table.is_empty() && interner.node_cache.is_empty());
+        assert!(interner.text_table.is_empty() && interner.node_by_name.is_empty());
         assert_eq!(interner.text_of(ids[1]), "owned");
         assert_eq!(interner.node(&NodeId::new("a")), ids[2]);
         assert_eq!(interner.static_text(KIND), ids[0]);
