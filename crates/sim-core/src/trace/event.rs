@@ -107,32 +107,28 @@ impl<'a> EventRef<'a> {
         self.fields().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
-    /// The text value of field `key`, if it is present and text (no
-    /// allocation).
-    pub fn str_field(&self, key: &str) -> Option<&'a str> {
+    /// A reader positioned at field `key`'s value, if the field is present.
+    fn at(&self, key: &str) -> Option<Reader<'a>> {
         let mut reader = self.reader();
         while !reader.is_empty() {
-            let k = reader.interner.text_of(reader.varint()? as u32);
-            if k == key {
-                return reader.text_value();
+            if reader.interner.text_of(reader.varint()? as u32) == key {
+                return Some(reader);
             }
             reader.value()?;
         }
         None
     }
 
+    /// The text value of field `key`, if it is present and text (no
+    /// allocation).
+    pub fn str_field(&self, key: &str) -> Option<&'a str> {
+        self.at(key)?.text_value()
+    }
+
     /// The node value of field `key`, if it is present and a node (no
     /// clone of the id).
     pub fn node_field(&self, key: &str) -> Option<&'a NodeId> {
-        let mut reader = self.reader();
-        while !reader.is_empty() {
-            let k = reader.interner.text_of(reader.varint()? as u32);
-            if k == key {
-                return reader.node_value();
-            }
-            reader.value()?;
-        }
-        None
+        self.at(key)?.node_value()
     }
 
     /// An owned copy.
