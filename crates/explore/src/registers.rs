@@ -76,14 +76,41 @@ struct Names<'h> {
     keys: Vec<(&'h [u8], String)>,
 }
 
+/// Numbers from [`Names::value`]'s map start here; below it, a value
+/// that reads `v<n>` (a schedule's own, [`crate::literals`]) is `n`.
+const MAPPED: u32 = 1 << 31;
+
+/// `n` for canonical `v<n>` (no sign, no leading zero) below [`MAPPED`]:
+/// distinct such texts give distinct numbers, so the value needs no map.
+fn own_value(value: &[u8]) -> Option<u32> {
+    let digits = value.strip_prefix(b"v")?;
+    if digits.is_empty() || digits.len() > 10 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(d - b'0');
+    }
+    u32::try_from(n).ok().filter(|&n| n < MAPPED)
+}
+
 impl<'h> Names<'h> {
     fn value(&mut self, value: &'h Bytes) -> u32 {
-        let next = self.values.len() as u32;
+        if let Some(n) = own_value(value) {
+            return n;
+        }
+        let next = MAPPED + self.values.len() as u32;
         *self.values.entry(&value[..]).or_insert(next)
     }
 
     fn key(&mut self, key: &'h Bytes) -> usize {
-        match self.keys.iter().position(|(k, _)| *k == &key[..]) {
+        // Keys are slices of one static table: the same slice is the
+        // same key, without reading it.
+        let same = |k: &[u8]| std::ptr::eq(k, &key[..]) || k == &key[..];
+        match self.keys.iter().position(|(k, _)| same(k)) {
             Some(i) => i,
             None => {
                 self.keys.push((&key[..], crate::history::text(key)));
@@ -226,5 +253,24 @@ mod tests {
             holds > 300 && broken > 300,
             "{holds} linearizable, {broken} not"
         );
+    }
+
+    #[test]
+    fn own_values_are_their_numbers_and_anything_else_is_mapped() {
+        use super::{MAPPED, own_value};
+        assert_eq!(own_value(b"v0"), Some(0));
+        assert_eq!(own_value(b"v1234"), Some(1234));
+        for other in [
+            &b"v"[..],
+            b"v01",
+            b"v-1",
+            b"w1",
+            b"v1x",
+            b"v99999999999",
+            b"v2147483648",
+        ] {
+            assert_eq!(own_value(other), None, "{other:?}");
+        }
+        assert_eq!(own_value(b"v2147483647"), Some(MAPPED - 1));
     }
 }
