@@ -13,7 +13,7 @@
 //! next commit, then heals the longest-isolated node if a majority is cut
 //! off — a rolling partition; see [`FaultKind::Strike`]) — runs each on
 //! a fresh group, then heals everything, restarts every node, quiesces and
-//! reads every key at the strongest level the protocol offers. Three
+//! reads every key at the strongest level the protocol offers. Five
 //! properties are checked on every run:
 //!
 //! 1. **durable** — every write acknowledged at the configuration's level is
@@ -21,8 +21,16 @@
 //! 2. **linearizable** — the whole history, checked by [`lincheck`];
 //! 3. **invariants** — the protocol's own checker
 //!    ([`check_invariants`](replication::ReplicationGroup::check_invariants))
-//!    after every step and tick.
-//!
+//!    after every step and tick;
+//! 4. **recovers** — the healed group goes quiet, serves the strongest
+//!    write and read, converges on them, answers lease reads at its leader
+//!    alone, keeps the steady state it states for the network (idle
+//!    chatter, write and read latency, a rejoining follower), and makes a
+//!    named follower lead when asked — unless it states why it cannot;
+//! 5. **available** — while the faults in force are ones the protocol
+//!    tolerates, operations at the leader complete; each run ends with one
+//!    such fault on purpose (a follower crashed, the bound waited out).
+
 //! A violated property is [shrunk](shrink) by delta debugging over the
 //! schedule's steps to a minimal schedule that still violates it, named by
 //! a stable [`ReplayId`]. The same seed gives the same schedule and the
@@ -36,7 +44,8 @@
 //! - **Simplifies** clients: each has at most one operation in flight, and
 //!   a step for a busy client is skipped; a client never retries.
 //! - **Omits** crash-recovery of clients, multi-key transactions and
-//!   network faults below a whole link (duplication, corruption).
+//!   corrupted messages (the networks drop, duplicate, reorder and stall
+//!   them, by the protocol's transport, but never alter one).
 //!
 //! A runnable example: `cargo run -p explore --example explore_one`.
 

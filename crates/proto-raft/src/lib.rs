@@ -42,7 +42,8 @@
 //! [`RaftGroup::propose_at`] (append without a client op),
 //! [`RaftGroup::write_at`] (a QUORUM write at a named node that believes it
 //! leads), [`RaftGroup::probe`] and [`InvariantChecker`] (Figure 3's
-//! properties, plus the compaction bound and CheckQuorum's period). This
+//! properties, plus the compaction bound, CheckQuorum's period and etcd's
+//! replication progress, `match_index < next_index`). This
 //! crate re-exports the shared vocabulary ([`ReplicationGroup`],
 //! [`AckLevel`], [`ClientOp`], [`NodeId`], …), so depending on it alone is
 //! enough; `use proto_raft::prelude::*;` brings the common names.
