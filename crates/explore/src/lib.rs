@@ -30,7 +30,7 @@
 //! 5. **available** — while the faults in force are ones the protocol
 //!    tolerates, operations at the leader complete; each run ends with one
 //!    such fault on purpose (a follower crashed, the bound waited out).
-
+//!
 //! A violated property is [shrunk](shrink) by delta debugging over the
 //! schedule's steps to a minimal schedule that still violates it, named by
 //! a stable [`ReplayId`]. The same seed gives the same schedule and the
