@@ -46,14 +46,7 @@ pub(crate) fn every_node_converges(
                     break;
                 }
             };
-            let mut answer = group.take_completion(id);
-            let mut waited = 0;
-            while answer.is_none() && waited < settle {
-                group.tick();
-                waited += 1;
-                answer = group.take_completion(id);
-            }
-            let read = match answer {
+            let read = match crate::probe::answer(group, id, settle) {
                 Some(c) if c.outcome.status() == OutcomeStatus::Done => match c.outcome {
                     Outcome::Read(read) => read.value,
                     _ => None,

@@ -59,6 +59,7 @@ mod history;
 mod lease;
 mod literals;
 mod minority;
+mod probe;
 mod profile;
 mod property;
 mod registers;

@@ -11,7 +11,7 @@
 //! recovery bound has passed, must complete *done*. A commit rule that
 //! waits for every replica, or an ISR that never shrinks, fails it.
 
-use replication::{AckLevel, Bytes, ClientOp, OutcomeStatus, ReplicationGroup};
+use replication::{Bytes, OutcomeStatus, ReplicationGroup};
 
 use crate::property::Check;
 
@@ -41,36 +41,14 @@ pub(crate) fn available_without_a_follower(
     if !group.tolerates_current_faults() {
         return Check::Holds;
     }
-    let submitted = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
-        .into_iter()
-        .find_map(|level| {
-            match group.submit(ClientOp::write(
-                key.clone(),
-                Bytes::from_static(b"without-a-follower"),
-                level,
-            )) {
-                Err(replication::GroupError::UnsupportedAck { .. }) => None,
-                other => Some((level, other)),
-            }
-        });
-    let how = match submitted {
+    let how = match crate::probe::write(group, key, b"without-a-follower") {
         None => return Check::Holds,
         Some((level, Err(e))) => format!("the write at {level} was refused: {e}"),
-        Some((level, Ok(id))) => {
-            let mut answer = None;
-            for _ in 0..settle {
-                answer = group.take_completion(id);
-                if answer.is_some() {
-                    break;
-                }
-                group.tick();
-            }
-            match answer {
-                Some(c) if c.outcome.status() == OutcomeStatus::Done => return Check::Holds,
-                Some(c) => format!("the write at {level} ended {}", c.outcome.status().name()),
-                None => format!("the write at {level} did not complete within {settle} ticks"),
-            }
-        }
+        Some((level, Ok(id))) => match crate::probe::answer(group, id, settle) {
+            Some(c) if c.outcome.status() == OutcomeStatus::Done => return Check::Holds,
+            Some(c) => format!("the write at {level} ended {}", c.outcome.status().name()),
+            None => format!("the write at {level} did not complete within {settle} ticks"),
+        },
     };
     Check::Violated(format!(
         "with {follower} crashed after recovery, a fault the protocol tolerates, held for its recovery bound ({bound} ticks), {how}"

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use replication::{
-    AckLevel, Bytes, ClientOp, GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel,
-    ReplicationGroup, Tick,
+    Bytes, ClientOp, GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup,
+    Tick,
 };
 
 use crate::check::{self, FinalValues};
@@ -20,6 +20,8 @@ use crate::schedule::{NodeRef, Schedule, Step};
 const SETTLE_TICKS: u64 = 400;
 /// Attempts per final read (a blocked read is retried after a few ticks).
 const FINAL_READ_ATTEMPTS: usize = 20;
+/// The key of the end phase's probes (not a schedule's `k<n>`).
+const PROBE_KEY: &[u8] = b"recovery-probe";
 
 /// Everything one run produced.
 pub struct RunReport {
@@ -96,7 +98,6 @@ pub fn run_schedule(
         tolerance: Tolerance::default(),
         faults: Faults::default(),
         log: Vec::new(),
-        trace: options.trace,
         power_losses: 0,
         unquiet: None,
     };
@@ -269,7 +270,6 @@ struct Runner<'a> {
     tolerance: Tolerance,
     faults: Faults,
     log: Vec<String>,
-    trace: bool,
     /// Power losses made so far.
     power_losses: u32,
     /// Why the healed group did not quiesce, if it did not.
@@ -778,7 +778,7 @@ impl Runner<'_> {
     /// The end of **available** ([`crate::minority`]), on a group that
     /// recovered; invariants are checked after it too.
     fn available_without_a_follower(&mut self) {
-        let key = Bytes::from_static(b"recovery-probe");
+        let key = Bytes::from_static(PROBE_KEY);
         let check =
             crate::minority::available_without_a_follower(self.group.as_mut(), &key, SETTLE_TICKS);
         if self.available == Check::Holds {
@@ -800,27 +800,7 @@ impl Runner<'_> {
                 "with every fault healed and every node running, the group did not quiesce within {SETTLE_TICKS} ticks: {why}"
             ));
         }
-        let key = Bytes::from_static(b"recovery-probe");
-        let submit = |g: &mut Box<dyn ReplicationGroup>, probe: &str| {
-            if probe == "write" {
-                [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
-                    .into_iter()
-                    .find_map(|level| {
-                        let op = ClientOp::write(key.clone(), Bytes::from_static(b"probe"), level);
-                        match g.submit(op) {
-                            Err(GroupError::UnsupportedAck { .. }) => None,
-                            other => Some((level.name(), other)),
-                        }
-                    })
-            } else {
-                [ReadLevel::Linearizable, ReadLevel::Leader]
-                    .into_iter()
-                    .find_map(|level| match g.submit(ClientOp::read(key.clone(), level)) {
-                        Err(GroupError::UnsupportedRead { .. }) => None,
-                        other => Some((level.name(), other)),
-                    })
-            }
-        };
+        let key = Bytes::from_static(PROBE_KEY);
         // A refusal right after the heal, or an answer *failed* / *unknown*
         // (an election still settling: a deposed leader learns of the new
         // term only now), is retried, as a client would, until the
@@ -829,7 +809,12 @@ impl Runner<'_> {
         let within = |g: &dyn ReplicationGroup| g.now() < start.saturating_add(self.bound);
         for probe in ["write", "read"] {
             loop {
-                let Some((level, submitted)) = submit(&mut self.group, probe) else {
+                let submitted = if probe == "write" {
+                    crate::probe::write(self.group.as_mut(), &key, b"probe")
+                } else {
+                    crate::probe::read(self.group.as_mut(), &key)
+                };
+                let Some((level, submitted)) = submitted else {
                     return Check::Violated(format!("no {probe} level is supported"));
                 };
                 let id = match submitted {
@@ -848,15 +833,7 @@ impl Runner<'_> {
                         ));
                     }
                 };
-                let mut done = None;
-                for _ in 0..SETTLE_TICKS {
-                    if let Some(c) = self.group.take_completion(id) {
-                        done = Some(c);
-                        break;
-                    }
-                    self.group.tick();
-                }
-                match done {
+                match crate::probe::answer(self.group.as_mut(), id, SETTLE_TICKS) {
                     Some(c) if c.outcome.status() == OutcomeStatus::Done => break,
                     Some(_) if within(self.group.as_ref()) => {
                         // An answer at submission (a blocked read) takes
@@ -882,30 +859,24 @@ impl Runner<'_> {
                 }
             }
         }
-        let _ = self.trace;
-        match crate::converges::every_node_converges(
-            self.group.as_mut(),
-            &key,
-            &Bytes::from_static(b"probe"),
-            self.bound,
-            SETTLE_TICKS,
-        ) {
-            Check::Holds => {
-                let probe = Bytes::from_static(b"probe");
-                let checks = [
-                    crate::lease::lease_reads_hold(self.group.as_mut(), &key, &probe),
-                    crate::steady::steady_state_holds(self.group.as_mut(), &key, SETTLE_TICKS),
-                ];
-                match checks.into_iter().find(|c| *c != Check::Holds) {
-                    None => crate::converges::a_named_failover_succeeds(
-                        self.group.as_mut(),
-                        SETTLE_TICKS,
-                    ),
-                    Some(broken) => broken,
-                }
-            }
-            other => other,
+        // Then, in order, each part of recovering that follows the probes;
+        // the first broken one is the answer.
+        let probe = Bytes::from_static(b"probe");
+        let g = self.group.as_mut();
+        let converges =
+            crate::converges::every_node_converges(g, &key, &probe, self.bound, SETTLE_TICKS);
+        if converges != Check::Holds {
+            return converges;
         }
+        let lease = crate::lease::lease_reads_hold(g, &key, &probe);
+        if lease != Check::Holds {
+            return lease;
+        }
+        let steady = crate::steady::steady_state_holds(g, &key, SETTLE_TICKS);
+        if steady != Check::Holds {
+            return steady;
+        }
+        crate::converges::a_named_failover_succeeds(g, SETTLE_TICKS)
     }
 }
 

@@ -9,7 +9,7 @@
 //! live, so no other property tells it from the protocol it should be. Its
 //! steady state gives it away.
 
-use replication::{AckLevel, Bytes, ClientOp, OutcomeStatus, ReadLevel, ReplicationGroup};
+use replication::{Bytes, OutcomeStatus, ReplicationGroup};
 
 use crate::property::Check;
 
@@ -36,27 +36,22 @@ pub(crate) fn steady_state_holds(
             steady.idle_ticks, steady.idle_messages
         ));
     }
-    let write = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
-        .into_iter()
-        .map(|level| {
-            let op = ClientOp::write(key.clone(), Bytes::from_static(b"steady"), level);
-            (format!("write at {level}"), op)
-        });
-    let read = [ReadLevel::Linearizable, ReadLevel::Leader]
-        .into_iter()
-        .map(|level| {
-            (
-                format!("read at {level}"),
-                ClientOp::read(key.clone(), level),
-            )
-        });
-    for (ops, bound) in [
-        (write.collect::<Vec<_>>(), steady.write_latency),
-        (read.collect::<Vec<_>>(), steady.read_latency),
-    ] {
-        if let Err(why) = timed(group, ops, bound, settle) {
-            return Check::Violated(format!("converged and idle on a reliable network, {why}"));
-        }
+    let submitted = group.now();
+    let write = crate::probe::write(group, key, b"steady");
+    if let Err(why) = timed(
+        group,
+        "write",
+        submitted,
+        write,
+        steady.write_latency,
+        settle,
+    ) {
+        return Check::Violated(format!("converged and idle on a reliable network, {why}"));
+    }
+    let submitted = group.now();
+    let read = crate::probe::read(group, key);
+    if let Err(why) = timed(group, "read", submitted, read, steady.read_latency, settle) {
+        return Check::Violated(format!("converged and idle on a reliable network, {why}"));
     }
     match steady.rejoin_ticks {
         Some(ticks) => rejoin_keeps_the_leader(group, ticks),
@@ -92,47 +87,35 @@ fn rejoin_keeps_the_leader(group: &mut dyn ReplicationGroup, ticks: u64) -> Chec
     }
 }
 
-/// Submits the first of `ops` the protocol supports and waits (at most
-/// `settle` ticks) for it: `Err` says how it broke its `bound` — slower,
-/// not *done*, refused, or not answered.
+/// Waits (at most `settle` ticks) for the `what` probe `submitted` at
+/// tick `at`: `Err` says how it broke its `bound` — slower, not *done*,
+/// refused, or not answered.
 fn timed(
     group: &mut dyn ReplicationGroup,
-    ops: Vec<(String, ClientOp)>,
+    what: &str,
+    at: u64,
+    submitted: crate::probe::Submitted,
     bound: u64,
     settle: u64,
 ) -> Result<(), String> {
-    let submitted = group.now();
-    let mut chosen = None;
-    for (what, op) in ops {
-        match group.submit(op) {
-            Err(
-                replication::GroupError::UnsupportedAck { .. }
-                | replication::GroupError::UnsupportedRead { .. },
-            ) => continue,
-            Err(e) => return Err(format!("a {what} was refused: {e}")),
-            Ok(id) => {
-                chosen = Some((what, id));
-                break;
-            }
-        }
-    }
-    let Some((what, id)) = chosen else {
-        return Ok(());
+    let (level, id) = match submitted {
+        None => return Ok(()),
+        Some((level, Err(e))) => return Err(format!("a {what} at {level} was refused: {e}")),
+        Some((level, Ok(id))) => (level, id),
     };
-    for _ in 0..settle {
-        if let Some(done) = group.take_completion(id) {
-            let took = done.completed.saturating_sub(submitted);
-            return match done.outcome.status() {
-                OutcomeStatus::Done if took <= bound => Ok(()),
-                OutcomeStatus::Done => Err(format!(
-                    "a {what} took {took} ticks; its steady state answers within {bound}"
-                )),
-                status => Err(format!("a {what} ended {}", status.name())),
-            };
-        }
-        group.tick();
+    let Some(done) = crate::probe::answer(group, id, settle) else {
+        return Err(format!(
+            "a {what} at {level} was not answered within {settle} ticks"
+        ));
+    };
+    let took = done.completed.saturating_sub(at);
+    match done.outcome.status() {
+        OutcomeStatus::Done if took <= bound => Ok(()),
+        OutcomeStatus::Done => Err(format!(
+            "a {what} at {level} took {took} ticks; its steady state answers within {bound}"
+        )),
+        status => Err(format!("a {what} at {level} ended {}", status.name())),
     }
-    Err(format!("a {what} was not answered within {settle} ticks"))
 }
 
 #[cfg(test)]

@@ -145,38 +145,11 @@ impl Trace {
         self.end_event(tick, kind);
     }
 
-    /// Appends an event whose fields encode themselves from borrows (what
-    /// [`record!`](crate::record) expands to; no field is cloned or built
-    /// as a [`Value`]). Reads back exactly as [`Trace::push`] of the same
-    /// values converted with `Value::from`.
-    #[doc(hidden)]
-    #[inline]
-    pub fn push_fields(
-        &mut self,
-        tick: Tick,
-        kind: &'static str,
-        fields: &[(&'static str, &dyn TraceValue)],
-    ) {
-        if self.disabled {
-            return;
-        }
-        self.begin_event();
-        let kind = self.interner.static_text(kind);
-        for &(key, value) in fields {
-            let key = self.interner.static_text(key);
-            put_varint(&mut self.encoded, u64::from(key));
-            value.encode(&mut FieldSink {
-                out: &mut self.encoded,
-                interner: &mut self.interner,
-            });
-        }
-        self.end_event(tick, kind);
-    }
-
     /// Starts an event whose fields are then written one by one with
-    /// [`FieldWriter::field`], each encoder called directly (what
-    /// [`record!`](crate::record) expands to). Reads back exactly as
-    /// [`Trace::push_fields`] of the same fields. The event is recorded by
+    /// [`FieldWriter::field`], each encoder called directly, no field
+    /// cloned or built as a [`Value`] (what [`record!`](crate::record)
+    /// expands to). Reads back exactly as [`Trace::push`] of the same values
+    /// converted with `Value::from`. The event is recorded by
     /// [`FieldWriter::finish`]; a writer dropped unfinished records nothing
     /// it began (its fields are cut off again).
     #[doc(hidden)]
