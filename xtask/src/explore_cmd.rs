@@ -583,7 +583,7 @@ pub fn replay_id(text: &str) -> Result<Replayed, Stop> {
 
 /// What follows every schedule's steps.
 pub const AFTER_SCHEDULE: &str =
-    "then: heal every node, restart every crashed node, quiesce, read every key";
+    "then: heal and restart every node, quiesce, read every key, probe recovery, crash a follower";
 
 fn describe(id: &ReplayId, schedule: &Schedule, report: &RunReport) -> String {
     let mut out = String::new();
