@@ -29,14 +29,15 @@ pub(crate) fn steady_state_holds(
     for _ in 0..steady.idle_ticks {
         group.tick();
     }
-    let sent = group.messages_sent().unwrap_or(before) - before;
-    if sent > steady.idle_messages {
+    let idle = group.messages_sent().unwrap_or(before) - before;
+    if idle > steady.idle_messages {
         return Check::Violated(format!(
-            "converged and idle on a reliable network, the group sent {sent} messages in {} ticks; its steady state sends at most {}",
+            "converged and idle on a reliable network, the group sent {idle} messages in {} ticks; its steady state sends at most {}",
             steady.idle_ticks, steady.idle_messages
         ));
     }
     let submitted = group.now();
+    let before = group.messages_sent().unwrap_or(0);
     let write = crate::probe::write(group, key, b"steady");
     if let Err(why) = timed(
         group,
@@ -47,6 +48,21 @@ pub(crate) fn steady_state_holds(
         settle,
     ) {
         return Check::Violated(format!("converged and idle on a reliable network, {why}"));
+    }
+    if let Some(most) = steady.write_messages {
+        // The write's window is as long as the idle one before it: what
+        // it sent beyond that window's chatter is the write's own cost.
+        while group.now() < submitted + steady.idle_ticks {
+            group.tick();
+        }
+        let sent = group.messages_sent().unwrap_or(before) - before;
+        let cost = sent.saturating_sub(idle);
+        if group.now() == submitted + steady.idle_ticks && cost > most {
+            return Check::Violated(format!(
+                "converged and idle on a reliable network, a write cost {cost} messages beyond the idle chatter ({sent} in {} ticks against {idle}); its steady state costs at most {most}",
+                steady.idle_ticks
+            ));
+        }
     }
     let submitted = group.now();
     let read = crate::probe::read(group, key);
@@ -171,6 +187,7 @@ mod tests {
             idle_ticks: 16,
             idle_messages: 40,
             rejoin_ticks: None,
+            write_messages: None,
         };
         let mut g = Altered::new(converged()).promising(promise);
         steady_state_holds(&mut g, &Bytes::from_static(b"p"), 100)
@@ -186,6 +203,28 @@ mod tests {
                 }
                 other => panic!("{other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn a_write_costing_more_messages_than_stated_is_a_violation() {
+        let mut g = converged();
+        let real = g.steady_state().expect("a reliable default network");
+        assert_eq!(real.write_messages, Some(4), "an append and its answer per follower");
+        let cost = |most: u64| {
+            let promise = SteadyState {
+                write_messages: Some(most),
+                ..real
+            };
+            let mut g = Altered::new(converged()).promising(promise);
+            steady_state_holds(&mut g, &Bytes::from_static(b"p"), 100)
+        };
+        assert_eq!(cost(4), Check::Holds);
+        match cost(3) {
+            Check::Violated(why) => {
+                assert!(why.contains("a write cost 4 messages beyond the idle chatter"), "{why}")
+            }
+            other => panic!("{other:?}"),
         }
     }
 

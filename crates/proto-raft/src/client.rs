@@ -32,7 +32,7 @@ pub(crate) fn leading_index(
     node: &NodeId,
 ) -> Result<usize, GroupError> {
     let i = cluster.alive_index(node)?;
-    if nodes[i].role != Role::Leader {
+    if !nodes[i].leads() {
         return Err(GroupError::not_permitted(
             node,
             format!(

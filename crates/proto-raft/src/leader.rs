@@ -216,7 +216,7 @@ impl RaftNode {
     /// proposals submitted back to back share a round. Returns the new
     /// entry's index, or `None` when not leader.
     pub(crate) fn propose(&mut self, command: Command) -> Option<u64> {
-        if self.role != Role::Leader || !self.alive {
+        if !self.leads() {
             return None;
         }
         self.log.push(LogEntry {
@@ -233,7 +233,9 @@ impl RaftNode {
     /// `next_index` to every follower that has not been sent the log end yet
     /// (a read-index round in between may already have carried them).
     pub(crate) fn flush_proposals(&mut self, now: Tick, out: &mut Vec<Output>) {
-        if !std::mem::take(&mut self.unsent_proposals) || self.role != Role::Leader || !self.alive {
+        // Only `propose` sets the flag, and stepping down or crashing
+        // clears it: a node holding it leads.
+        if !std::mem::take(&mut self.unsent_proposals) {
             return;
         }
         for peer in 0..self.cluster {

@@ -101,12 +101,20 @@ pub(crate) struct RaftNode {
 pub(crate) fn highest_term_leader(nodes: &[RaftNode]) -> Option<usize> {
     nodes
         .iter()
-        .filter(|n| n.alive && n.role == Role::Leader)
+        .filter(|n| n.leads())
         .max_by_key(|n| (n.current_term, std::cmp::Reverse(n.me)))
         .map(|n| n.me)
 }
 
 impl RaftNode {
+    /// True while this node is alive and believes it leads — what every
+    /// proposal, the group's choice of a leader and a transfer ask (a
+    /// deposed leader in a minority still does).
+    #[must_use]
+    pub(crate) fn leads(&self) -> bool {
+        self.alive && self.role == Role::Leader
+    }
+
     /// A fresh follower at term 0 with an empty log.
     pub(crate) fn new(me: usize, cluster: usize, timing: Timing, now: Tick, rng: &mut Rng) -> Self {
         let mut node = RaftNode {

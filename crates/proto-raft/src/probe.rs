@@ -136,7 +136,7 @@ pub(crate) fn build(cluster: &Cluster<Message>, nodes: &[RaftNode]) -> RaftProbe
                     durable_index: n.last_index(),
                     data: n.data.clone(),
                     leader_hint: n.leader_hint.map(id),
-                    match_index: if n.role == crate::Role::Leader && n.alive {
+                    match_index: if n.leads() {
                         (0..n.cluster)
                             .map(|p| {
                                 (

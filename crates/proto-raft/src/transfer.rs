@@ -16,7 +16,6 @@ use sim_core::{Rng, Tick};
 use crate::message::Message;
 use crate::node::RaftNode;
 use crate::output::{NodeEvent, Output};
-use crate::role::Role;
 
 /// A leadership transfer in progress at a leader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +32,7 @@ impl RaftNode {
     /// Starts handing leadership to `target` (a leader only; the group has
     /// checked that `target` is another alive, reachable node).
     pub(crate) fn start_transfer(&mut self, now: Tick, target: usize, out: &mut Vec<Output>) {
-        if self.role != Role::Leader || target == self.me {
+        if !self.leads() || target == self.me {
             return;
         }
         self.transfer = Some(Transfer {

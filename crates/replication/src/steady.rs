@@ -32,4 +32,12 @@ pub struct SteadyState {
     /// (without PreVote the rejoining node's higher term deposes the
     /// leader, as the paper says it may).
     pub rejoin_ticks: Option<u64>,
+    /// `Some(m)`: a write costs at most `m` messages beyond the idle
+    /// chatter, counted over a window of `idle_ticks` from its submission
+    /// against the idle window just before (Raft: an AppendEntries to each
+    /// follower and its answer). Stated only where the idle chatter of
+    /// two such windows is equal, so the difference is the write's own —
+    /// on a network with one fixed delay, `idle_ticks` a whole number of
+    /// heartbeat intervals.
+    pub write_messages: Option<u64>,
 }
