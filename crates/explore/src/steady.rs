@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn a_write_costing_more_messages_than_stated_is_a_violation() {
-        let mut g = converged();
+        let g = converged();
         let real = g.steady_state().expect("a reliable default network");
         assert_eq!(real.write_messages, Some(4), "an append and its answer per follower");
         let cost = |most: u64| {
