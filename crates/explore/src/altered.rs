@@ -1,8 +1,9 @@
 //! A Raft group with a test's changes, for the explorer's unit tests:
 //! a LINEARIZABLE read started at every tick (chatter beyond the
 //! heartbeats), a steady state promising less than Raft keeps, a
-//! `run_until_idle` that never finds it idle, or a claim to tolerate any
-//! fault.
+//! `run_until_idle` that never finds it idle, a claim to tolerate any
+//! fault, a trace that disagrees with the group, or a blocking write that
+//! does not wait.
 
 use proto_raft::RaftGroup;
 use replication::{
@@ -17,6 +18,8 @@ pub(crate) struct Altered {
     promise: Option<SteadyState>,
     unquiet: bool,
     tolerant: bool,
+    untrue: bool,
+    blocking_times_out: bool,
 }
 
 impl Altered {
@@ -27,6 +30,8 @@ impl Altered {
             promise: None,
             unquiet: false,
             tolerant: false,
+            untrue: false,
+            blocking_times_out: false,
         }
     }
 
@@ -45,6 +50,19 @@ impl Altered {
     /// Claims to tolerate whatever faults are in force.
     pub(crate) fn claiming_tolerance(mut self) -> Self {
         self.tolerant = true;
+        self
+    }
+
+    /// `check_trace` finds the trace untrue whenever it was recorded.
+    pub(crate) fn with_untrue_trace(mut self) -> Self {
+        self.untrue = true;
+        self
+    }
+
+    /// The blocking `client_write` gives up at once, as a wait loop
+    /// with its bound inverted would.
+    pub(crate) fn with_impatient_blocking_write(mut self) -> Self {
+        self.blocking_times_out = true;
         self
     }
 
@@ -75,6 +93,13 @@ impl ReplicationGroup for Altered {
         self.raft.take_completion(id)
     }
     fn client_write(&mut self, k: Bytes, v: Bytes, l: AckLevel) -> Result<WriteResult, GroupError> {
+        if self.blocking_times_out {
+            self.raft.submit(ClientOp::write(k, v, l))?;
+            return Err(GroupError::NotIdle {
+                ticks: 0,
+                waiting_for: "a test's impatient write".into(),
+            });
+        }
         self.raft.client_write(k, v, l)
     }
     fn client_read(
@@ -100,6 +125,12 @@ impl ReplicationGroup for Altered {
             });
         }
         self.raft.run_until_idle(max)
+    }
+    fn check_trace(&self) -> Result<(), String> {
+        if self.untrue && self.raft.trace().is_enabled() {
+            return Err("a test's untrue trace".into());
+        }
+        Ok(())
     }
     fn tolerates_current_faults(&self) -> bool {
         self.tolerant || self.raft.tolerates_current_faults()

@@ -8,10 +8,11 @@
 //! protocol says it tolerates that (Raft: a minority down; ISR: the ISR
 //! still at min.insync once the follower leaves it; WAL: no synchronous
 //! standby lost), a write at the strongest level, submitted once the
-//! recovery bound has passed, must complete *done*. A commit rule that
+//! recovery bound has passed, must complete *done*, and so must the same
+//! write made through the blocking `client_write`. A commit rule that
 //! waits for every replica, or an ISR that never shrinks, fails it.
 
-use replication::{Bytes, OutcomeStatus, ReplicationGroup};
+use replication::{AckLevel, Bytes, OutcomeStatus, ReplicationGroup};
 
 use crate::property::Check;
 
@@ -45,13 +46,36 @@ pub(crate) fn available_without_a_follower(
         None => return Check::Holds,
         Some((level, Err(e))) => format!("the write at {level} was refused: {e}"),
         Some((level, Ok(id))) => match crate::probe::answer(group, id, settle) {
-            Some(c) if c.outcome.status() == OutcomeStatus::Done => return Check::Holds,
+            Some(c) if c.outcome.status() == OutcomeStatus::Done => {
+                return blocking_write_accepted(group, key, level);
+            }
             Some(c) => format!("the write at {level} ended {}", c.outcome.status().name()),
             None => format!("the write at {level} did not complete within {settle} ticks"),
         },
     };
     Check::Violated(format!(
         "with {follower} crashed after recovery, a fault the protocol tolerates, held for its recovery bound ({bound} ticks), {how}"
+    ))
+}
+
+/// The same fault, asked through the blocking call scenario files make
+/// ([`ReplicationGroup::client_write`], which waits on its own): a write
+/// at `level` must be accepted as the submitted one was.
+fn blocking_write_accepted(group: &mut dyn ReplicationGroup, key: &Bytes, level: &str) -> Check {
+    let Some(ack) = [AckLevel::AllIsr, AckLevel::Quorum, AckLevel::Leader]
+        .into_iter()
+        .find(|a| a.name() == level)
+    else {
+        return Check::Holds;
+    };
+    let value = Bytes::from_static(b"without-a-follower, blocking");
+    let how = match group.client_write(key.clone(), value, ack) {
+        Ok(w) if w.accepted => return Check::Holds,
+        Ok(w) => format!("ended {}: {}", w.status.name(), w.message),
+        Err(e) => format!("was refused: {e}"),
+    };
+    Check::Violated(format!(
+        "with a follower crashed after recovery, a fault the protocol tolerates, a write at {level} completed, but a blocking client_write at {level} {how}"
     ))
 }
 
@@ -82,6 +106,19 @@ mod tests {
             Check::Holds
         );
         assert_eq!(g.summary().nodes.iter().filter(|n| !n.alive).count(), 1);
+    }
+
+    #[test]
+    fn a_blocking_write_that_does_not_wait_is_a_violation() {
+        let mut g =
+            crate::altered::Altered::new(raft(&["n1", "n2", "n3"])).with_impatient_blocking_write();
+        match available_without_a_follower(&mut g, &Bytes::from_static(b"k"), 100) {
+            Check::Violated(why) => assert!(
+                why.contains("a blocking client_write at QUORUM was refused: "),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

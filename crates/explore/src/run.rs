@@ -75,7 +75,8 @@ pub fn run_schedule(
 ) -> Result<RunReport, GroupError> {
     let profile = &schedule.profile;
     let mut group = (config.factory)(&profile.build(schedule.seed))?;
-    group.trace_mut().set_enabled(options.trace);
+    let traced = schedule.checks_its_trace();
+    group.trace_mut().set_enabled(options.trace || traced);
     let network = group.set_network(profile.net.clone());
     let nodes = group.node_ids();
     let clients = profile.clients;
@@ -164,6 +165,9 @@ pub fn run_schedule(
     let recovers = run.recovers();
     if recovers == Check::Holds {
         run.available_without_a_follower();
+    }
+    if traced {
+        run.check_trace();
     }
     Ok(RunReport {
         history: run.history,
@@ -787,6 +791,17 @@ impl Runner<'_> {
         self.check_invariants(|| "after the aimed availability probe".to_string());
     }
 
+    /// The end of a traced schedule's **invariants**: the trace, folded
+    /// from the group's start, agrees with the group's state
+    /// ([`ReplicationGroup::check_trace`]).
+    fn check_trace(&mut self) {
+        if self.invariants == Check::Holds
+            && let Err(why) = self.group.check_trace()
+        {
+            self.invariants = Check::Violated(format!("the trace disagrees with the group: {why}"));
+        }
+    }
+
     /// **recovers**: with everything healed and quiet, a write at the
     /// protocol's strongest ack level and a read at its strongest read
     /// level complete *done* (they are probes, not part of the history) —
@@ -911,6 +926,11 @@ mod tests {
     /// A schedule of no steps on a three-node Raft group, altered as
     /// `alter` says, over a reliable 1-tick network.
     fn recovers_of(alter: fn(Altered) -> Altered) -> Check {
+        run_of(alter, 1).check(Property::Recovers).clone()
+    }
+
+    /// The run of `seed`'s schedule emptied of steps, as [`recovers_of`].
+    fn run_of(alter: fn(Altered) -> Altered, seed: u64) -> RunReport {
         let config = Configuration::new(
             "raft",
             AckLevel::Quorum,
@@ -921,7 +941,7 @@ mod tests {
                 Ok(Box::new(alter(Altered::new(raft))) as Box<dyn ReplicationGroup>)
             },
         );
-        let mut schedule = crate::schedule_of(&config, 1, 3);
+        let mut schedule = crate::schedule_of(&config, seed, 3);
         schedule.profile.nodes = 3;
         schedule.profile.drawn_nodes = None;
         schedule.profile.knobs = Vec::new();
@@ -929,8 +949,28 @@ mod tests {
             .with_delay_range(1, 1)
             .with_capacity(2_000);
         schedule.steps = Vec::new();
-        let report = run_schedule(&config, &schedule, RunOptions::SWEEP).expect("runs");
-        report.check(Property::Recovers).clone()
+        run_schedule(&config, &schedule, RunOptions::SWEEP).expect("runs")
+    }
+
+    #[test]
+    fn a_sampled_schedule_s_untrue_trace_breaks_invariants() {
+        let sampled = crate::schedule::TRACE_SAMPLE;
+        let invariants = |seed| {
+            run_of(Altered::with_untrue_trace, seed)
+                .check(Property::Invariants)
+                .clone()
+        };
+        match invariants(sampled) {
+            Check::Violated(why) => {
+                assert!(
+                    why.contains("the trace disagrees with the group: a test's untrue trace"),
+                    "{why}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        // A schedule off the sample runs without its trace, and is not asked.
+        assert_eq!(invariants(sampled + 1), Check::Holds);
     }
 
     #[test]

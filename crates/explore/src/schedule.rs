@@ -168,7 +168,22 @@ pub struct Schedule {
     pub steps: Vec<Step>,
 }
 
+/// One schedule in this many (by seed) runs with the group's trace on,
+/// and its trace is checked against the group's state at the end
+/// ([`Schedule::checks_its_trace`]).
+pub const TRACE_SAMPLE: u64 = 32;
+
 impl Schedule {
+    /// True when this schedule's run records the group's trace and checks
+    /// it against the group's state at the end
+    /// ([`ReplicationGroup::check_trace`](replication::ReplicationGroup::check_trace),
+    /// part of *invariants*): every [`TRACE_SAMPLE`]-th seed, from 0, so
+    /// a replay and a shrink of the schedule check it as the sweep did.
+    #[must_use]
+    pub fn checks_its_trace(&self) -> bool {
+        self.seed.is_multiple_of(TRACE_SAMPLE)
+    }
+
     /// The schedule of `seed` under `profile`: the same seed and profile
     /// always give the same steps. A `density` percent of the steps are
     /// nemesis steps of the profile's kinds; of the rest, three in four

@@ -210,7 +210,11 @@ mod tests {
     fn a_write_costing_more_messages_than_stated_is_a_violation() {
         let g = converged();
         let real = g.steady_state().expect("a reliable default network");
-        assert_eq!(real.write_messages, Some(4), "an append and its answer per follower");
+        assert_eq!(
+            real.write_messages,
+            Some(4),
+            "an append and its answer per follower"
+        );
         let cost = |most: u64| {
             let promise = SteadyState {
                 write_messages: Some(most),
@@ -222,7 +226,10 @@ mod tests {
         assert_eq!(cost(4), Check::Holds);
         match cost(3) {
             Check::Violated(why) => {
-                assert!(why.contains("a write cost 4 messages beyond the idle chatter"), "{why}")
+                assert!(
+                    why.contains("a write cost 4 messages beyond the idle chatter"),
+                    "{why}"
+                )
             }
             other => panic!("{other:?}"),
         }

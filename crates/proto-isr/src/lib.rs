@@ -236,6 +236,7 @@ mod registration;
 mod replication_impl;
 mod role;
 mod state_line;
+mod trace_check;
 
 pub use config::{IsrConfig, IsrMode};
 pub use group::IsrGroup;

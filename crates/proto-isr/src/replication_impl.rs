@@ -187,6 +187,18 @@ impl ReplicationGroup for IsrGroup {
         IsrGroup::check_invariants(self)
     }
 
+    /// The trace's membership, high watermark, leader, log ends, durable
+    /// marks and fenced counts, folded from `isr_group_started`, against
+    /// the controller and the replicas ([`crate::trace_check`]).
+    fn check_trace(&self) -> Result<(), String> {
+        crate::trace_check::agrees(
+            &self.cluster.trace,
+            &self.controller,
+            &self.nodes,
+            &self.cluster,
+        )
+    }
+
     fn set_network(&mut self, net: replication::NetConfig) -> Result<(), GroupError> {
         self.cluster.set_network(net)
     }

@@ -297,6 +297,18 @@ pub trait ReplicationGroup {
         Ok(())
     }
 
+    /// That the group's trace, recorded from its start, tells the truth:
+    /// folded event by event, it ends where the group's state is (the
+    /// membership, the high watermark, each node's log end and durable
+    /// mark, …), and every reason it gives holds when it is given. `Err`
+    /// names the first disagreement. Meaningful only when the trace was
+    /// on since the group was built; the default checks nothing. The
+    /// explorer asks it on a sample of its schedules, whose trace it keeps
+    /// on.
+    fn check_trace(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Makes `node`'s current state durable.
     fn fsync(&mut self, node: &NodeId) -> Result<(), GroupError>;
 

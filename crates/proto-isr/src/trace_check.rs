@@ -1,0 +1,269 @@
+//! Does the trace tell the truth? Folds an ISR group's trace from
+//! `isr_group_started` — the membership, the high watermark, the
+//! controller's leader, each replica's log end, durable mark and fenced
+//! count — and compares where it ends with the controller and the
+//! replicas. On the way it checks what each event claims when it is made:
+//! an appended offset follows the log end, an fsync reports the log end,
+//! HW advances from where it was, a removal's reason holds (`crashed`: the
+//! replica is down; `displaced_leader`: it led; `lag`: it is up and not
+//! the leader), a rejection names a known reason.
+//!
+//! The diagrams, the report and every pinned snapshot are drawn from the
+//! trace, so a trace that drops a controller decision or misreports an
+//! offset misleads every reader while the protocol itself stays correct.
+//! The fold is written from the event vocabulary ([`crate::events`]), not
+//! from the code that emits the events.
+
+use replication::{Cluster, NodeId};
+use sim_core::{EventRef, Trace, Value};
+
+use crate::controller::Controller;
+use crate::message::IsrMessage;
+use crate::node::IsrNode;
+
+/// What the trace says of one replica.
+#[derive(Debug, Clone, Copy, Default)]
+struct Replica {
+    end: u64,
+    durable: u64,
+    fenced: u64,
+    down: bool,
+}
+
+/// What the trace says of the partition.
+struct Fold<'a> {
+    ids: &'a [NodeId],
+    replicas: Vec<Replica>,
+    isr: Vec<NodeId>,
+    leader: Option<NodeId>,
+    high_watermark: u64,
+}
+
+fn number(e: &EventRef<'_>, key: &str) -> Result<u64, String> {
+    match e.field(key) {
+        Some(Value::UInt(n)) => Ok(n),
+        other => Err(format!("{} has no number {key} ({other:?})", e.kind)),
+    }
+}
+
+fn nodes(e: &EventRef<'_>, key: &str) -> Result<Vec<NodeId>, String> {
+    match e.field(key) {
+        Some(Value::List(items)) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::Node(n) => Ok(n),
+                other => Err(format!("{} lists {other:?} in {key}", e.kind)),
+            })
+            .collect(),
+        other => Err(format!("{} has no node list {key} ({other:?})", e.kind)),
+    }
+}
+
+fn sorted(mut ids: Vec<NodeId>) -> Vec<NodeId> {
+    ids.sort();
+    ids
+}
+
+impl Fold<'_> {
+    fn at(&self, e: &EventRef<'_>, key: &str) -> Result<usize, String> {
+        let node = e
+            .node_field(key)
+            .ok_or_else(|| format!("{} names no {key}", e.kind))?;
+        self.ids
+            .iter()
+            .position(|n| n == node)
+            .ok_or_else(|| format!("{} names unknown node {node}", e.kind))
+    }
+
+    fn appended(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+        let i = self.at(e, "node")?;
+        let offset = number(e, "offset")?;
+        let r = &mut self.replicas[i];
+        if offset != r.end + 1 {
+            return Err(format!(
+                "{} at {} offset {offset}, but its log ended at {}",
+                e.kind, self.ids[i], r.end
+            ));
+        }
+        r.end = offset;
+        Ok(())
+    }
+
+    fn removed(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+        let i = self.at(e, "node")?;
+        let node = &self.ids[i];
+        let leads = self.leader.as_ref() == Some(node);
+        let holds = match e.str_field("reason") {
+            Some("crashed") => self.replicas[i].down,
+            Some("displaced_leader") => leads,
+            Some("lag") => !self.replicas[i].down && !leads,
+            other => {
+                return Err(format!(
+                    "isr_member_removed of {node} gives reason {other:?}"
+                ));
+            }
+        };
+        if !holds {
+            return Err(format!(
+                "isr_member_removed of {node} gives reason {} while it is {} and {}the leader",
+                e.str_field("reason").unwrap_or(""),
+                if self.replicas[i].down { "down" } else { "up" },
+                if leads { "" } else { "not " }
+            ));
+        }
+        self.isr = nodes(e, "isr")?;
+        Ok(())
+    }
+
+    fn step(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+        match e.kind {
+            "isr_group_started" => {
+                self.isr = nodes(e, "nodes")?;
+                self.leader = e.node_field("leader").cloned();
+            }
+            "node_crashed" => {
+                let i = self.at(e, "node")?;
+                self.replicas[i].down = true;
+            }
+            "node_restarted" => {
+                let i = self.at(e, "node")?;
+                self.replicas[i].down = false;
+            }
+            "isr_leader_appended" | "isr_entry_appended" => self.appended(e)?,
+            "isr_log_truncated" => {
+                let i = self.at(e, "node")?;
+                let above = number(e, "above")?;
+                let r = &mut self.replicas[i];
+                r.end = r.end.min(above);
+                r.durable = r.durable.min(above);
+            }
+            "isr_snapshot_installed" => {
+                let i = self.at(e, "node")?;
+                let r = &mut self.replicas[i];
+                // The replaced log is not on disk.
+                r.durable = 0;
+                r.end = number(e, "log_end")?;
+            }
+            "isr_fsync" => {
+                let i = self.at(e, "node")?;
+                let durable = number(e, "durable_offset")?;
+                let r = &mut self.replicas[i];
+                if durable != r.end {
+                    return Err(format!(
+                        "isr_fsync of {} reports durable offset {durable}, but its log ends at {}",
+                        self.ids[i], r.end
+                    ));
+                }
+                r.durable = durable;
+            }
+            "isr_append_rejected" => {
+                let i = self.at(e, "node")?;
+                match e.str_field("reason") {
+                    Some("stale_leader_epoch" | "non_current_leader") => {
+                        self.replicas[i].fenced += 1;
+                    }
+                    Some("log_mismatch") => {}
+                    other => {
+                        return Err(format!(
+                            "isr_append_rejected at {} gives reason {other:?}",
+                            self.ids[i]
+                        ));
+                    }
+                }
+            }
+            "isr_member_removed" => self.removed(e)?,
+            "isr_member_added" => self.isr = nodes(e, "isr")?,
+            "isr_high_watermark_advanced" => {
+                let from = number(e, "from")?;
+                if from != self.high_watermark {
+                    return Err(format!(
+                        "isr_high_watermark_advanced from {from}, but HW was {}",
+                        self.high_watermark
+                    ));
+                }
+                self.high_watermark = number(e, "to")?;
+                self.isr = nodes(e, "isr")?;
+            }
+            "isr_controller_elected" => {
+                let previous = e.node_field("previous");
+                if previous != self.leader.as_ref() {
+                    return Err(format!(
+                        "isr_controller_elected names previous leader {previous:?}, but {:?} led",
+                        self.leader
+                    ));
+                }
+                self.leader = e.node_field("leader").cloned();
+                self.high_watermark = number(e, "high_watermark")?;
+                self.isr = nodes(e, "isr")?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Folds `trace` (recorded since the group started) and compares the
+/// result with `controller`, `nodes` and the harness: `Err` names the
+/// first event that claims something untrue, or the first field where
+/// the fold and the state differ.
+pub(crate) fn agrees(
+    trace: &Trace,
+    controller: &Controller,
+    nodes: &[IsrNode],
+    cluster: &Cluster<IsrMessage>,
+) -> Result<(), String> {
+    let ids = cluster.ids();
+    let mut fold = Fold {
+        ids,
+        replicas: vec![Replica::default(); ids.len()],
+        isr: Vec::new(),
+        leader: None,
+        high_watermark: 0,
+    };
+    for e in trace.events() {
+        fold.step(&e)
+            .map_err(|why| format!("trace event #{} at tick {}: {why}", e.seq, e.tick))?;
+    }
+    let isr: Vec<NodeId> = controller
+        .isr()
+        .into_iter()
+        .map(|i| ids[i].clone())
+        .collect();
+    if sorted(fold.isr.clone()) != sorted(isr.clone()) {
+        return Err(format!(
+            "the trace's ISR is {:?}, the controller's {isr:?}",
+            fold.isr
+        ));
+    }
+    if fold.high_watermark != controller.high_watermark() {
+        return Err(format!(
+            "the trace's HW is {}, the controller's {}",
+            fold.high_watermark,
+            controller.high_watermark()
+        ));
+    }
+    if fold.leader.as_ref() != Some(&ids[controller.leader()]) {
+        return Err(format!(
+            "the trace's leader is {:?}, the controller's {}",
+            fold.leader,
+            ids[controller.leader()]
+        ));
+    }
+    for (i, (r, n)) in fold.replicas.iter().zip(nodes).enumerate() {
+        let state = (n.log_end_offset(), n.durable_offset(), n.fenced_packets());
+        if (r.end, r.durable, r.fenced) != state {
+            return Err(format!(
+                "the trace has {} at log end {}, durable {}, fenced {}; the replica is at {}, {}, {}",
+                ids[i], r.end, r.durable, r.fenced, state.0, state.1, state.2
+            ));
+        }
+        if r.down == cluster.is_alive(i) {
+            return Err(format!(
+                "the trace has {} {}",
+                ids[i],
+                if r.down { "down" } else { "up" }
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,86 @@
+//! `check_trace`: the trace, folded from the group's start, ends where the
+//! group is — and an event that claims something untrue is named.
+
+use proto_isr::{IsrConfig, IsrGroup};
+use replication::{AckLevel, Bytes, NodeId, ReplicationGroup};
+use sim_core::record;
+
+fn n(name: &str) -> NodeId {
+    NodeId::new(name)
+}
+
+/// A group that crashed a follower (it left the ISR as `crashed`), lost
+/// power on another, fsynced, failed over and caught everyone up.
+fn eventful() -> IsrGroup {
+    let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
+    let w = |g: &mut IsrGroup, v: &'static str| {
+        g.client_write(Bytes::from("k"), Bytes::from(v), AckLevel::AllIsr)
+            .unwrap()
+    };
+    w(&mut g, "v1");
+    g.fsync(&n("node-2")).unwrap();
+    w(&mut g, "v2");
+    g.crash(&n("node-3"), true).unwrap();
+    w(&mut g, "v3");
+    g.restart(&n("node-3")).unwrap();
+    g.run_until_idle(200).unwrap();
+    g.failover(Some(&n("node-2"))).unwrap();
+    w(&mut g, "v4");
+    g.fsync(&n("node-1")).unwrap();
+    g.run_until_idle(200).unwrap();
+    g
+}
+
+#[test]
+fn an_eventful_run_s_trace_agrees_with_the_group() {
+    let g = eventful();
+    assert!(g.trace().count("isr_member_removed") >= 1);
+    assert!(g.trace().count("isr_controller_elected") >= 1);
+    assert_eq!(g.check_trace(), Ok(()));
+}
+
+#[test]
+fn an_fsync_reporting_another_offset_is_named() {
+    let mut g = eventful();
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_fsync",
+        node = &n("node-2"),
+        durable_offset = 0u64
+    );
+    let why = g.check_trace().unwrap_err();
+    assert!(
+        why.contains("isr_fsync of node-2 reports durable offset 0"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_removal_for_a_reason_that_does_not_hold_is_named() {
+    let mut g = eventful();
+    let now = g.now();
+    for reason in ["xyzzy", "crashed"] {
+        let mut h = eventful();
+        record!(
+            h.trace_mut(),
+            now,
+            "isr_member_removed",
+            node = &n("node-3"),
+            reason = reason,
+            isr = vec![n("node-1"), n("node-2")]
+        );
+        let why = h.check_trace().unwrap_err();
+        assert!(
+            why.contains("isr_member_removed of node-3 gives reason"),
+            "{why}"
+        );
+    }
+    // An event left out: the restart was not recorded.
+    g.crash(&n("node-3"), false).unwrap();
+    g.trace_mut().set_enabled(false);
+    g.restart(&n("node-3")).unwrap();
+    let why = g.check_trace().unwrap_err();
+    assert!(why.contains("the trace has node-3 down"), "{why}");
+}
