@@ -2,8 +2,8 @@
 //! a LINEARIZABLE read started at every tick (chatter beyond the
 //! heartbeats), a steady state promising less than Raft keeps, a
 //! `run_until_idle` that never finds it idle, a claim to tolerate any
-//! fault, a trace that disagrees with the group, or a blocking write that
-//! does not wait.
+//! fault, a trace that disagrees with the group, a blocking write that
+//! does not wait, or an outage or a read refusal it does not have.
 
 use proto_raft::RaftGroup;
 use replication::{
@@ -20,6 +20,8 @@ pub(crate) struct Altered {
     tolerant: bool,
     untrue: bool,
     blocking_times_out: bool,
+    outage: bool,
+    refusing: bool,
 }
 
 impl Altered {
@@ -32,6 +34,8 @@ impl Altered {
             tolerant: false,
             untrue: false,
             blocking_times_out: false,
+            outage: false,
+            refusing: false,
         }
     }
 
@@ -63,6 +67,18 @@ impl Altered {
     /// with its bound inverted would.
     pub(crate) fn with_impatient_blocking_write(mut self) -> Self {
         self.blocking_times_out = true;
+        self
+    }
+
+    /// Says it refuses LINEARIZABLE reads by design, and serves them.
+    pub(crate) fn claiming_read_refusals(mut self) -> Self {
+        self.refusing = true;
+        self
+    }
+
+    /// Says it cannot serve, whatever its state.
+    pub(crate) fn claiming_an_outage(mut self) -> Self {
+        self.outage = true;
         self
     }
 
@@ -137,6 +153,15 @@ impl ReplicationGroup for Altered {
     }
     fn recovery_bound(&self) -> u64 {
         self.raft.recovery_bound()
+    }
+    fn read_refused_by_design(&self) -> Option<String> {
+        self.refusing.then(|| "a test's claimed design".to_owned())
+    }
+    fn unavailable(&self) -> Option<String> {
+        if self.outage {
+            return Some("a test's claimed outage".into());
+        }
+        self.raft.unavailable()
     }
     fn quiesces(&self) -> bool {
         self.unquiet || self.raft.quiesces()

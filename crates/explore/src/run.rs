@@ -253,6 +253,8 @@ struct InFlight {
     judged_in: Option<u64>,
     /// A `LINEARIZABLE` read the protocol stated, as it was served, that it
     /// refuses by design ([`ReplicationGroup::read_refused_by_design`]).
+    by_design: bool,
+    /// … and it was judged for availability, so that refusal is excused.
     excused: bool,
 }
 
@@ -383,12 +385,13 @@ impl Runner<'_> {
                 ..
             }
         );
-        let excused = |g: &dyn ReplicationGroup| {
-            judged_in.is_some() && linearizable_read && g.read_refused_by_design().is_some()
-        };
+        let by_design =
+            |g: &dyn ReplicationGroup| linearizable_read && g.read_refused_by_design().is_some();
+        let excused = |g: &dyn ReplicationGroup| judged_in.is_some() && by_design(g);
         match self.group.submit(op) {
             Ok(id) => {
-                let excused = excused(self.group.as_ref());
+                let by_design = by_design(self.group.as_ref());
+                let excused = judged_in.is_some() && by_design;
                 self.clock += 1;
                 self.history.push(HistoryOp {
                     client,
@@ -406,6 +409,7 @@ impl Runner<'_> {
                     InFlight {
                         index: self.history.len() - 1,
                         judged_in,
+                        by_design,
                         excused,
                     },
                 );
@@ -447,6 +451,18 @@ impl Runner<'_> {
                     op.reason = message
                 }
                 _ => {}
+            }
+            if flight.by_design
+                && op.status == Some(OutcomeStatus::Done)
+                && self.available == Check::Holds
+            {
+                // The excuse is checked: a read the protocol says it
+                // refuses by design must not be served.
+                self.available = Check::Violated(format!(
+                    "{} was served at tick {}, though the protocol said, as it was served, that it refuses such a read by design",
+                    op.describe(),
+                    done.completed
+                ));
             }
             let still = tolerated_now && flight.judged_in == Some(self.tolerance.epoch);
             let by_design = flight.excused && op.status == Some(OutcomeStatus::Failed);
@@ -722,7 +738,10 @@ impl Runner<'_> {
                     StepResult::Submitted(_) => {}
                     StepResult::Refused(err) => {
                         last = err.to_string();
-                        if self.group.unavailable_lasts() && self.group.unavailable().is_some() {
+                        if self.group.unavailable_lasts()
+                            && (self.group.unavailable().is_some()
+                                || self.group.outside_assumptions().is_some())
+                        {
                             // The protocol states, from its own state, why
                             // it cannot serve, and that no tick ends it:
                             // every fault is healed, so a retry would find
@@ -802,12 +821,32 @@ impl Runner<'_> {
         }
     }
 
+    /// A healed group that says it cannot serve (`why`) is not judged —
+    /// once the excuse is checked: a write at the strongest level must
+    /// then not complete *done*. A group that claims an outage it does not
+    /// have would otherwise turn every run into "offline at the end".
+    fn unavailable_holds(&mut self, why: String) -> Check {
+        let key = Bytes::from_static(PROBE_KEY);
+        if let Some((level, Ok(id))) = crate::probe::write(self.group.as_mut(), &key, b"excuse")
+            && let Some(c) = crate::probe::answer(self.group.as_mut(), id, SETTLE_TICKS)
+            && c.outcome.status() == OutcomeStatus::Done
+        {
+            return Check::Violated(format!(
+                "the healed group said it could not serve ({why}), yet a write at {level} completed done"
+            ));
+        }
+        Check::Undecided(why)
+    }
+
     /// **recovers**: with everything healed and quiet, a write at the
     /// protocol's strongest ack level and a read at its strongest read
     /// level complete *done* (they are probes, not part of the history) —
     /// unless the protocol states why it legitimately cannot serve.
     fn recovers(&mut self) -> Check {
         if let Some(why) = self.group.unavailable() {
+            return self.unavailable_holds(why);
+        }
+        if let Some(why) = self.group.outside_assumptions() {
             return Check::Undecided(why);
         }
         if let Some(why) = &self.unquiet {
@@ -931,6 +970,11 @@ mod tests {
 
     /// The run of `seed`'s schedule emptied of steps, as [`recovers_of`].
     fn run_of(alter: fn(Altered) -> Altered, seed: u64) -> RunReport {
+        run_steps(alter, seed, Vec::new())
+    }
+
+    /// The run of `seed`'s schedule with `steps` only, as [`recovers_of`].
+    fn run_steps(alter: fn(Altered) -> Altered, seed: u64, steps: Vec<Step>) -> RunReport {
         let config = Configuration::new(
             "raft",
             AckLevel::Quorum,
@@ -948,8 +992,41 @@ mod tests {
         schedule.profile.net = NetConfig::default()
             .with_delay_range(1, 1)
             .with_capacity(2_000);
-        schedule.steps = Vec::new();
+        schedule.steps = steps;
         run_schedule(&config, &schedule, RunOptions::SWEEP).expect("runs")
+    }
+
+    #[test]
+    fn a_read_refused_by_design_that_is_served_fails_available() {
+        let read = || {
+            vec![
+                Step::Wait(30),
+                Step::Read { client: 0, key: 0 },
+                Step::Wait(5),
+            ]
+        };
+        match run_steps(Altered::claiming_read_refusals, 1, read()).check(Property::Available) {
+            Check::Violated(why) => assert!(
+                why.contains("though the protocol said, as it was served, that it refuses such a read by design"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            run_steps(|g| g, 1, read()).check(Property::Available),
+            &Check::Holds
+        );
+    }
+
+    #[test]
+    fn a_claimed_outage_that_still_serves_fails_recovers() {
+        match recovers_of(Altered::claiming_an_outage) {
+            Check::Violated(why) => assert!(
+                why.contains("said it could not serve (a test's claimed outage), yet a write at QUORUM completed done"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

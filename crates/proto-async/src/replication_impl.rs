@@ -216,11 +216,26 @@ impl ReplicationGroup for AsyncPrimaryGroup {
         linked >= needed
     }
 
-    /// `WAIT N T` cannot be answered when `T` is shorter than a round trip
-    /// to a replica on this network: every write then ends *unknown*, by
-    /// the client's own setting.
-    fn unavailable(&self) -> Option<String> {
+    /// A `WAIT` timeout shorter than the network's slowest round trip:
+    /// whether a replica's acknowledgement returns in time is chance.
+    fn outside_assumptions(&self) -> Option<String> {
         self.wait_outpaced()
+    }
+
+    /// `WAIT N T` cannot be answered when `T` is shorter than the
+    /// *shortest* round trip to a replica on this network: every write
+    /// then ends *unknown*, by the client's own setting. (When only the
+    /// slowest round trip outlasts `T`, some writes are answered: the
+    /// group is not unavailable, it is outside its assumptions.)
+    fn unavailable(&self) -> Option<String> {
+        let wait = self.config.wait?;
+        let round_trip = 2 * self.cluster.net_config().min_delay;
+        (wait.timeout < round_trip).then(|| {
+            format!(
+                "WAIT {} {} times out before any replica's acknowledgement can return (round trip at least {round_trip} ticks)",
+                wait.numreplicas, wait.timeout
+            )
+        })
     }
 
     /// A resynchronisation and the replicas' acknowledgements: the
@@ -342,7 +357,8 @@ impl ScenarioGroup for AsyncPrimaryGroup {
 }
 
 impl AsyncPrimaryGroup {
-    /// Why `WAIT`'s timeout cannot be met on this network, if it cannot.
+    /// Why `WAIT`'s timeout may not be met on this network (its slowest
+    /// round trip outlasts it), if so.
     fn wait_outpaced(&self) -> Option<String> {
         let wait = self.config.wait?;
         let round_trip = 2 * self.cluster.net_config().worst_delay();

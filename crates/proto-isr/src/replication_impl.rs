@@ -277,6 +277,21 @@ impl ReplicationGroup for IsrGroup {
         })
     }
 
+    /// A network whose worst delay, a stall included, reaches
+    /// `replica.lag.time.max.ms`: a follower may leave the ISR before the
+    /// leader's entries reach it, so whether an `acks=all` write is
+    /// acknowledged is chance (Kafka assumes the lag bound well above a
+    /// replication round).
+    fn outside_assumptions(&self) -> Option<String> {
+        self.worst_delay_at_lag().then(|| {
+            format!(
+                "replica.lag.time.max.ms ({} ticks) is not above the network's worst delay ({} ticks): a follower may leave the ISR before it can catch up",
+                self.config.replica_lag_timeout,
+                self.worst_delay()
+            )
+        })
+    }
+
     /// Both reasons last: a network slower than `replica.lag.time.max`
     /// is the configuration's, and an offline partition ends only when an
     /// operator enables unclean election (no tick brings an ISR member
@@ -424,23 +439,28 @@ impl IsrGroup {
         self.cluster.net_config().worst_delay()
     }
 
-    /// True when that delay reaches `replica.lag.time.max.ms` (see
-    /// [`IsrGroup::lag_outpaced`]); builds no text.
+    /// True when that delay reaches `replica.lag.time.max.ms`: a follower
+    /// may then leave the ISR before the leader's entries reach it (see
+    /// [`IsrGroup::lag_outpaced`] for when it must).
     fn worst_delay_at_lag(&self) -> bool {
         self.worst_delay() >= self.config.replica_lag_timeout
     }
 
     /// Why no follower can stay in the ISR on this network, if it cannot:
     /// Kafka assumes `replica.lag.time.max.ms` well above a replication
-    /// round; with a one-way delay (a stall included) at or above it, every
-    /// follower leaves the ISR before the leader's entries reach it, so no
-    /// `acks=all` write can be acknowledged.
+    /// round. When even the network's *shortest* one-way delay exceeds it,
+    /// every follower leaves the ISR before the leader's entries reach it,
+    /// and with `min.insync.replicas` above 1 no `acks=all` write can be
+    /// acknowledged. (When only the worst delay, a stall included, reaches
+    /// it, some writes are: the group then only does not claim to tolerate
+    /// faults.)
     fn lag_outpaced(&self) -> Option<String> {
-        let worst = self.worst_delay();
-        (worst >= self.config.replica_lag_timeout).then(|| {
+        let fastest = self.cluster.net_config().min_delay;
+        let timeout = self.config.replica_lag_timeout;
+        (fastest > timeout && self.config.min_insync_replicas > 1).then(|| {
             format!(
-                "replica.lag.time.max.ms ({} ticks) is not above the network's worst delay ({worst} ticks): followers leave the ISR before they can catch up",
-                self.config.replica_lag_timeout
+                "replica.lag.time.max.ms ({timeout} ticks) is below the network's shortest delay ({fastest} ticks) and min.insync.replicas is {}: every follower leaves the ISR before it can catch up",
+                self.config.min_insync_replicas
             )
         })
     }

@@ -6,7 +6,8 @@
 //! an appended offset follows the log end, an fsync reports the log end,
 //! HW advances from where it was, a removal's reason holds (`crashed`: the
 //! replica is down; `displaced_leader`: it led; `lag`: it is up and not
-//! the leader), a rejection names a known reason.
+//! the leader), a rejection names a known reason, a catch-up's mode is the
+//! one SPEC's rule gives for its offsets.
 //!
 //! The diagrams, the report and every pinned snapshot are drawn from the
 //! trace, so a trace that drops a controller decision or misreports an
@@ -56,6 +57,26 @@ fn nodes(e: &EventRef<'_>, key: &str) -> Result<Vec<NodeId>, String> {
             })
             .collect(),
         other => Err(format!("{} has no node list {key} ({other:?})", e.kind)),
+    }
+}
+
+/// SPEC's catch-up rule on the event's own fields: `incremental` when
+/// the follower is level (its next offset is the leader's log end + 1) or
+/// that offset is still inside the retained window, else `full`.
+fn catch_up_mode_holds(e: &EventRef<'_>) -> Result<(), String> {
+    let from = number(e, "from_offset")?;
+    let end = number(e, "leader_log_end")?;
+    let first = number(e, "retained_first")?;
+    let rule = if from == end + 1 || from >= first {
+        "incremental"
+    } else {
+        "full"
+    };
+    match e.str_field("mode") {
+        Some(mode) if mode == rule => Ok(()),
+        mode => Err(format!(
+            "isr_catch_up_started says {mode:?} from offset {from} (leader log end {end}, retained from {first}); the rule says {rule}"
+        )),
     }
 }
 
@@ -171,6 +192,7 @@ impl Fold<'_> {
                     }
                 }
             }
+            "isr_catch_up_started" => catch_up_mode_holds(e)?,
             "isr_member_removed" => self.removed(e)?,
             "isr_member_added" => self.isr = nodes(e, "isr")?,
             "isr_high_watermark_advanced" => {

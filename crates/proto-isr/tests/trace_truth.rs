@@ -36,6 +36,7 @@ fn an_eventful_run_s_trace_agrees_with_the_group() {
     let g = eventful();
     assert!(g.trace().count("isr_member_removed") >= 1);
     assert!(g.trace().count("isr_controller_elected") >= 1);
+    assert!(g.trace().count("isr_catch_up_started") >= 1);
     assert_eq!(g.check_trace(), Ok(()));
 }
 
@@ -83,4 +84,23 @@ fn a_removal_for_a_reason_that_does_not_hold_is_named() {
     g.restart(&n("node-3")).unwrap();
     let why = g.check_trace().unwrap_err();
     assert!(why.contains("the trace has node-3 down"), "{why}");
+}
+
+#[test]
+fn a_catch_up_in_the_wrong_mode_is_named() {
+    let mut g = eventful();
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_catch_up_started",
+        leader = &n("node-2"),
+        node = &n("node-3"),
+        mode = "full",
+        from_offset = 3u64,
+        leader_log_end = 4u64,
+        retained_first = 1u64
+    );
+    let why = g.check_trace().unwrap_err();
+    assert!(why.contains("the rule says incremental"), "{why}");
 }

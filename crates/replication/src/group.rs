@@ -202,10 +202,26 @@ pub trait ReplicationGroup {
 
     /// Why the group legitimately cannot serve now, in the protocol's
     /// terms, read from its own state — e.g. ISR with no in-sync replica
-    /// left alive and unclean election off. `None` (the default) claims it
-    /// can: once every fault is healed and the protocol's bound has passed,
-    /// a write and a read at the strongest levels must complete.
+    /// left alive and unclean election off. A claim of certainty: the
+    /// explorer checks it (a write at the strongest level must then not
+    /// complete *done*). `None` (the default) claims it can: once every
+    /// fault is healed and the protocol's bound has passed, a write and a
+    /// read at the strongest levels must complete, unless
+    /// [`outside_assumptions`](ReplicationGroup::outside_assumptions) says
+    /// why no promise is made.
     fn unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// Why the group makes no recovery promise on its present network: an
+    /// assumption its recovery rests on is broken, so whether it serves is
+    /// chance — e.g. ISR with `replica.lag.time.max` not above the
+    /// network's worst delay (a follower may leave the ISR before the
+    /// leader's entries reach it), a Redis `WAIT` timeout shorter than the
+    /// slowest round trip. Unlike [`unavailable`](ReplicationGroup::unavailable)
+    /// it is not checked by a probe (some writes do complete). `None` (the
+    /// default): no assumption is broken.
+    fn outside_assumptions(&self) -> Option<String> {
         None
     }
 

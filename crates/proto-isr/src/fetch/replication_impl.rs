@@ -210,12 +210,15 @@ impl ReplicationGroup for FetchGroup {
         2 * self.config.replica_lag_timeout + 2 * REQUEST_TIMEOUT + 12
     }
 
-    /// An offline partition nobody can be elected for, or a network too
-    /// slow for the lag timeout.
+    /// A fetch round (request and answer, stalls included) at or above
+    /// `replica.lag.time.max.ms`: a follower may leave the ISR before it
+    /// can catch up, so whether a write is acknowledged is chance.
+    fn outside_assumptions(&self) -> Option<String> {
+        self.lag_outpaced()
+    }
+
+    /// An offline partition nobody can be elected for.
     fn unavailable(&self) -> Option<String> {
-        if let Some(why) = self.lag_outpaced() {
-            return Some(why);
-        }
         if self.serving_leader().is_ok() {
             return None;
         }
@@ -379,13 +382,13 @@ impl FetchGroup {
         2 * self.cluster.net_config().worst_delay() >= self.config.replica_lag_timeout
     }
 
-    /// Why no follower can stay in the ISR on this network, if it cannot:
-    /// a fetch round (request and answer, stalls included) at or above
+    /// Why a follower may not stay in the ISR on this network: a fetch
+    /// round (request and answer, stalls included) at or above
     /// `replica.lag.time.max.ms`.
     fn lag_outpaced(&self) -> Option<String> {
         self.round_outpaces_lag().then(|| {
             format!(
-                "replica.lag.time.max.ms ({} ticks) is not above the network's fetch round ({} ticks): followers leave the ISR before they can catch up",
+                "replica.lag.time.max.ms ({} ticks) is not above the network's fetch round ({} ticks): a follower may leave the ISR before it can catch up",
                 self.config.replica_lag_timeout,
                 2 * self.cluster.net_config().worst_delay()
             )
