@@ -325,8 +325,12 @@ history and trace.
   final read of its key, or superseded by a write not ordered before it in
   real time. `offline at the end`: the run ended with the protocol stating
   why it cannot serve (for ISR: no in-sync replica left to elect, and
-  unclean election is off), so it decides nothing — an offline partition
-  loses availability, not data.
+  unclean election is off — a claim the explorer checks: a write at the
+  strongest level must then not complete), or that the schedule's network
+  breaks an assumption its recovery rests on (ISR: `replica.lag.time.max`
+  not above the worst delay; a Redis `WAIT` shorter than the slowest round
+  trip), so serving is chance; either way it decides nothing — an offline
+  partition loses availability, not data.
 - **linearizable**: the whole history — reads at the row's read level, the
   final reads, failed operations left out, unknown writes free to take
   effect at any time after their call or never — checked by `lincheck`.
@@ -335,14 +339,19 @@ history and trace.
   the ticks.
 - **invariants**: the protocol's own checker after every step and tick. A
   message storm counts too: a schedule's network holds at most 2,000
-  messages in flight, and a run that fills it is stopped there.
+  messages in flight, and a run that fills it is stopped there. One
+  schedule in 32 (by seed) keeps its trace, and at the end the trace,
+  folded from the start, must agree with the group's state (ISR: the
+  membership, HW, leader, every log end, durable mark and fenced count,
+  each removal's reason and each catch-up's mode).
 - **recovers**: with every fault healed and every node running, the group
   quiesces (`run_until_idle` within 400 ticks — Raft promises it only
   inside its timing assumption); a write at the protocol's strongest ack
   level and a read at its strongest read level complete *done* — retried,
   as a client would, while the protocol's recovery bound has not passed
   (an election may still be settling) — unless the protocol states why it
-  cannot serve (counted as `offline at the end`); then, within the bound
+  cannot serve, or that the network breaks its assumptions (counted as
+  `offline at the end`); then, within the bound
   again, every node's `LOCAL` read of the probe key answers the probe (the
   replicas converge: a follower that never learns the commit point, or
   whose log diverged for good, fails); a lease read (the ISR chapter's) is
@@ -351,7 +360,9 @@ history and trace.
   that loses, duplicates, reorders and stalls nothing, inside its timing
   assumption), the converged group sends no more than its heartbeats
   while idle, acknowledges a write and serves a read within one round
-  trip each, and — with PreVote — keeps its leader when a follower cut
+  trip each, a write costing no more than an append and its answer per
+  follower beyond the idle chatter (on a fixed delay), and — with PreVote
+  — keeps its leader when a follower cut
   off for three election timeouts rejoins; last, a failover to a named
   follower makes it lead (Raft: a leadership transfer; retried up to 5
   times, as an operator would on a lossy network).
@@ -362,7 +373,10 @@ history and trace.
   that long, so every run that recovered ends with one on purpose: its
   last follower crashes and, when the protocol tolerates that, a write at
   the strongest level submitted once the recovery bound has passed must
-  complete *done* (a commit rule that waits for every replica fails it).
+  complete *done*, and so must the same write through the blocking
+  `client_write` (a commit rule that waits for every replica fails it). A
+  LINEARIZABLE read the protocol says, as it is served, that it refuses by
+  design must not be served.
 - `wal … sync_standby_1`, `first_1` (`FIRST 1 (standby-1, standby-2)`) and
   `any_1` (`ANY 1 (standby-1, standby-2)`): one confirmation commits, so a
   standby may lack an acknowledged commit (a cut kept it away), and failing

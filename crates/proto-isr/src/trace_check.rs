@@ -7,7 +7,9 @@
 //! HW advances from where it was, a removal's reason holds (`crashed`: the
 //! replica is down; `displaced_leader`: it led; `lag`: it is up and not
 //! the leader), a rejection names a known reason, a catch-up's mode is the
-//! one SPEC's rule gives for its offsets.
+//! one SPEC's rule gives for its offsets, a fetch answers a recorded log
+//! mismatch (the only thing that sends one), a stale leader's resend is a
+//! suffix of its log.
 //!
 //! The diagrams, the report and every pinned snapshot are drawn from the
 //! trace, so a trace that drops a controller decision or misreports an
@@ -38,6 +40,11 @@ struct Fold<'a> {
     isr: Vec<NodeId>,
     leader: Option<NodeId>,
     high_watermark: u64,
+    /// `[follower][leader]`: log-mismatch refusals not yet answered by a
+    /// fetch the leader received (each refusal sends exactly one fetch).
+    unfetched: Vec<Vec<u64>>,
+    /// The network may deliver a message twice: fetches are not paired.
+    duplicates: bool,
 }
 
 fn number(e: &EventRef<'_>, key: &str) -> Result<u64, String> {
@@ -183,7 +190,10 @@ impl Fold<'_> {
                     Some("stale_leader_epoch" | "non_current_leader") => {
                         self.replicas[i].fenced += 1;
                     }
-                    Some("log_mismatch") => {}
+                    Some("log_mismatch") => {
+                        let to = self.at(e, "source")?;
+                        self.unfetched[i][to] += 1;
+                    }
                     other => {
                         return Err(format!(
                             "isr_append_rejected at {} gives reason {other:?}",
@@ -193,6 +203,25 @@ impl Fold<'_> {
                 }
             }
             "isr_catch_up_started" => catch_up_mode_holds(e)?,
+            "isr_fetch_received" if !self.duplicates => {
+                let (leader, follower) = (self.at(e, "leader")?, self.at(e, "node")?);
+                let owed = &mut self.unfetched[follower][leader];
+                if *owed == 0 {
+                    return Err(format!(
+                        "isr_fetch_received at {} from {}, which recorded no log mismatch to fetch after",
+                        self.ids[leader], self.ids[follower]
+                    ));
+                }
+                *owed -= 1;
+            }
+            "isr_stale_leader_resent" => {
+                let (from, end) = (number(e, "from_offset")?, number(e, "log_end")?);
+                if from == 0 || from > end {
+                    return Err(format!(
+                        "isr_stale_leader_resent offsets {from}..={end}: not a suffix of the log"
+                    ));
+                }
+            }
             "isr_member_removed" => self.removed(e)?,
             "isr_member_added" => self.isr = nodes(e, "isr")?,
             "isr_high_watermark_advanced" => {
@@ -241,6 +270,8 @@ pub(crate) fn agrees(
         isr: Vec::new(),
         leader: None,
         high_watermark: 0,
+        unfetched: vec![vec![0; ids.len()]; ids.len()],
+        duplicates: cluster.net_config().duplicate_rate > 0.0,
     };
     for e in trace.events() {
         fold.step(&e)

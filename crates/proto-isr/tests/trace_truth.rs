@@ -104,3 +104,32 @@ fn a_catch_up_in_the_wrong_mode_is_named() {
     let why = g.check_trace().unwrap_err();
     assert!(why.contains("the rule says incremental"), "{why}");
 }
+
+#[test]
+fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
+    let mut g = eventful();
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_fetch_received",
+        leader = &n("node-2"),
+        node = &n("node-1"),
+        log_end = 0u64,
+        served = true
+    );
+    let why = g.check_trace().unwrap_err();
+    assert!(why.contains("recorded no log mismatch"), "{why}");
+    let mut g = eventful();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_stale_leader_resent",
+        node = &n("node-1"),
+        leader_epoch = 1u64,
+        from_offset = 0u64,
+        log_end = 4u64
+    );
+    let why = g.check_trace().unwrap_err();
+    assert!(why.contains("not a suffix of the log"), "{why}");
+}
