@@ -22,6 +22,7 @@ pub(crate) struct Altered {
     blocking_times_out: bool,
     outage: bool,
     refusing: bool,
+    outside: bool,
 }
 
 impl Altered {
@@ -36,6 +37,7 @@ impl Altered {
             blocking_times_out: false,
             outage: false,
             refusing: false,
+            outside: false,
         }
     }
 
@@ -73,6 +75,12 @@ impl Altered {
     /// Says it refuses LINEARIZABLE reads by design, and serves them.
     pub(crate) fn claiming_read_refusals(mut self) -> Self {
         self.refusing = true;
+        self
+    }
+
+    /// Says its network breaks its assumptions, whatever the network.
+    pub(crate) fn claiming_outside_assumptions(mut self) -> Self {
+        self.outside = true;
         self
     }
 
@@ -156,6 +164,10 @@ impl ReplicationGroup for Altered {
     }
     fn read_refused_by_design(&self) -> Option<String> {
         self.refusing.then(|| "a test's claimed design".to_owned())
+    }
+    fn outside_assumptions(&self) -> Option<String> {
+        self.outside
+            .then(|| "a test's claimed assumption".to_owned())
     }
     fn unavailable(&self) -> Option<String> {
         if self.outage {

@@ -229,6 +229,21 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
                     Some(format!("seed {}: {note}", seeds[pos])),
                 )
             }
+            // "holds" over no decided schedule would be no evidence at
+            // all: a group that excused every run (offline, or outside
+            // its assumptions) is not known to keep anything.
+            (None, None)
+                if !outcomes.is_empty() && outcomes.iter().all(|o| o[p] == Answer::Undecided) =>
+            {
+                (
+                    Status::Unknown,
+                    None,
+                    Some(format!(
+                        "no schedule decided: all {} ended offline or outside the protocol's assumptions",
+                        outcomes.len()
+                    )),
+                )
+            }
             (None, None) => (Status::Holds, None, None),
         };
         let count = |a: Answer| outcomes.iter().filter(|o| o[p] == a).count() as u64;
@@ -316,4 +331,42 @@ pub fn replay(config: &Configuration, id: &ReplayId) -> Result<(Schedule, RunRep
     };
     let report = run_schedule(config, &schedule, RunOptions::REPLAY)?;
     Ok((schedule, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use proto_raft::{RaftConfig, RaftGroup};
+    use replication::{AckLevel, ReadLevel, ReplicationGroup};
+
+    use super::*;
+    use crate::altered::Altered;
+
+    #[test]
+    fn a_property_no_schedule_decided_is_unknown_not_holds() {
+        let config = Configuration::new(
+            "raft",
+            AckLevel::Quorum,
+            ReadLevel::Linearizable,
+            "default",
+            |build: &crate::Build| {
+                let raft = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
+                let g = Altered::new(raft).claiming_outside_assumptions();
+                Ok(Box::new(g) as Box<dyn ReplicationGroup>)
+            },
+        );
+        let options = SweepOptions {
+            schedules: 4,
+            jobs: 1,
+            ..SweepOptions::default()
+        };
+        let verdicts = sweep(&config, &options).expect("sweeps");
+        let recovers = verdicts
+            .iter()
+            .find(|v| v.property == Property::Recovers)
+            .expect("a verdict per property");
+        assert_eq!(recovers.status, Status::Unknown);
+        assert_eq!(recovers.undecided, 4);
+        let note = recovers.note.as_deref().unwrap_or("");
+        assert!(note.contains("no schedule decided: all 4"), "{note}");
+    }
 }
