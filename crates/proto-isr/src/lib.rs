@@ -141,6 +141,17 @@
 //!   transactional producers, KRaft metadata replication, per-topic
 //!   overrides of the unclean-election setting, reassignment, rack awareness, throttling.
 //!
+//! ## What it says of itself
+//!
+//! Besides its invariants, the group answers two questions the explorer
+//! holds it to. *Why can it not serve?* `unavailable` is a claim of
+//! certainty — the offline partition, or a network whose shortest delay
+//! outlasts `replica.lag.time.max` with `min.insync.replicas` above 1 —
+//! and `outside_assumptions` says only that serving is chance (the worst
+//! delay reaches the lag bound). *Does its trace tell the truth?*
+//! `check_trace` folds the trace from `isr_group_started` and compares it
+//! with the controller and the replicas (`trace_check.rs`).
+//!
 //! ## Operations in flight
 //!
 //! [`ReplicationGroup::submit`] starts a [`ClientOp`] and returns its

@@ -189,7 +189,7 @@ impl ReplicationGroup for IsrGroup {
 
     /// The trace's membership, high watermark, leader, log ends, durable
     /// marks and fenced counts, folded from `isr_group_started`, against
-    /// the controller and the replicas ([`crate::trace_check`]).
+    /// the controller and the replicas (`trace_check.rs`).
     fn check_trace(&self) -> Result<(), String> {
         crate::trace_check::agrees(
             &self.cluster.trace,
