@@ -743,7 +743,8 @@ impl Runner<'_> {
                                 || self.group.outside_assumptions().is_some())
                         {
                             // The protocol states, from its own state, why
-                            // it cannot serve, and that no tick ends it:
+                            // it cannot serve (or that its network breaks
+                            // its assumptions), and that no tick ends it:
                             // every fault is healed, so a retry would find
                             // the same.
                             break;
@@ -841,7 +842,9 @@ impl Runner<'_> {
     /// **recovers**: with everything healed and quiet, a write at the
     /// protocol's strongest ack level and a read at its strongest read
     /// level complete *done* (they are probes, not part of the history) —
-    /// unless the protocol states why it legitimately cannot serve.
+    /// unless the protocol states why it legitimately cannot serve (a
+    /// claim checked by [`Runner::unavailable_holds`]) or that the
+    /// schedule's network breaks its assumptions.
     fn recovers(&mut self) -> Check {
         if let Some(why) = self.group.unavailable() {
             return self.unavailable_holds(why);

@@ -177,7 +177,7 @@ impl Schedule {
     /// True when this schedule's run records the group's trace and checks
     /// it against the group's state at the end
     /// ([`ReplicationGroup::check_trace`](replication::ReplicationGroup::check_trace),
-    /// part of *invariants*): every [`TRACE_SAMPLE`]-th seed, from 0, so
+    /// part of *invariants*): every 32nd seed, from 0, so
     /// a replay and a shrink of the schedule check it as the sweep did.
     #[must_use]
     pub fn checks_its_trace(&self) -> bool {
