@@ -346,7 +346,8 @@ history and trace.
   each removal's reason and each catch-up's mode).
 - **recovers**: with every fault healed and every node running, the group
   quiesces (`run_until_idle` within 400 ticks — Raft promises it only
-  inside its timing assumption); a write at the protocol's strongest ack
+  inside its timing assumption; where the steady state sends nothing
+  while idle, the tick after that answer must change nothing); a write at the protocol's strongest ack
   level and a read at its strongest read level complete *done* — retried,
   as a client would, while the protocol's recovery bound has not passed
   (an election may still be settling) — unless the protocol states why it
@@ -356,12 +357,14 @@ history and trace.
   replicas converge: a follower that never learns the commit point, or
   whose log diverged for good, fails); a lease read (the ISR chapter's) is
   served at the leader and refused everywhere else; where the protocol
-  states a steady state for the schedule's network (Raft, on a network
-  that loses, duplicates, reorders and stalls nothing, inside its timing
-  assumption), the converged group sends no more than its heartbeats
-  while idle, acknowledges a write and serves a read within one round
-  trip each, a write costing no more than an append and its answer per
-  follower beyond the idle chatter (on a fixed delay), and — with PreVote
+  states a steady state for the schedule's network (on a network that
+  loses, duplicates, reorders and stalls nothing: Raft inside its timing
+  assumption, ISR inside its lag assumption), the converged group sends
+  no more than its heartbeats while idle (ISR: nothing), acknowledges a
+  write and serves a read within one round trip each (ISR: a write in
+  one delay, a read at once), a write costing no more than an append and
+  its answer per follower beyond the idle chatter (ISR: an append per
+  follower; on a fixed delay), and — Raft with PreVote
   — keeps its leader when a follower cut
   off for three election timeouts rejoins; last, a failover to a named
   follower makes it lead (Raft: a leadership transfer; retried up to 5

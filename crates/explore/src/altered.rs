@@ -1,19 +1,20 @@
-//! A Raft group with a test's changes, for the explorer's unit tests:
+//! A group (Raft, unless a test says otherwise) with a test's changes, for
+//! the explorer's unit tests:
 //! a LINEARIZABLE read started at every tick (chatter beyond the
 //! heartbeats), a steady state promising less than Raft keeps, a
 //! `run_until_idle` that never finds it idle, a claim to tolerate any
 //! fault, a trace that disagrees with the group, a blocking write that
-//! does not wait, or an outage or a read refusal it does not have.
+//! does not wait, an outage or a read refusal it does not have, or a
+//! `run_until_idle` that answers idle at once.
 
-use proto_raft::RaftGroup;
 use replication::{
     AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReadLevel,
     ReadResult, ReplicationGroup, SteadyState, Tick, Trace, WriteResult,
 };
 
-/// [`RaftGroup`], altered as the flags say.
+/// A group, altered as the flags say.
 pub(crate) struct Altered {
-    raft: RaftGroup,
+    raft: Box<dyn ReplicationGroup>,
     chatter: bool,
     promise: Option<SteadyState>,
     unquiet: bool,
@@ -23,12 +24,13 @@ pub(crate) struct Altered {
     outage: bool,
     refusing: bool,
     outside: bool,
+    idle_at_once: bool,
 }
 
 impl Altered {
-    pub(crate) fn new(raft: RaftGroup) -> Self {
+    pub(crate) fn new(group: impl ReplicationGroup + 'static) -> Self {
         Altered {
-            raft,
+            raft: Box::new(group),
             chatter: false,
             promise: None,
             unquiet: false,
@@ -38,6 +40,7 @@ impl Altered {
             outage: false,
             refusing: false,
             outside: false,
+            idle_at_once: false,
         }
     }
 
@@ -75,6 +78,12 @@ impl Altered {
     /// Says it refuses LINEARIZABLE reads by design, and serves them.
     pub(crate) fn claiming_read_refusals(mut self) -> Self {
         self.refusing = true;
+        self
+    }
+
+    /// `run_until_idle` answers `Ok(0)` at once, busy or not.
+    pub(crate) fn idle_at_once(mut self) -> Self {
+        self.idle_at_once = true;
         self
     }
 
@@ -147,6 +156,9 @@ impl ReplicationGroup for Altered {
                 ticks: max,
                 waiting_for: "a test's never-idle group".into(),
             });
+        }
+        if self.idle_at_once {
+            return Ok(0);
         }
         self.raft.run_until_idle(max)
     }

@@ -698,13 +698,42 @@ impl Runner<'_> {
             let _ = self.group.failover(None);
             self.collect();
         }
-        if let Err(e) = self.group.run_until_idle(SETTLE_TICKS)
-            && self.group.quiesces()
-        {
-            self.unquiet = Some(e.to_string());
+        match self.group.run_until_idle(SETTLE_TICKS) {
+            Err(e) if self.group.quiesces() => self.unquiet = Some(e.to_string()),
+            Ok(ticks) => self.idle_means_silent(ticks),
+            Err(_) => {}
         }
         self.collect();
         self.check_invariants(|| "after quiescence".to_string());
+    }
+
+    /// `run_until_idle` answered `Ok(ticks)`: where the protocol states a
+    /// steady state that sends nothing while idle, the next tick must
+    /// change nothing — no message sent, no state moved (its
+    /// [`fingerprint`](ReplicationGroup::fingerprint), the clock
+    /// excluded). An answer of "idle" with messages still in flight fails
+    /// it.
+    fn idle_means_silent(&mut self, ticks: u64) {
+        let (Some(steady), Some(before)) = (self.group.steady_state(), self.group.messages_sent())
+        else {
+            return;
+        };
+        if steady.idle_messages > 0 {
+            return;
+        }
+        let state = self.group.fingerprint();
+        self.tick();
+        let sent = self.group.messages_sent().unwrap_or(before) - before;
+        if sent > 0 || self.group.fingerprint() != state {
+            self.unquiet = Some(format!(
+                "run_until_idle answered idle after {ticks} ticks, yet the next tick sent {sent} messages and {} the group's state",
+                if self.group.fingerprint() == state {
+                    "kept"
+                } else {
+                    "changed"
+                }
+            ));
+        }
     }
 
     /// Reads every key the schedule touched at the strongest level the
@@ -1019,6 +1048,44 @@ mod tests {
             run_steps(|g| g, 1, read()).check(Property::Available),
             &Check::Holds
         );
+    }
+
+    #[test]
+    fn an_idle_answer_with_messages_in_flight_fails_recovers() {
+        use proto_isr::{IsrConfig, IsrGroup};
+        let config = Configuration::new(
+            "isr",
+            AckLevel::Leader,
+            ReadLevel::Linearizable,
+            "default",
+            |build: &crate::Build| {
+                let isr = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
+                Ok(Box::new(Altered::new(isr).idle_at_once()) as Box<dyn ReplicationGroup>)
+            },
+        );
+        let mut schedule = crate::schedule_of(&config, 1, 3);
+        schedule.profile.nodes = 3;
+        schedule.profile.drawn_nodes = None;
+        schedule.profile.knobs = Vec::new();
+        schedule.profile.net = NetConfig::default()
+            .with_delay_range(1, 1)
+            .with_capacity(2_000);
+        // A LEADER write is acknowledged at once, its appends in flight.
+        schedule.steps = vec![Step::Write {
+            client: 0,
+            key: 0,
+            value: 1,
+        }];
+        let report = run_schedule(&config, &schedule, RunOptions::SWEEP).expect("runs");
+        match report.check(Property::Recovers) {
+            Check::Violated(why) => {
+                assert!(
+                    why.contains("run_until_idle answered idle after 0 ticks"),
+                    "{why}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -23,7 +23,20 @@ pub(crate) fn steady_state_holds(
     key: &Bytes,
     settle: u64,
 ) -> Check {
-    let (Some(steady), Some(before)) = (group.steady_state(), group.messages_sent()) else {
+    match group.steady_state() {
+        Some(steady) => holds_with(group, steady, key, settle),
+        None => Check::Holds,
+    }
+}
+
+/// [`steady_state_holds`] against the bounds `steady`.
+fn holds_with(
+    group: &mut dyn ReplicationGroup,
+    steady: replication::SteadyState,
+    key: &Bytes,
+    settle: u64,
+) -> Check {
+    let Some(before) = group.messages_sent() else {
         return Check::Holds;
     };
     for _ in 0..steady.idle_ticks {
@@ -232,6 +245,47 @@ mod tests {
                 )
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn isr_keeps_its_steady_state_and_its_bounds_are_tight() {
+        use proto_isr::{IsrConfig, IsrGroup};
+        let isr = || {
+            let mut g = IsrGroup::new(IsrConfig::default()).unwrap();
+            let w = g.client_write(
+                Bytes::from_static(b"p"),
+                Bytes::from_static(b"v"),
+                AckLevel::AllIsr,
+            );
+            assert!(w.unwrap().accepted);
+            g.run_until_idle(50).unwrap();
+            g
+        };
+        let real = isr().steady_state().expect("a reliable default network");
+        assert_eq!(
+            (real.write_latency, real.idle_messages, real.write_messages),
+            (1, 0, Some(2)),
+            "one delay, silence, an append per follower"
+        );
+        let key = Bytes::from_static(b"p");
+        assert_eq!(steady_state_holds(&mut isr(), &key, 100), Check::Holds);
+        // One tick or one message less is broken by the real protocol.
+        for tighter in [
+            SteadyState {
+                write_latency: 0,
+                ..real
+            },
+            SteadyState {
+                write_messages: Some(1),
+                ..real
+            },
+        ] {
+            let check = holds_with(&mut isr(), tighter, &key, 100);
+            assert!(
+                matches!(check, Check::Violated(_)),
+                "{tighter:?}: {check:?}"
+            );
         }
     }
 

@@ -150,7 +150,12 @@
 //! and `outside_assumptions` says only that serving is chance (the worst
 //! delay reaches the lag bound). *Does its trace tell the truth?*
 //! `check_trace` folds the trace from `isr_group_started` and compares it
-//! with the controller and the replicas (`trace_check.rs`).
+//! with the controller and the replicas (`trace_check.rs`). *What is its
+//! normal operation?* On a network that loses, duplicates, reorders and
+//! stalls nothing, inside the lag assumption, `steady_state` promises
+//! silence while idle, an `acks=all` write acknowledged one delay after
+//! it is appended at the cost of one append per follower, and reads
+//! served at once.
 //!
 //! ## Operations in flight
 //!

@@ -234,6 +234,32 @@ impl ReplicationGroup for IsrGroup {
         self.config.replica_lag_timeout + self.config.lease_duration + 10
     }
 
+    /// On a network that loses, duplicates, reorders and stalls nothing,
+    /// inside the lag assumption: nothing is sent while idle (the leader
+    /// pushes only what is appended; the controller is in-process); an
+    /// `acks=all` write is acknowledged once its append reaches the
+    /// followers (the controller sees their positions directly: one
+    /// delay), costing one append per follower; a read is served at once.
+    fn steady_state(&self) -> Option<replication::SteadyState> {
+        let net = self.cluster.net_config();
+        if !net.is_reliable() || self.outside_assumptions().is_some() {
+            return None;
+        }
+        let followers = self.nodes.len().saturating_sub(1) as u64;
+        Some(replication::SteadyState {
+            write_latency: net.max_delay,
+            read_latency: 0,
+            idle_ticks: 16,
+            idle_messages: 0,
+            rejoin_ticks: None,
+            write_messages: Some(followers),
+        })
+    }
+
+    fn messages_sent(&self) -> Option<u64> {
+        Some(self.cluster.messages_sent())
+    }
+
     /// The chapter's `Linearizable` guard refuses while the leader has
     /// appended above HW; this names that state (the other guards, a
     /// short ISR or an expired lease, are not excused).
