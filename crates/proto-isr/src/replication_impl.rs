@@ -249,7 +249,9 @@ impl ReplicationGroup for IsrGroup {
         Some(replication::SteadyState {
             write_latency: net.max_delay,
             read_latency: 0,
-            idle_ticks: 16,
+            // Long enough for a write's append to land; short, since the
+            // explorer watches it at the end of every run.
+            idle_ticks: (2 * net.max_delay).max(4),
             idle_messages: 0,
             rejoin_ticks: None,
             write_messages: Some(followers),
