@@ -724,14 +724,11 @@ impl Runner<'_> {
         let state = self.group.fingerprint();
         self.tick();
         let sent = self.group.messages_sent().unwrap_or(before) - before;
-        if sent > 0 || self.group.fingerprint() != state {
+        let moved = self.group.fingerprint() != state;
+        if sent > 0 || moved {
             self.unquiet = Some(format!(
                 "run_until_idle answered idle after {ticks} ticks, yet the next tick sent {sent} messages and {} the group's state",
-                if self.group.fingerprint() == state {
-                    "kept"
-                } else {
-                    "changed"
-                }
+                if moved { "changed" } else { "kept" }
             ));
         }
     }
@@ -1017,7 +1014,13 @@ mod tests {
                 Ok(Box::new(alter(Altered::new(raft))) as Box<dyn ReplicationGroup>)
             },
         );
-        let mut schedule = crate::schedule_of(&config, seed, 3);
+        run_plain(&config, seed, steps)
+    }
+
+    /// `config`'s run of `seed`'s schedule made plain: three nodes, no
+    /// knobs, a reliable 1-tick network, and `steps` only.
+    fn run_plain(config: &Configuration, seed: u64, steps: Vec<Step>) -> RunReport {
+        let mut schedule = crate::schedule_of(config, seed, 3);
         schedule.profile.nodes = 3;
         schedule.profile.drawn_nodes = None;
         schedule.profile.knobs = Vec::new();
@@ -1025,7 +1028,7 @@ mod tests {
             .with_delay_range(1, 1)
             .with_capacity(2_000);
         schedule.steps = steps;
-        run_schedule(&config, &schedule, RunOptions::SWEEP).expect("runs")
+        run_schedule(config, &schedule, RunOptions::SWEEP).expect("runs")
     }
 
     #[test]
@@ -1063,20 +1066,13 @@ mod tests {
                 Ok(Box::new(Altered::new(isr).idle_at_once()) as Box<dyn ReplicationGroup>)
             },
         );
-        let mut schedule = crate::schedule_of(&config, 1, 3);
-        schedule.profile.nodes = 3;
-        schedule.profile.drawn_nodes = None;
-        schedule.profile.knobs = Vec::new();
-        schedule.profile.net = NetConfig::default()
-            .with_delay_range(1, 1)
-            .with_capacity(2_000);
         // A LEADER write is acknowledged at once, its appends in flight.
-        schedule.steps = vec![Step::Write {
+        let write = Step::Write {
             client: 0,
             key: 0,
             value: 1,
-        }];
-        let report = run_schedule(&config, &schedule, RunOptions::SWEEP).expect("runs");
+        };
+        let report = run_plain(&config, 1, vec![write]);
         match report.check(Property::Recovers) {
             Check::Violated(why) => {
                 assert!(

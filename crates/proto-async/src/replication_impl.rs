@@ -228,14 +228,7 @@ impl ReplicationGroup for AsyncPrimaryGroup {
     /// slowest round trip outlasts `T`, some writes are answered: the
     /// group is not unavailable, it is outside its assumptions.)
     fn unavailable(&self) -> Option<String> {
-        let wait = self.config.wait?;
-        let round_trip = 2 * self.cluster.net_config().min_delay;
-        (wait.timeout < round_trip).then(|| {
-            format!(
-                "WAIT {} {} times out before any replica's acknowledgement can return (round trip at least {round_trip} ticks)",
-                wait.numreplicas, wait.timeout
-            )
-        })
+        self.wait_outlasted_by(self.cluster.net_config().min_delay, "any", "at least")
     }
 
     /// A resynchronisation and the replicas' acknowledgements: the
@@ -360,11 +353,18 @@ impl AsyncPrimaryGroup {
     /// Why `WAIT`'s timeout may not be met on this network (its slowest
     /// round trip outlasts it), if so.
     fn wait_outpaced(&self) -> Option<String> {
+        self.wait_outlasted_by(self.cluster.net_config().worst_delay(), "a", "up to")
+    }
+
+    /// Why `WAIT`'s timeout is shorter than a round trip of one-way
+    /// `delay` (`which` acknowledgement, the round trip `bound` ticks), if
+    /// it is.
+    fn wait_outlasted_by(&self, delay: u64, which: &str, bound: &str) -> Option<String> {
         let wait = self.config.wait?;
-        let round_trip = 2 * self.cluster.net_config().worst_delay();
+        let round_trip = 2 * delay;
         (wait.timeout < round_trip).then(|| {
             format!(
-                "WAIT {} {} times out before a replica's acknowledgement can return (round trip up to {round_trip} ticks)",
+                "WAIT {} {} times out before {which} replica's acknowledgement can return (round trip {bound} {round_trip} ticks)",
                 wait.numreplicas, wait.timeout
             )
         })
