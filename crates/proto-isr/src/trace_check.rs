@@ -43,7 +43,11 @@ struct Fold<'a> {
     /// `[follower][leader]`: log-mismatch refusals not yet answered by a
     /// fetch the leader received (each refusal sends exactly one fetch).
     unfetched: Vec<Vec<u64>>,
-    /// The network may deliver a message twice: fetches are not paired.
+    /// `[follower][leader]`: a log-mismatch refusal was ever recorded.
+    mismatched: Vec<Vec<bool>>,
+    /// The network may deliver a message twice: a fetch then needs only
+    /// some refusal before it (a copy is not a second request), not one
+    /// of its own.
     duplicates: bool,
 }
 
@@ -193,6 +197,7 @@ impl Fold<'_> {
                     Some("log_mismatch") => {
                         let to = self.at(e, "source")?;
                         self.unfetched[i][to] += 1;
+                        self.mismatched[i][to] = true;
                     }
                     other => {
                         return Err(format!(
@@ -203,16 +208,24 @@ impl Fold<'_> {
                 }
             }
             "isr_catch_up_started" => catch_up_mode_holds(e)?,
-            "isr_fetch_received" if !self.duplicates => {
+            "isr_fetch_received" => {
                 let (leader, follower) = (self.at(e, "leader")?, self.at(e, "node")?);
                 let owed = &mut self.unfetched[follower][leader];
-                if *owed == 0 {
+                if self.duplicates {
+                    if !self.mismatched[follower][leader] {
+                        return Err(format!(
+                            "isr_fetch_received at {} from {}, which never recorded a log mismatch",
+                            self.ids[leader], self.ids[follower]
+                        ));
+                    }
+                } else if *owed == 0 {
                     return Err(format!(
                         "isr_fetch_received at {} from {}, which recorded no log mismatch to fetch after",
                         self.ids[leader], self.ids[follower]
                     ));
+                } else {
+                    *owed -= 1;
                 }
-                *owed -= 1;
             }
             "isr_stale_leader_resent" => {
                 let (from, end) = (number(e, "from_offset")?, number(e, "log_end")?);
@@ -271,6 +284,7 @@ pub(crate) fn agrees(
         leader: None,
         high_watermark: 0,
         unfetched: vec![vec![0; ids.len()]; ids.len()],
+        mismatched: vec![vec![false; ids.len()]; ids.len()],
         duplicates: cluster.net_config().duplicate_rate > 0.0,
     };
     for e in trace.events() {

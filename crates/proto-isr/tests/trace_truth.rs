@@ -133,3 +133,32 @@ fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
     let why = g.check_trace().unwrap_err();
     assert!(why.contains("not a suffix of the log"), "{why}");
 }
+
+#[test]
+fn on_a_network_that_duplicates_a_fetch_still_needs_some_refusal_before_it() {
+    // A copy of a fetch is not a second request, so fetches are not
+    // paired one to one there; but a fetch from a follower that never
+    // refused anything was never sent.
+    let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
+    let net = sim_core::NetConfig {
+        duplicate_rate: 0.5,
+        ..sim_core::NetConfig::default()
+    };
+    g.set_network(net).unwrap();
+    g.client_write(Bytes::from("k"), Bytes::from("v1"), AckLevel::AllIsr)
+        .unwrap();
+    g.run_until_idle(200).unwrap();
+    assert_eq!(g.check_trace(), Ok(()));
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_fetch_received",
+        leader = &n("node-1"),
+        node = &n("node-2"),
+        log_end = 0u64,
+        served = true
+    );
+    let why = g.check_trace().unwrap_err();
+    assert!(why.contains("never recorded a log mismatch"), "{why}");
+}
