@@ -6,7 +6,7 @@ use bytes::Bytes;
 use sim_core::{NodeId, Tick};
 
 /// What every protocol can say about one node.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NodeSummary {
     /// The node.
     pub id: NodeId,
