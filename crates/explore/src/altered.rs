@@ -4,12 +4,13 @@
 //! heartbeats), a steady state promising less than Raft keeps, a
 //! `run_until_idle` that never finds it idle, a claim to tolerate any
 //! fault, a trace that disagrees with the group, a blocking write that
-//! does not wait, an outage or a read refusal it does not have, or a
-//! `run_until_idle` that answers idle at once.
+//! does not wait, an outage or a read refusal it does not have, a
+//! `run_until_idle` that answers idle at once, or refusals and failures
+//! that give no reason.
 
 use replication::{
-    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, ReadLevel,
-    ReadResult, ReplicationGroup, SteadyState, Tick, Trace, WriteResult,
+    AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, Outcome,
+    ReadLevel, ReadResult, ReplicationGroup, SteadyState, Tick, Trace, WriteResult,
 };
 
 /// A group, altered as the flags say.
@@ -25,6 +26,7 @@ pub(crate) struct Altered {
     refusing: bool,
     outside: bool,
     idle_at_once: bool,
+    reasonless: bool,
 }
 
 impl Altered {
@@ -41,6 +43,7 @@ impl Altered {
             refusing: false,
             outside: false,
             idle_at_once: false,
+            reasonless: false,
         }
     }
 
@@ -99,6 +102,12 @@ impl Altered {
         self
     }
 
+    /// Refusals, failures and unknown outcomes lose their reason.
+    pub(crate) fn reasonless(mut self) -> Self {
+        self.reasonless = true;
+        self
+    }
+
     /// `run_until_idle` always fails, and the group says it quiesces.
     pub(crate) fn never_idle(mut self) -> Self {
         self.unquiet = true;
@@ -117,10 +126,38 @@ impl ReplicationGroup for Altered {
         self.raft.leader()
     }
     fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
-        self.raft.submit(op)
+        match self.raft.submit(op) {
+            Err(GroupError::NoLeader(_)) if self.reasonless => {
+                Err(GroupError::NoLeader(String::new()))
+            }
+            Err(GroupError::ReadBlocked {
+                level, node, guard, ..
+            }) if self.reasonless => Err(GroupError::ReadBlocked {
+                level,
+                node,
+                guard,
+                reason: String::new(),
+            }),
+            other => other,
+        }
     }
     fn take_completions(&mut self) -> Vec<Completion> {
-        self.raft.take_completions()
+        let mut done = self.raft.take_completions();
+        if self.reasonless {
+            for c in &mut done {
+                match &mut c.outcome {
+                    Outcome::Failed {
+                        error: Some(GroupError::ReadBlocked { reason, .. }),
+                        ..
+                    } => reason.clear(),
+                    Outcome::Failed { message, .. } | Outcome::Unknown { message, .. } => {
+                        message.clear()
+                    }
+                    _ => {}
+                }
+            }
+        }
+        done
     }
     fn take_completion(&mut self, id: OpId) -> Option<Completion> {
         self.raft.take_completion(id)

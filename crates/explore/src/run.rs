@@ -336,6 +336,16 @@ impl Runner<'_> {
         }
     }
 
+    /// A refusal came with no reason (as does, in [`Runner::collect`], an
+    /// operation that failed or may not have taken effect): the group's
+    /// account of itself is incomplete, which **invariants** reports, as
+    /// it does an untrue trace. `why` is only built for a violation.
+    fn unexplained(&mut self, why: impl FnOnce() -> String) {
+        if self.invariants == Check::Holds {
+            self.invariants = Check::Violated(why());
+        }
+    }
+
     /// True when the invariant check found a message storm (the network
     /// full).
     fn stormed(&self) -> bool {
@@ -417,6 +427,11 @@ impl Runner<'_> {
                 StepResult::Submitted(id)
             }
             Err(err) => {
+                if !err.gives_reason() {
+                    self.unexplained(|| {
+                        format!("c{client} {} refused at tick {now} with no reason given: {err:?}", kind_text(&kind))
+                    });
+                }
                 let blocked = matches!(err, GroupError::ReadBlocked { .. });
                 if judged_in.is_some()
                     && self.available == Check::Holds
@@ -445,12 +460,27 @@ impl Runner<'_> {
             op.ret = Some(self.clock);
             op.ret_tick = Some(done.completed);
             op.status = Some(done.outcome.status());
+            let mut reasoned = true;
             match done.outcome {
                 Outcome::Read(read) => op.read_value = Some(read.value),
-                Outcome::Failed { message, .. } | Outcome::Unknown { message, .. } => {
-                    op.reason = message
+                Outcome::Failed { message, error } => {
+                    reasoned = !message.trim().is_empty()
+                        && error.as_ref().is_none_or(GroupError::gives_reason);
+                    op.reason = message;
+                }
+                Outcome::Unknown { message, .. } => {
+                    reasoned = !message.trim().is_empty();
+                    op.reason = message;
                 }
                 _ => {}
+            }
+            if !reasoned && self.invariants == Check::Holds {
+                self.invariants = Check::Violated(format!(
+                    "{} ended {} at tick {} with no reason given",
+                    op.describe(),
+                    op.status.map_or("?", |s| s.name()),
+                    done.completed
+                ));
             }
             if flight.by_design
                 && op.status == Some(OutcomeStatus::Done)
@@ -1121,6 +1151,74 @@ mod tests {
         assert_eq!(recovers_of(|g| g), Check::Holds);
         match recovers_of(Altered::never_idle) {
             Check::Violated(why) => assert!(why.contains("did not quiesce"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_refusal_or_failure_with_no_reason_breaks_invariants() {
+        use crate::schedule::NodeRef;
+        // Two of three nodes down: no quorum, so the write and the read
+        // fail or are refused, each saying why.
+        let steps = || {
+            vec![
+                Step::Crash(NodeRef::At(0), false),
+                Step::Crash(NodeRef::At(1), false),
+                Step::Write {
+                    client: 0,
+                    key: 0,
+                    value: 1,
+                },
+                Step::Read { client: 1, key: 0 },
+                Step::Wait(30),
+            ]
+        };
+        assert_eq!(
+            run_steps(|g| g, 1, steps()).check(Property::Invariants),
+            &Check::Holds
+        );
+        match run_steps(Altered::reasonless, 1, steps()).check(Property::Invariants) {
+            Check::Violated(why) => assert!(why.contains("with no reason given"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_blocked_read_with_no_reason_breaks_invariants() {
+        use proto_isr::{IsrConfig, IsrGroup};
+        let isr = |alter: fn(Altered) -> Altered| {
+            Configuration::new(
+                "isr",
+                AckLevel::Leader,
+                ReadLevel::Linearizable,
+                "default",
+                move |build: &crate::Build| {
+                    let isr = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
+                    Ok(Box::new(alter(Altered::new(isr))) as Box<dyn ReplicationGroup>)
+                },
+            )
+        };
+        // A LEADER write is acknowledged with its appends in flight: the
+        // leader's log is above HW, so a LINEARIZABLE read is blocked.
+        let steps = || {
+            vec![
+                Step::Write {
+                    client: 0,
+                    key: 0,
+                    value: 1,
+                },
+                Step::Read { client: 1, key: 0 },
+            ]
+        };
+        let plain = run_plain(&isr(|g| g), 1, steps());
+        assert_eq!(plain.check(Property::Invariants), &Check::Holds);
+        assert!(
+            plain.history.iter().any(|op| op.reason.contains("above HW")),
+            "{:?}",
+            plain.history
+        );
+        match run_plain(&isr(Altered::reasonless), 1, steps()).check(Property::Invariants) {
+            Check::Violated(why) => assert!(why.contains("with no reason given"), "{why}"),
             other => panic!("{other:?}"),
         }
     }

@@ -9,7 +9,9 @@
 //! the leader), a rejection names a known reason, a catch-up's mode is the
 //! one SPEC's rule gives for its offsets, a fetch answers a recorded log
 //! mismatch (the only thing that sends one), a stale leader's resend is a
-//! suffix of its log.
+//! suffix of its log that starts one past the high watermark it applied
+//! (as far as the trace shows it: what it applied as the controller's
+//! leader).
 //!
 //! The diagrams, the report and every pinned snapshot are drawn from the
 //! trace, so a trace that drops a controller decision or misreports an
@@ -31,6 +33,11 @@ struct Replica {
     durable: u64,
     fenced: u64,
     down: bool,
+    /// A floor under the high watermark it has applied: the HW it
+    /// applied as the controller's leader (a leader applies each HW in
+    /// the refresh that advances it), lowered by a truncation, forgotten
+    /// at a crash or a snapshot.
+    applied_floor: u64,
 }
 
 /// What the trace says of the partition.
@@ -156,6 +163,7 @@ impl Fold<'_> {
             "node_crashed" => {
                 let i = self.at(e, "node")?;
                 self.replicas[i].down = true;
+                self.replicas[i].applied_floor = 0;
             }
             "node_restarted" => {
                 let i = self.at(e, "node")?;
@@ -168,12 +176,14 @@ impl Fold<'_> {
                 let r = &mut self.replicas[i];
                 r.end = r.end.min(above);
                 r.durable = r.durable.min(above);
+                r.applied_floor = r.applied_floor.min(above);
             }
             "isr_snapshot_installed" => {
                 let i = self.at(e, "node")?;
                 let r = &mut self.replicas[i];
                 // The replaced log is not on disk.
                 r.durable = 0;
+                r.applied_floor = 0;
                 r.end = number(e, "log_end")?;
             }
             "isr_fsync" => {
@@ -234,6 +244,15 @@ impl Fold<'_> {
                         "isr_stale_leader_resent offsets {from}..={end}: not a suffix of the log"
                     ));
                 }
+                // What it resends is what lies above the HW it applied.
+                let i = self.at(e, "node")?;
+                let floor = self.replicas[i].applied_floor;
+                if from <= floor || from > self.high_watermark + 1 {
+                    return Err(format!(
+                        "isr_stale_leader_resent at {} from offset {from}, but it applied HW {floor} as leader and HW is {}: it resends from one past the HW it applied",
+                        self.ids[i], self.high_watermark
+                    ));
+                }
             }
             "isr_member_removed" => self.removed(e)?,
             "isr_member_added" => self.isr = nodes(e, "isr")?,
@@ -247,6 +266,13 @@ impl Fold<'_> {
                 }
                 self.high_watermark = number(e, "to")?;
                 self.isr = nodes(e, "isr")?;
+                // The leader applies it in the same refresh.
+                if let Some(l) = self.leader.as_ref().and_then(|l| self.ids.iter().position(|n| n == l)) {
+                    let r = &mut self.replicas[l];
+                    if !r.down {
+                        r.applied_floor = r.applied_floor.max(self.high_watermark.min(r.end));
+                    }
+                }
             }
             "isr_controller_elected" => {
                 let previous = e.node_field("previous");

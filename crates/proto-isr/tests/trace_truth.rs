@@ -132,6 +132,22 @@ fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
     );
     let why = g.check_trace().unwrap_err();
     assert!(why.contains("not a suffix of the log"), "{why}");
+    // node-1 led while HW reached 3: a resend of its own starts at 4.
+    let mut g = eventful();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_stale_leader_resent",
+        node = &n("node-1"),
+        leader_epoch = 1u64,
+        from_offset = 3u64,
+        log_end = 4u64
+    );
+    let why = g.check_trace().unwrap_err();
+    assert!(
+        why.contains("from offset 3, but it applied HW 3 as leader"),
+        "{why}"
+    );
 }
 
 #[test]

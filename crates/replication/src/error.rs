@@ -122,4 +122,25 @@ impl GroupError {
             reason: reason.into(),
         }
     }
+
+    /// True when every text it carries says something: a refusal whose
+    /// reason is empty leaves its reader guessing which guard or setting
+    /// said no. The explorer asks it of every refusal it is given.
+    #[must_use]
+    pub fn gives_reason(&self) -> bool {
+        let said = |text: &str| !text.trim().is_empty();
+        match self {
+            GroupError::ReadBlocked { reason, .. }
+            | GroupError::NotPermitted { reason, .. }
+            | GroupError::Malformed { reason, .. } => said(reason),
+            GroupError::Config { setting, reason } => said(setting) && said(reason),
+            GroupError::NoLeader(why) => said(why),
+            GroupError::NotIdle { waiting_for, .. } => said(waiting_for),
+            GroupError::UnsupportedAck { .. }
+            | GroupError::UnsupportedRead { .. }
+            | GroupError::UnknownNode(_)
+            | GroupError::NodeDown(_)
+            | GroupError::AlreadyRunning(_) => true,
+        }
+    }
 }
