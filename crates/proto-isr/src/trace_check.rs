@@ -11,7 +11,10 @@
 //! mismatch (the only thing that sends one), a stale leader's resend is a
 //! suffix of its log that starts one past the high watermark it applied
 //! (as far as the trace shows it: what it applied as the controller's
-//! leader).
+//! leader), and a displaced leader healed while it still believes it
+//! leads, its log above HW, resends at once (SPEC's stale-leader resend;
+//! its belief is followed through elections, the leaders it learns and
+//! its crashes, after which the trace cannot tell).
 //!
 //! The diagrams, the report and every pinned snapshot are drawn from the
 //! trace, so a trace that drops a controller decision or misreports an
@@ -38,6 +41,11 @@ struct Replica {
     /// the refresh that advances it), lowered by a truncation, forgotten
     /// at a crash or a snapshot.
     applied_floor: u64,
+    /// Whether it believes it leads, when the trace says for certain: set
+    /// by the start, an election naming it and each leader it learns;
+    /// unknown after a crash (it then awaits the controller, which may
+    /// give its leadership back without news to record).
+    leads: Option<bool>,
 }
 
 /// What the trace says of the partition.
@@ -52,6 +60,9 @@ struct Fold<'a> {
     unfetched: Vec<Vec<u64>>,
     /// `[follower][leader]`: a log-mismatch refusal was ever recorded.
     mismatched: Vec<Vec<bool>>,
+    /// A replica healed as a displaced leader that must resend its
+    /// suffix in the very next event.
+    owed_resend: Option<usize>,
     /// The network may deliver a message twice: a fetch then needs only
     /// some refusal before it (a copy is not a second request), not one
     /// of its own.
@@ -155,15 +166,41 @@ impl Fold<'_> {
     }
 
     fn step(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+        if let Some(i) = self.owed_resend.take()
+            && !(e.kind == "isr_stale_leader_resent" && self.at(e, "node")? == i)
+        {
+            return Err(format!(
+                "{} was healed believing it leads an old epoch, its log (end {}) above HW {}, but did not resend its suffix ({} came next)",
+                self.ids[i], self.replicas[i].end, self.high_watermark, e.kind
+            ));
+        }
         match e.kind {
             "isr_group_started" => {
                 self.isr = nodes(e, "nodes")?;
                 self.leader = e.node_field("leader").cloned();
+                for (r, id) in self.replicas.iter_mut().zip(self.ids) {
+                    r.leads = Some(self.leader.as_ref() == Some(id));
+                }
+            }
+            "node_healed" => {
+                // A displaced leader that still believes it leads resends
+                // its suffix above the HW it applied (at most HW) when it
+                // reconnects, before it hears of the election.
+                let i = self.at(e, "node")?;
+                let r = &self.replicas[i];
+                if !r.down
+                    && r.leads == Some(true)
+                    && self.leader.as_ref() != Some(&self.ids[i])
+                    && r.end > self.high_watermark
+                {
+                    self.owed_resend = Some(i);
+                }
             }
             "node_crashed" => {
                 let i = self.at(e, "node")?;
                 self.replicas[i].down = true;
                 self.replicas[i].applied_floor = 0;
+                self.replicas[i].leads = None;
             }
             "node_restarted" => {
                 let i = self.at(e, "node")?;
@@ -285,6 +322,13 @@ impl Fold<'_> {
                 self.leader = e.node_field("leader").cloned();
                 self.high_watermark = number(e, "high_watermark")?;
                 self.isr = nodes(e, "isr")?;
+                // The candidate takes office at once.
+                let l = self.at(e, "leader")?;
+                self.replicas[l].leads = Some(true);
+            }
+            "isr_leader_learned" => {
+                let (i, l) = (self.at(e, "node")?, self.at(e, "leader")?);
+                self.replicas[i].leads = Some(i == l);
             }
             _ => {}
         }
@@ -311,11 +355,18 @@ pub(crate) fn agrees(
         high_watermark: 0,
         unfetched: vec![vec![0; ids.len()]; ids.len()],
         mismatched: vec![vec![false; ids.len()]; ids.len()],
+        owed_resend: None,
         duplicates: cluster.net_config().duplicate_rate > 0.0,
     };
     for e in trace.events() {
         fold.step(&e)
             .map_err(|why| format!("trace event #{} at tick {}: {why}", e.seq, e.tick))?;
+    }
+    if let Some(i) = fold.owed_resend {
+        return Err(format!(
+            "{} was healed believing it leads an old epoch, its log above HW, but the trace ends before its resend",
+            ids[i]
+        ));
     }
     let isr: Vec<NodeId> = controller
         .isr()

@@ -178,3 +178,27 @@ fn on_a_network_that_duplicates_a_fetch_still_needs_some_refusal_before_it() {
     let why = g.check_trace().unwrap_err();
     assert!(why.contains("never recorded a log mismatch"), "{why}");
 }
+
+#[test]
+fn a_displaced_leader_healed_with_a_suffix_above_hw_must_resend_it() {
+    // node-1 leads, is cut off, appends a LEADER write nobody else holds,
+    // and node-2 is elected: node-1 still believes it leads epoch 1.
+    let displaced = || {
+        let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
+        g.isolate(&n("node-1")).unwrap();
+        g.client_write(Bytes::from("k"), Bytes::from("v1"), AckLevel::Leader)
+            .unwrap();
+        g.failover(Some(&n("node-2"))).unwrap();
+        g
+    };
+    let mut g = displaced();
+    g.heal(&n("node-1")).unwrap();
+    assert_eq!(g.trace().count("isr_stale_leader_resent"), 1);
+    assert_eq!(g.check_trace(), Ok(()));
+    // A heal whose resend is missing.
+    let mut g = displaced();
+    let now = g.now();
+    record!(g.trace_mut(), now, "node_healed", node = &n("node-1"));
+    let why = g.check_trace().unwrap_err();
+    assert!(why.contains("node-1 was healed believing it leads an old epoch"), "{why}");
+}
