@@ -14,13 +14,17 @@
 //! leader), and a displaced leader healed while it still believes it
 //! leads, its log above HW, resends at once (SPEC's stale-leader resend;
 //! its belief is followed through elections, the leaders it learns and
-//! its crashes, after which the trace cannot tell).
+//! its crashes, after which the trace cannot tell), and every packet of
+//! that resend delivered to a replica that knows another epoch is fenced
+//! in the next event.
 //!
 //! The diagrams, the report and every pinned snapshot are drawn from the
 //! trace, so a trace that drops a controller decision or misreports an
 //! offset misleads every reader while the protocol itself stays correct.
 //! The fold is written from the event vocabulary ([`crate::events`]), not
 //! from the code that emits the events.
+
+use std::collections::BTreeMap;
 
 use replication::{Cluster, NodeId};
 use sim_core::{EventRef, Trace, Value};
@@ -46,6 +50,10 @@ struct Replica {
     /// unknown after a crash (it then awaits the controller, which may
     /// give its leadership back without news to record).
     leads: Option<bool>,
+    /// The leader epoch it knows: set by the start, an election naming it
+    /// and each leader it learns (nothing else changes it). A leader's
+    /// packet of another epoch is fenced.
+    known_epoch: u64,
 }
 
 /// What the trace says of the partition.
@@ -63,6 +71,14 @@ struct Fold<'a> {
     /// A replica healed as a displaced leader that must resend its
     /// suffix in the very next event.
     owed_resend: Option<usize>,
+    /// The replica resending a stale suffix, and its epoch, while the
+    /// sends of that resend are being recorded.
+    resending: Option<(usize, u64)>,
+    /// Message id → epoch of every packet a stale resend sent.
+    stale_packets: BTreeMap<u64, u64>,
+    /// A replica just delivered a stale packet of an epoch it does not
+    /// know: its fencing of it is owed in the very next event.
+    owed_fencing: Option<usize>,
     /// The network may deliver a message twice: a fetch then needs only
     /// some refusal before it (a copy is not a second request), not one
     /// of its own.
@@ -174,12 +190,42 @@ impl Fold<'_> {
                 self.ids[i], self.replicas[i].end, self.high_watermark, e.kind
             ));
         }
+        if let Some(j) = self.owed_fencing.take()
+            && !(e.kind == "isr_append_rejected" && self.at(e, "node")? == j)
+        {
+            return Err(format!(
+                "{} was delivered a stale leader's resent packet of an epoch it does not know ({}), but did not fence it ({} came next)",
+                self.ids[j], self.replicas[j].known_epoch, e.kind
+            ));
+        }
+        if let Some((i, epoch)) = self.resending {
+            let from_it = || self.at(e, "src").is_ok_and(|src| src == i);
+            match e.kind {
+                "message_sent" if from_it() => {
+                    if e.str_field("msg") == Some("isr_append") {
+                        self.stale_packets.insert(number(e, "id")?, epoch);
+                    }
+                }
+                "message_dropped" | "message_duplicated" if from_it() => {}
+                _ => self.resending = None,
+            }
+        }
         match e.kind {
+            "message_delivered" => {
+                if let Some(&epoch) = self.stale_packets.get(&number(e, "id")?) {
+                    let j = self.at(e, "dst")?;
+                    if self.replicas[j].known_epoch != epoch {
+                        self.owed_fencing = Some(j);
+                    }
+                }
+            }
             "isr_group_started" => {
                 self.isr = nodes(e, "nodes")?;
                 self.leader = e.node_field("leader").cloned();
+                let epoch = number(e, "leader_epoch")?;
                 for (r, id) in self.replicas.iter_mut().zip(self.ids) {
                     r.leads = Some(self.leader.as_ref() == Some(id));
+                    r.known_epoch = epoch;
                 }
             }
             "node_healed" => {
@@ -290,6 +336,8 @@ impl Fold<'_> {
                         self.ids[i], self.high_watermark
                     ));
                 }
+                // Its sends follow: each packet carries this epoch.
+                self.resending = Some((i, number(e, "leader_epoch")?));
             }
             "isr_member_removed" => self.removed(e)?,
             "isr_member_added" => self.isr = nodes(e, "isr")?,
@@ -325,10 +373,12 @@ impl Fold<'_> {
                 // The candidate takes office at once.
                 let l = self.at(e, "leader")?;
                 self.replicas[l].leads = Some(true);
+                self.replicas[l].known_epoch = number(e, "leader_epoch")?;
             }
             "isr_leader_learned" => {
                 let (i, l) = (self.at(e, "node")?, self.at(e, "leader")?);
                 self.replicas[i].leads = Some(i == l);
+                self.replicas[i].known_epoch = number(e, "leader_epoch")?;
             }
             _ => {}
         }
@@ -356,11 +406,20 @@ pub(crate) fn agrees(
         unfetched: vec![vec![0; ids.len()]; ids.len()],
         mismatched: vec![vec![false; ids.len()]; ids.len()],
         owed_resend: None,
+        resending: None,
+        stale_packets: BTreeMap::new(),
+        owed_fencing: None,
         duplicates: cluster.net_config().duplicate_rate > 0.0,
     };
     for e in trace.events() {
         fold.step(&e)
             .map_err(|why| format!("trace event #{} at tick {}: {why}", e.seq, e.tick))?;
+    }
+    if let Some(j) = fold.owed_fencing {
+        return Err(format!(
+            "{} was delivered a stale leader's resent packet of an epoch it does not know, but the trace ends before it fences it",
+            ids[j]
+        ));
     }
     if let Some(i) = fold.owed_resend {
         return Err(format!(

@@ -193,8 +193,39 @@ fn a_displaced_leader_healed_with_a_suffix_above_hw_must_resend_it() {
     };
     let mut g = displaced();
     g.heal(&n("node-1")).unwrap();
+    g.run_until_idle(50).unwrap();
     assert_eq!(g.trace().count("isr_stale_leader_resent"), 1);
+    // Both peers know epoch 2: each fences the epoch-1 packet.
+    assert_eq!(g.trace().count("isr_append_rejected"), 2);
     assert_eq!(g.check_trace(), Ok(()));
+    // A resent packet delivered to a replica of a newer epoch, not fenced.
+    let mut g = displaced();
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_stale_leader_resent",
+        node = &n("node-1"),
+        leader_epoch = 1u64,
+        from_offset = 1u64,
+        log_end = 1u64
+    );
+    for kind in ["message_sent", "message_delivered"] {
+        record!(
+            g.trace_mut(),
+            now,
+            kind,
+            id = 999u64,
+            src = &n("node-1"),
+            dst = &n("node-2"),
+            msg = "isr_append"
+        );
+    }
+    let why = g.check_trace().unwrap_err();
+    assert!(
+        why.contains("node-2 was delivered a stale leader's resent packet"),
+        "{why}"
+    );
     // A heal whose resend is missing.
     let mut g = displaced();
     let now = g.now();
