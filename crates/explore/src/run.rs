@@ -1027,6 +1027,21 @@ mod tests {
         run_of(alter, 1).check(Property::Recovers).clone()
     }
 
+    /// ISR with LEADER writes and LINEARIZABLE reads, altered by `alter`.
+    fn isr_leader_writes(alter: fn(Altered) -> Altered) -> Configuration {
+        use proto_isr::{IsrConfig, IsrGroup};
+        Configuration::new(
+            "isr",
+            AckLevel::Leader,
+            ReadLevel::Linearizable,
+            "default",
+            move |build: &crate::Build| {
+                let isr = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
+                Ok(Box::new(alter(Altered::new(isr))) as Box<dyn ReplicationGroup>)
+            },
+        )
+    }
+
     /// The run of `seed`'s schedule emptied of steps, as [`recovers_of`].
     fn run_of(alter: fn(Altered) -> Altered, seed: u64) -> RunReport {
         run_steps(alter, seed, Vec::new())
@@ -1085,17 +1100,7 @@ mod tests {
 
     #[test]
     fn an_idle_answer_with_messages_in_flight_fails_recovers() {
-        use proto_isr::{IsrConfig, IsrGroup};
-        let config = Configuration::new(
-            "isr",
-            AckLevel::Leader,
-            ReadLevel::Linearizable,
-            "default",
-            |build: &crate::Build| {
-                let isr = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
-                Ok(Box::new(Altered::new(isr).idle_at_once()) as Box<dyn ReplicationGroup>)
-            },
-        );
+        let config = isr_leader_writes(Altered::idle_at_once);
         // A LEADER write is acknowledged at once, its appends in flight.
         let write = Step::Write {
             client: 0,
@@ -1185,19 +1190,7 @@ mod tests {
 
     #[test]
     fn a_blocked_read_with_no_reason_breaks_invariants() {
-        use proto_isr::{IsrConfig, IsrGroup};
-        let isr = |alter: fn(Altered) -> Altered| {
-            Configuration::new(
-                "isr",
-                AckLevel::Leader,
-                ReadLevel::Linearizable,
-                "default",
-                move |build: &crate::Build| {
-                    let isr = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
-                    Ok(Box::new(alter(Altered::new(isr))) as Box<dyn ReplicationGroup>)
-                },
-            )
-        };
+        let isr = isr_leader_writes;
         // A LEADER write is acknowledged with its appends in flight: the
         // leader's log is above HW, so a LINEARIZABLE read is blocked.
         let steps = || {

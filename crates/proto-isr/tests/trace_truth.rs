@@ -31,6 +31,21 @@ fn eventful() -> IsrGroup {
     g
 }
 
+/// Records, now, `leader` receiving a fetch from `follower` that nothing
+/// sent.
+fn forge_fetch(g: &mut IsrGroup, leader: &str, follower: &str) {
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_fetch_received",
+        leader = &n(leader),
+        node = &n(follower),
+        log_end = 0u64,
+        served = true
+    );
+}
+
 #[test]
 fn an_eventful_run_s_trace_agrees_with_the_group() {
     let g = eventful();
@@ -109,15 +124,7 @@ fn a_catch_up_in_the_wrong_mode_is_named() {
 fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
     let mut g = eventful();
     let now = g.now();
-    record!(
-        g.trace_mut(),
-        now,
-        "isr_fetch_received",
-        leader = &n("node-2"),
-        node = &n("node-1"),
-        log_end = 0u64,
-        served = true
-    );
+    forge_fetch(&mut g, "node-2", "node-1");
     let why = g.check_trace().unwrap_err();
     assert!(why.contains("recorded no log mismatch"), "{why}");
     let mut g = eventful();
@@ -165,16 +172,7 @@ fn on_a_network_that_duplicates_a_fetch_still_needs_some_refusal_before_it() {
         .unwrap();
     g.run_until_idle(200).unwrap();
     assert_eq!(g.check_trace(), Ok(()));
-    let now = g.now();
-    record!(
-        g.trace_mut(),
-        now,
-        "isr_fetch_received",
-        leader = &n("node-1"),
-        node = &n("node-2"),
-        log_end = 0u64,
-        served = true
-    );
+    forge_fetch(&mut g, "node-1", "node-2");
     let why = g.check_trace().unwrap_err();
     assert!(why.contains("never recorded a log mismatch"), "{why}");
 }
