@@ -429,7 +429,10 @@ impl Runner<'_> {
             Err(err) => {
                 if !err.gives_reason() {
                     self.unexplained(|| {
-                        format!("c{client} {} refused at tick {now} with no reason given: {err:?}", kind_text(&kind))
+                        format!(
+                            "c{client} {} refused at tick {now} with no reason given: {err:?}",
+                            kind_text(&kind)
+                        )
                     });
                 }
                 let blocked = matches!(err, GroupError::ReadBlocked { .. });
@@ -1206,7 +1209,10 @@ mod tests {
         let plain = run_plain(&isr(|g| g), 1, steps());
         assert_eq!(plain.check(Property::Invariants), &Check::Holds);
         assert!(
-            plain.history.iter().any(|op| op.reason.contains("above HW")),
+            plain
+                .history
+                .iter()
+                .any(|op| op.reason.contains("above HW")),
             "{:?}",
             plain.history
         );

@@ -352,7 +352,11 @@ impl Fold<'_> {
                 self.high_watermark = number(e, "to")?;
                 self.isr = nodes(e, "isr")?;
                 // The leader applies it in the same refresh.
-                if let Some(l) = self.leader.as_ref().and_then(|l| self.ids.iter().position(|n| n == l)) {
+                if let Some(l) = self
+                    .leader
+                    .as_ref()
+                    .and_then(|l| self.ids.iter().position(|n| n == l))
+                {
                     let r = &mut self.replicas[l];
                     if !r.down {
                         r.applied_floor = r.applied_floor.max(self.high_watermark.min(r.end));

@@ -229,5 +229,8 @@ fn a_displaced_leader_healed_with_a_suffix_above_hw_must_resend_it() {
     let now = g.now();
     record!(g.trace_mut(), now, "node_healed", node = &n("node-1"));
     let why = g.check_trace().unwrap_err();
-    assert!(why.contains("node-1 was healed believing it leads an old epoch"), "{why}");
+    assert!(
+        why.contains("node-1 was healed believing it leads an old epoch"),
+        "{why}"
+    );
 }
