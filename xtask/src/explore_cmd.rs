@@ -343,7 +343,7 @@ history and trace.
   schedule in 32 (by seed) keeps its trace, and at the end the trace,
   folded from the start, must agree with the group's state (ISR: the
   membership, HW, leader, every log end, durable mark and fenced count,
-  each removal's reason, each catch-up's mode, and that a displaced
+  each removal's and election's reason, each catch-up's mode, and that a displaced
   leader healed with entries above HW resends them, from one past the HW
   it applied, and that a replica of a newer epoch fences them). Every refusal, failure and unknown outcome must give
   its reason (a read blocked with an empty reason is a broken answer).

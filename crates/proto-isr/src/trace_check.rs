@@ -6,7 +6,10 @@
 //! an appended offset follows the log end, an fsync reports the log end,
 //! HW advances from where it was, a removal's reason holds (`crashed`: the
 //! replica is down; `displaced_leader`: it led; `lag`: it is up and not
-//! the leader), a rejection names a known reason, a catch-up's mode is the
+//! the leader), an election's reason holds (`controller_elect`: an ISR
+//! member; `unclean_election`: a replica outside the ISR;
+//! `leader_restarted`: the previous leader again), a rejection names a
+//! known reason, a catch-up's mode is the
 //! one SPEC's rule gives for its offsets, a fetch answers a recorded log
 //! mismatch (the only thing that sends one), a stale leader's resend is a
 //! suffix of its log that starts one past the high watermark it applied
@@ -369,6 +372,23 @@ impl Fold<'_> {
                     return Err(format!(
                         "isr_controller_elected names previous leader {previous:?}, but {:?} led",
                         self.leader
+                    ));
+                }
+                // A clean election picks an ISR member, an unclean one a
+                // replica outside it; a restarted leader is elected again.
+                let leader = e.node_field("leader");
+                let outside = leader.is_some_and(|l| !self.isr.contains(l));
+                let holds = match e.str_field("reason") {
+                    Some("controller_elect") => !outside,
+                    Some("unclean_election") => outside,
+                    Some("leader_restarted") => leader == previous,
+                    _ => false,
+                };
+                if !holds {
+                    return Err(format!(
+                        "isr_controller_elected gives reason {:?} for leader {leader:?} (previous {previous:?}, ISR {:?})",
+                        e.str_field("reason"),
+                        self.isr
                     ));
                 }
                 self.leader = e.node_field("leader").cloned();

@@ -234,3 +234,29 @@ fn a_displaced_leader_healed_with_a_suffix_above_hw_must_resend_it() {
         "{why}"
     );
 }
+
+#[test]
+fn an_election_for_a_reason_that_does_not_hold_is_named() {
+    // The eventful run elected node-2, an ISR member: a clean election.
+    for reason in ["unclean_election", "leader_restarted", ""] {
+        let mut g = eventful();
+        let now = g.now();
+        record!(
+            g.trace_mut(),
+            now,
+            "isr_controller_elected",
+            leader = &n("node-1"),
+            previous = &n("node-2"),
+            leader_epoch = 3u64,
+            controller_epoch = 3u64,
+            high_watermark = 4u64,
+            reason = reason,
+            isr = vec![n("node-1"), n("node-2"), n("node-3")]
+        );
+        let why = g.check_trace().unwrap_err();
+        assert!(
+            why.contains("isr_controller_elected gives reason"),
+            "{reason}: {why}"
+        );
+    }
+}

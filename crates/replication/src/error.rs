@@ -130,9 +130,10 @@ impl GroupError {
     pub fn gives_reason(&self) -> bool {
         let said = |text: &str| !text.trim().is_empty();
         match self {
-            GroupError::ReadBlocked { reason, .. }
-            | GroupError::NotPermitted { reason, .. }
-            | GroupError::Malformed { reason, .. } => said(reason),
+            GroupError::ReadBlocked { guard, reason, .. } => said(guard) && said(reason),
+            GroupError::NotPermitted { reason, .. } | GroupError::Malformed { reason, .. } => {
+                said(reason)
+            }
             GroupError::Config { setting, reason } => said(setting) && said(reason),
             GroupError::NoLeader(why) => said(why),
             GroupError::NotIdle { waiting_for, .. } => said(waiting_for),
@@ -142,5 +143,26 @@ impl GroupError {
             | GroupError::NodeDown(_)
             | GroupError::AlreadyRunning(_) => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_gives_its_reason_only_when_every_text_says_something() {
+        let blocked = |guard: &'static str, reason: &str| GroupError::ReadBlocked {
+            level: ReadLevel::Linearizable,
+            node: NodeId::new("node-1"),
+            guard,
+            reason: reason.into(),
+        };
+        assert!(blocked("lease fenced", "not the current leader").gives_reason());
+        assert!(!blocked("", "not the current leader").gives_reason());
+        assert!(!blocked("lease fenced", " ").gives_reason());
+        assert!(!GroupError::NoLeader(String::new()).gives_reason());
+        assert!(!GroupError::config("", "why").gives_reason());
+        assert!(GroupError::UnknownNode(NodeId::new("node-9")).gives_reason());
     }
 }
