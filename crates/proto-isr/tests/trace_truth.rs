@@ -31,6 +31,12 @@ fn eventful() -> IsrGroup {
     g
 }
 
+/// `g`'s trace disagrees with it, and the disagreement names `what`.
+fn named(g: &IsrGroup, what: &str) {
+    let why = g.check_trace().unwrap_err();
+    assert!(why.contains(what), "{why}");
+}
+
 /// Records, now, `leader` receiving a fetch from `follower` that nothing
 /// sent.
 fn forge_fetch(g: &mut IsrGroup, leader: &str, follower: &str) {
@@ -66,11 +72,7 @@ fn an_fsync_reporting_another_offset_is_named() {
         node = &n("node-2"),
         durable_offset = 0u64
     );
-    let why = g.check_trace().unwrap_err();
-    assert!(
-        why.contains("isr_fsync of node-2 reports durable offset 0"),
-        "{why}"
-    );
+    named(&g, "isr_fsync of node-2 reports durable offset 0");
 }
 
 #[test]
@@ -87,18 +89,13 @@ fn a_removal_for_a_reason_that_does_not_hold_is_named() {
             reason = reason,
             isr = vec![n("node-1"), n("node-2")]
         );
-        let why = h.check_trace().unwrap_err();
-        assert!(
-            why.contains("isr_member_removed of node-3 gives reason"),
-            "{why}"
-        );
+        named(&h, "isr_member_removed of node-3 gives reason");
     }
     // An event left out: the restart was not recorded.
     g.crash(&n("node-3"), false).unwrap();
     g.trace_mut().set_enabled(false);
     g.restart(&n("node-3")).unwrap();
-    let why = g.check_trace().unwrap_err();
-    assert!(why.contains("the trace has node-3 down"), "{why}");
+    named(&g, "the trace has node-3 down");
 }
 
 #[test]
@@ -116,8 +113,7 @@ fn a_catch_up_in_the_wrong_mode_is_named() {
         leader_log_end = 4u64,
         retained_first = 1u64
     );
-    let why = g.check_trace().unwrap_err();
-    assert!(why.contains("the rule says incremental"), "{why}");
+    named(&g, "the rule says incremental");
 }
 
 #[test]
@@ -125,8 +121,7 @@ fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
     let mut g = eventful();
     let now = g.now();
     forge_fetch(&mut g, "node-2", "node-1");
-    let why = g.check_trace().unwrap_err();
-    assert!(why.contains("recorded no log mismatch"), "{why}");
+    named(&g, "recorded no log mismatch");
     let mut g = eventful();
     record!(
         g.trace_mut(),
@@ -137,8 +132,7 @@ fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
         from_offset = 0u64,
         log_end = 4u64
     );
-    let why = g.check_trace().unwrap_err();
-    assert!(why.contains("not a suffix of the log"), "{why}");
+    named(&g, "not a suffix of the log");
     // node-1 led while HW reached 3: a resend of its own starts at 4.
     let mut g = eventful();
     record!(
@@ -150,11 +144,7 @@ fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
         from_offset = 3u64,
         log_end = 4u64
     );
-    let why = g.check_trace().unwrap_err();
-    assert!(
-        why.contains("from offset 3, but it applied HW 3 as leader"),
-        "{why}"
-    );
+    named(&g, "from offset 3, but it applied HW 3 as leader");
 }
 
 #[test]
@@ -173,8 +163,7 @@ fn on_a_network_that_duplicates_a_fetch_still_needs_some_refusal_before_it() {
     g.run_until_idle(200).unwrap();
     assert_eq!(g.check_trace(), Ok(()));
     forge_fetch(&mut g, "node-1", "node-2");
-    let why = g.check_trace().unwrap_err();
-    assert!(why.contains("never recorded a log mismatch"), "{why}");
+    named(&g, "never recorded a log mismatch");
 }
 
 #[test]
@@ -219,20 +208,12 @@ fn a_displaced_leader_healed_with_a_suffix_above_hw_must_resend_it() {
             msg = "isr_append"
         );
     }
-    let why = g.check_trace().unwrap_err();
-    assert!(
-        why.contains("node-2 was delivered a stale leader's resent packet"),
-        "{why}"
-    );
+    named(&g, "node-2 was delivered a stale leader's resent packet");
     // A heal whose resend is missing.
     let mut g = displaced();
     let now = g.now();
     record!(g.trace_mut(), now, "node_healed", node = &n("node-1"));
-    let why = g.check_trace().unwrap_err();
-    assert!(
-        why.contains("node-1 was healed believing it leads an old epoch"),
-        "{why}"
-    );
+    named(&g, "node-1 was healed believing it leads an old epoch");
 }
 
 #[test]
