@@ -343,10 +343,11 @@ history and trace.
   schedule in 32 (by seed) keeps its trace, and at the end the trace,
   folded from the start, must agree with the group's state (ISR: the
   membership, HW, leader, every log end, durable mark and fenced count,
-  each removal's and election's reason, each catch-up's mode, and that a displaced
-  leader healed with entries above HW resends them, from one past the HW
-  it applied, and that a replica of a newer epoch fences them). Every refusal, failure and unknown outcome must give
-  its reason (a read blocked with an empty reason is a broken answer).
+  each removal's and election's reason, each catch-up's mode, and that
+  a displaced leader healed with entries above HW resends them, from one
+  past the HW it applied, and that a replica of a newer epoch fences
+  them). Every refusal, failure and unknown outcome must give its reason
+  (a read blocked with an empty reason is a broken answer).
 - **recovers**: with every fault healed and every node running, the group
   quiesces (`run_until_idle` within 400 ticks — Raft promises it only
   inside its timing assumption; where the steady state sends nothing
