@@ -19,7 +19,9 @@
 //! its belief is followed through elections, the leaders it learns and
 //! its crashes, after which the trace cannot tell), and every packet of
 //! that resend delivered to a replica that knows another epoch is fenced
-//! in the next event.
+//! in the next event. A write's completion follows the decision that
+//! ended it (`isr_write_acknowledged` or `isr_write_refused` at its
+//! offset), and a refusal states the ISR and HW the fold has.
 //!
 //! The diagrams, the report and every pinned snapshot are drawn from the
 //! trace, so a trace that drops a controller decision or misreports an
@@ -27,7 +29,7 @@
 //! The fold is written from the event vocabulary ([`crate::events`]), not
 //! from the code that emits the events.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use replication::{Cluster, NodeId};
 use sim_core::{EventRef, Trace, Value};
@@ -86,6 +88,19 @@ struct Fold<'a> {
     /// some refusal before it (a copy is not a second request), not one
     /// of its own.
     duplicates: bool,
+    /// Ids of the write operations clients submitted.
+    writes: BTreeSet<u64>,
+    /// The write decision the previous event recorded, if it was one:
+    /// whether it acknowledged, and at which offset.
+    decided: Option<(bool, Option<u64>)>,
+}
+
+/// The offset an event names, if any (`None` when it names none).
+fn offset_of(e: &EventRef<'_>) -> Option<u64> {
+    match e.field("offset") {
+        Some(Value::UInt(n)) => Some(n),
+        _ => None,
+    }
 }
 
 fn number(e: &EventRef<'_>, key: &str) -> Result<u64, String> {
@@ -184,7 +199,56 @@ impl Fold<'_> {
         Ok(())
     }
 
+    /// A write's completion follows the decision that ended it, recorded
+    /// in the event before: `done` after `isr_write_acknowledged` at its
+    /// offset, `unknown` after `isr_write_refused` at its offset, and a
+    /// write refused before it was appended (`failed`) after
+    /// `isr_write_refused` naming no offset.
+    fn completed(
+        &self,
+        e: &EventRef<'_>,
+        decided: Option<(bool, Option<u64>)>,
+    ) -> Result<(), String> {
+        if !self.writes.contains(&number(e, "op")?) {
+            return Ok(());
+        }
+        let outcome = e.str_field("outcome");
+        let wanted = match outcome {
+            Some("done") => (true, offset_of(e)),
+            Some("unknown") => (false, offset_of(e)),
+            Some("failed") => (false, None),
+            other => return Err(format!("client_op_completed gives outcome {other:?}")),
+        };
+        if decided != Some(wanted) {
+            let (acknowledged, offset) = wanted;
+            return Err(format!(
+                "a write completed {} at offset {offset:?}, but the event before it was not {} at that offset",
+                outcome.unwrap_or(""),
+                if acknowledged {
+                    "isr_write_acknowledged"
+                } else {
+                    "isr_write_refused"
+                }
+            ));
+        }
+        Ok(())
+    }
+
+    /// `isr_write_refused` states the ISR and HW the fold has.
+    fn refused(&self, e: &EventRef<'_>) -> Result<(), String> {
+        let isr = nodes(e, "isr")?;
+        let hw = number(e, "high_watermark")?;
+        if sorted(isr.clone()) != sorted(self.isr.clone()) || hw != self.high_watermark {
+            return Err(format!(
+                "isr_write_refused states ISR {isr:?} and HW {hw}; they are {:?} and {}",
+                self.isr, self.high_watermark
+            ));
+        }
+        Ok(())
+    }
+
     fn step(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+        let decided = self.decided.take();
         if let Some(i) = self.owed_resend.take()
             && !(e.kind == "isr_stale_leader_resent" && self.at(e, "node")? == i)
         {
@@ -214,6 +278,17 @@ impl Fold<'_> {
             }
         }
         match e.kind {
+            "client_op_submitted" => {
+                if e.str_field("kind") == Some("write") {
+                    self.writes.insert(number(e, "op")?);
+                }
+            }
+            "client_op_completed" => self.completed(e, decided)?,
+            "isr_write_acknowledged" => self.decided = Some((true, offset_of(e))),
+            "isr_write_refused" => {
+                self.refused(e)?;
+                self.decided = Some((false, offset_of(e)));
+            }
             "message_delivered" => {
                 if let Some(&epoch) = self.stale_packets.get(&number(e, "id")?) {
                     let j = self.at(e, "dst")?;
@@ -434,6 +509,8 @@ pub(crate) fn agrees(
         stale_packets: BTreeMap::new(),
         owed_fencing: None,
         duplicates: cluster.net_config().duplicate_rate > 0.0,
+        writes: BTreeSet::new(),
+        decided: None,
     };
     for e in trace.events() {
         fold.step(&e)

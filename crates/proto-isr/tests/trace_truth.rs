@@ -241,3 +241,46 @@ fn an_election_for_a_reason_that_does_not_hold_is_named() {
         );
     }
 }
+
+#[test]
+fn a_write_completed_without_the_decision_that_ended_it_is_named() {
+    let mut g = eventful();
+    let now = g.now();
+    // A client's write, then its completion with no isr_write_refused.
+    record!(
+        g.trace_mut(),
+        now,
+        "client_op_submitted",
+        op = 900u64,
+        kind = "write",
+        key = "k",
+        level = "ALL_ISR"
+    );
+    record!(
+        g.trace_mut(),
+        now,
+        "client_op_completed",
+        op = 900u64,
+        outcome = "unknown",
+        node = &n("node-2"),
+        offset = 4u64,
+        reason = "ack timeout"
+    );
+    named(&g, "but the event before it was not isr_write_refused");
+}
+
+#[test]
+fn a_refusal_stating_another_isr_is_named() {
+    let mut g = eventful();
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_write_refused",
+        offset = 5u64,
+        reason = "ack_timeout",
+        isr = vec![n("node-1")],
+        high_watermark = 4u64
+    );
+    named(&g, "isr_write_refused states ISR");
+}
