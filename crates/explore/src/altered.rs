@@ -5,8 +5,9 @@
 //! `run_until_idle` that never finds it idle, a claim to tolerate any
 //! fault, a trace that disagrees with the group, a blocking write that
 //! does not wait, an outage or a read refusal it does not have, a
-//! `run_until_idle` that answers idle at once, or refusals and failures
-//! that give no reason.
+//! `run_until_idle` that answers idle at once or miscounts its ticks,
+//! refusals and failures that give no reason, or a blocked read refused
+//! at submission.
 
 use replication::{
     AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, Outcome,
@@ -27,6 +28,10 @@ pub(crate) struct Altered {
     outside: bool,
     idle_at_once: bool,
     reasonless: bool,
+    miscounting: bool,
+    blocked_at_submit: bool,
+    /// Completions `submit` took to look at and hands on.
+    held: Vec<Completion>,
 }
 
 impl Altered {
@@ -44,6 +49,9 @@ impl Altered {
             outside: false,
             idle_at_once: false,
             reasonless: false,
+            miscounting: false,
+            blocked_at_submit: false,
+            held: Vec::new(),
         }
     }
 
@@ -108,6 +116,19 @@ impl Altered {
         self
     }
 
+    /// `run_until_idle` runs as the group's own does, and answers 0 ticks.
+    pub(crate) fn miscounting_idle(mut self) -> Self {
+        self.miscounting = true;
+        self
+    }
+
+    /// A read its guard blocks is refused by `submit` instead of
+    /// completing *failed*.
+    pub(crate) fn blocking_at_submit(mut self) -> Self {
+        self.blocked_at_submit = true;
+        self
+    }
+
     /// `run_until_idle` always fails, and the group says it quiesces.
     pub(crate) fn never_idle(mut self) -> Self {
         self.unquiet = true;
@@ -126,7 +147,26 @@ impl ReplicationGroup for Altered {
         self.raft.leader()
     }
     fn submit(&mut self, op: ClientOp) -> Result<OpId, GroupError> {
-        match self.raft.submit(op) {
+        let read = matches!(op, ClientOp::Read { .. });
+        let submitted = self.raft.submit(op);
+        if self.blocked_at_submit
+            && read
+            && let Ok(id) = submitted
+        {
+            match self.raft.take_completion(id) {
+                Some(Completion {
+                    outcome:
+                        Outcome::Failed {
+                            error: Some(err @ GroupError::ReadBlocked { .. }),
+                            ..
+                        },
+                    ..
+                }) => return Err(err),
+                Some(done) => self.held.push(done),
+                None => {}
+            }
+        }
+        match submitted {
             Err(GroupError::NoLeader(_)) if self.reasonless => {
                 Err(GroupError::NoLeader(String::new()))
             }
@@ -142,7 +182,8 @@ impl ReplicationGroup for Altered {
         }
     }
     fn take_completions(&mut self) -> Vec<Completion> {
-        let mut done = self.raft.take_completions();
+        let mut done = std::mem::take(&mut self.held);
+        done.extend(self.raft.take_completions());
         if self.reasonless {
             for c in &mut done {
                 match &mut c.outcome {
@@ -160,6 +201,9 @@ impl ReplicationGroup for Altered {
         done
     }
     fn take_completion(&mut self, id: OpId) -> Option<Completion> {
+        if let Some(at) = self.held.iter().position(|c| c.id == id) {
+            return Some(self.held.remove(at));
+        }
         self.raft.take_completion(id)
     }
     fn client_write(&mut self, k: Bytes, v: Bytes, l: AckLevel) -> Result<WriteResult, GroupError> {
@@ -196,6 +240,9 @@ impl ReplicationGroup for Altered {
         }
         if self.idle_at_once {
             return Ok(0);
+        }
+        if self.miscounting {
+            return self.raft.run_until_idle(max).map(|_| 0);
         }
         self.raft.run_until_idle(max)
     }

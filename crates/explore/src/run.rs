@@ -427,6 +427,18 @@ impl Runner<'_> {
                 StepResult::Submitted(id)
             }
             Err(err) => {
+                if let GroupError::ReadBlocked { guard, .. } = &err {
+                    // Blocked is decided after the read started: it
+                    // completes *failed*; `submit` refuses only what cannot
+                    // start.
+                    let guard = *guard;
+                    self.unexplained(|| {
+                        format!(
+                            "c{client} {} was refused at submission as blocked ({guard}) at tick {now}; a blocked read completes failed",
+                            kind_text(&kind)
+                        )
+                    });
+                }
                 if !err.gives_reason() {
                     self.unexplained(|| {
                         format!(
@@ -731,9 +743,20 @@ impl Runner<'_> {
             let _ = self.group.failover(None);
             self.collect();
         }
+        let before = self.group.now();
         match self.group.run_until_idle(SETTLE_TICKS) {
             Err(e) if self.group.quiesces() => self.unquiet = Some(e.to_string()),
-            Ok(ticks) => self.idle_means_silent(ticks),
+            Ok(ticks) => {
+                // It answers the ticks it ran: the clock says how many.
+                let ran = self.group.now().saturating_sub(before);
+                if ran == ticks {
+                    self.idle_means_silent(ticks);
+                } else {
+                    self.unquiet = Some(format!(
+                        "run_until_idle answered idle after {ticks} ticks, but it ran {ran}"
+                    ));
+                }
+            }
             Err(_) => {}
         }
         self.collect();
@@ -1218,6 +1241,58 @@ mod tests {
         );
         match run_plain(&isr(Altered::reasonless), 1, steps()).check(Property::Invariants) {
             Check::Violated(why) => assert!(why.contains("with no reason given"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_idle_answer_that_miscounts_its_ticks_fails_recovers() {
+        // A LEADER write is acknowledged at once, its appends in flight:
+        // reaching idle takes ticks.
+        let write = Step::Write {
+            client: 0,
+            key: 0,
+            value: 1,
+        };
+        let plain = run_plain(&isr_leader_writes(|g| g), 1, vec![write.clone()]);
+        assert_eq!(plain.check(Property::Recovers), &Check::Holds);
+        let report = run_plain(
+            &isr_leader_writes(Altered::miscounting_idle),
+            1,
+            vec![write],
+        );
+        match report.check(Property::Recovers) {
+            Check::Violated(why) => {
+                assert!(
+                    why.contains("answered idle after 0 ticks, but it ran"),
+                    "{why}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_blocked_read_refused_at_submission_breaks_invariants() {
+        // As in the test above: the LINEARIZABLE read is blocked.
+        let steps = || {
+            vec![
+                Step::Write {
+                    client: 0,
+                    key: 0,
+                    value: 1,
+                },
+                Step::Read { client: 1, key: 0 },
+            ]
+        };
+        let plain = run_plain(&isr_leader_writes(|g| g), 1, steps());
+        assert_eq!(plain.check(Property::Invariants), &Check::Holds);
+        let altered = run_plain(&isr_leader_writes(Altered::blocking_at_submit), 1, steps());
+        match altered.check(Property::Invariants) {
+            Check::Violated(why) => assert!(
+                why.contains("was refused at submission as blocked (above high watermark)"),
+                "{why}"
+            ),
             other => panic!("{other:?}"),
         }
     }
