@@ -278,10 +278,8 @@ impl Fold<'_> {
             }
         }
         match e.kind {
-            "client_op_submitted" => {
-                if e.str_field("kind") == Some("write") {
-                    self.writes.insert(number(e, "op")?);
-                }
+            "client_op_submitted" if e.str_field("kind") == Some("write") => {
+                self.writes.insert(number(e, "op")?);
             }
             "client_op_completed" => self.completed(e, decided)?,
             "isr_write_acknowledged" => self.decided = Some((true, offset_of(e))),
