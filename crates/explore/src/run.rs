@@ -1254,7 +1254,7 @@ mod tests {
             key: 0,
             value: 1,
         };
-        let plain = run_plain(&isr_leader_writes(|g| g), 1, vec![write.clone()]);
+        let plain = run_plain(&isr_leader_writes(|g| g), 1, vec![write]);
         assert_eq!(plain.check(Property::Recovers), &Check::Holds);
         let report = run_plain(
             &isr_leader_writes(Altered::miscounting_idle),
