@@ -59,6 +59,8 @@ struct Replica {
     /// and each leader it learns (nothing else changes it). A leader's
     /// packet of another epoch is fenced.
     known_epoch: u64,
+    /// The leader it knows (in `known_epoch`): set where that is.
+    known_leader: Option<usize>,
 }
 
 /// What the trace says of the partition.
@@ -76,9 +78,9 @@ struct Fold<'a> {
     /// A replica healed as a displaced leader that must resend its
     /// suffix in the very next event.
     owed_resend: Option<usize>,
-    /// The replica resending a stale suffix, and its epoch, while the
-    /// sends of that resend are being recorded.
-    resending: Option<(usize, u64)>,
+    /// The replica resending a stale suffix, its epoch, and the replicas
+    /// sent to so far, while the sends of that resend are being recorded.
+    resending: Option<(usize, u64, Vec<bool>)>,
     /// Message id → epoch of every packet a stale resend sent.
     stale_packets: BTreeMap<u64, u64>,
     /// A replica just delivered a stale packet of an epoch it does not
@@ -247,6 +249,17 @@ impl Fold<'_> {
         Ok(())
     }
 
+    /// A stale resend goes to every other replica.
+    fn resent_to_all(&self, i: usize, sent: &[bool]) -> Result<(), String> {
+        match (0..sent.len()).find(|&j| j != i && !sent[j]) {
+            Some(j) => Err(format!(
+                "{}'s stale resend sent nothing to {}: it goes to every peer",
+                self.ids[i], self.ids[j]
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn step(&mut self, e: &EventRef<'_>) -> Result<(), String> {
         let decided = self.decided.take();
         if let Some(i) = self.owed_resend.take()
@@ -265,16 +278,27 @@ impl Fold<'_> {
                 self.ids[j], self.replicas[j].known_epoch, e.kind
             ));
         }
-        if let Some((i, epoch)) = self.resending {
+        if let Some((i, epoch, mut sent)) = self.resending.take() {
             let from_it = || self.at(e, "src").is_ok_and(|src| src == i);
             match e.kind {
                 "message_sent" if from_it() => {
                     if e.str_field("msg") == Some("isr_append") {
                         self.stale_packets.insert(number(e, "id")?, epoch);
+                        let to = self.at(e, "dst")?;
+                        if to == i || sent[to] {
+                            return Err(format!(
+                                "{}'s stale resend sent to {} twice or to itself",
+                                self.ids[i], self.ids[to]
+                            ));
+                        }
+                        sent[to] = true;
                     }
+                    self.resending = Some((i, epoch, sent));
                 }
-                "message_dropped" | "message_duplicated" if from_it() => {}
-                _ => self.resending = None,
+                "message_dropped" | "message_duplicated" if from_it() => {
+                    self.resending = Some((i, epoch, sent));
+                }
+                _ => self.resent_to_all(i, &sent)?,
             }
         }
         match e.kind {
@@ -299,9 +323,14 @@ impl Fold<'_> {
                 self.isr = nodes(e, "nodes")?;
                 self.leader = e.node_field("leader").cloned();
                 let epoch = number(e, "leader_epoch")?;
+                let leader = self
+                    .leader
+                    .as_ref()
+                    .and_then(|l| self.ids.iter().position(|n| n == l));
                 for (r, id) in self.replicas.iter_mut().zip(self.ids) {
                     r.leads = Some(self.leader.as_ref() == Some(id));
                     r.known_epoch = epoch;
+                    r.known_leader = leader;
                 }
             }
             "node_healed" => {
@@ -403,8 +432,15 @@ impl Fold<'_> {
                         "isr_stale_leader_resent offsets {from}..={end}: not a suffix of the log"
                     ));
                 }
-                // What it resends is what lies above the HW it applied.
+                // Only a replica that believes it leads resends.
                 let i = self.at(e, "node")?;
+                if self.replicas[i].leads == Some(false) {
+                    return Err(format!(
+                        "isr_stale_leader_resent at {}, which does not believe it leads",
+                        self.ids[i]
+                    ));
+                }
+                // What it resends is what lies above the HW it applied.
                 let floor = self.replicas[i].applied_floor;
                 if from <= floor || from > self.high_watermark + 1 {
                     return Err(format!(
@@ -413,7 +449,7 @@ impl Fold<'_> {
                     ));
                 }
                 // Its sends follow: each packet carries this epoch.
-                self.resending = Some((i, number(e, "leader_epoch")?));
+                self.resending = Some((i, number(e, "leader_epoch")?, vec![false; self.ids.len()]));
             }
             "isr_member_removed" => self.removed(e)?,
             "isr_member_added" => self.isr = nodes(e, "isr")?,
@@ -471,11 +507,21 @@ impl Fold<'_> {
                 let l = self.at(e, "leader")?;
                 self.replicas[l].leads = Some(true);
                 self.replicas[l].known_epoch = number(e, "leader_epoch")?;
+                self.replicas[l].known_leader = Some(l);
             }
             "isr_leader_learned" => {
                 let (i, l) = (self.at(e, "node")?, self.at(e, "leader")?);
-                self.replicas[i].leads = Some(i == l);
-                self.replicas[i].known_epoch = number(e, "leader_epoch")?;
+                let epoch = number(e, "leader_epoch")?;
+                let r = &mut self.replicas[i];
+                if (r.known_leader, r.known_epoch) == (Some(l), epoch) {
+                    return Err(format!(
+                        "isr_leader_learned at {}: leader {} of epoch {epoch} is no news to it",
+                        self.ids[i], self.ids[l]
+                    ));
+                }
+                r.leads = Some(i == l);
+                r.known_epoch = epoch;
+                r.known_leader = Some(l);
             }
             _ => {}
         }
@@ -513,6 +559,10 @@ pub(crate) fn agrees(
     for e in trace.events() {
         fold.step(&e)
             .map_err(|why| format!("trace event #{} at tick {}: {why}", e.seq, e.tick))?;
+    }
+    if let Some((i, _, sent)) = &fold.resending {
+        fold.resent_to_all(*i, sent)
+            .map_err(|why| format!("at the trace's end: {why}"))?;
     }
     if let Some(j) = fold.owed_fencing {
         return Err(format!(

@@ -133,7 +133,7 @@ fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
         log_end = 4u64
     );
     named(&g, "not a suffix of the log");
-    // node-1 led while HW reached 3: a resend of its own starts at 4.
+    // node-1 has learned that node-2 leads: it resends nothing.
     let mut g = eventful();
     record!(
         g.trace_mut(),
@@ -141,10 +141,13 @@ fn a_fetch_no_refusal_asked_for_and_a_resend_of_no_suffix_are_named() {
         "isr_stale_leader_resent",
         node = &n("node-1"),
         leader_epoch = 1u64,
-        from_offset = 3u64,
+        from_offset = 4u64,
         log_end = 4u64
     );
-    named(&g, "from offset 3, but it applied HW 3 as leader");
+    named(
+        &g,
+        "isr_stale_leader_resent at node-1, which does not believe it leads",
+    );
 }
 
 #[test]
@@ -172,6 +175,9 @@ fn a_displaced_leader_healed_with_a_suffix_above_hw_must_resend_it() {
     // and node-2 is elected: node-1 still believes it leads epoch 1.
     let displaced = || {
         let mut g = IsrGroup::new(IsrConfig::default()).expect("valid config");
+        // Offset 1 is acknowledged while node-1 leads: it applies HW 1.
+        g.client_write(Bytes::from("k"), Bytes::from("v0"), AckLevel::AllIsr)
+            .unwrap();
         g.isolate(&n("node-1")).unwrap();
         g.client_write(Bytes::from("k"), Bytes::from("v1"), AckLevel::Leader)
             .unwrap();
@@ -185,29 +191,45 @@ fn a_displaced_leader_healed_with_a_suffix_above_hw_must_resend_it() {
     // Both peers know epoch 2: each fences the epoch-1 packet.
     assert_eq!(g.trace().count("isr_append_rejected"), 2);
     assert_eq!(g.check_trace(), Ok(()));
-    // A resent packet delivered to a replica of a newer epoch, not fenced.
-    let mut g = displaced();
-    let now = g.now();
-    record!(
-        g.trace_mut(),
-        now,
-        "isr_stale_leader_resent",
-        node = &n("node-1"),
-        leader_epoch = 1u64,
-        from_offset = 1u64,
-        log_end = 1u64
-    );
-    for kind in ["message_sent", "message_delivered"] {
+    let resent = |g: &mut IsrGroup, from: u64| {
+        let now = g.now();
+        record!(
+            g.trace_mut(),
+            now,
+            "isr_stale_leader_resent",
+            node = &n("node-1"),
+            leader_epoch = 1u64,
+            from_offset = from,
+            log_end = 2u64
+        );
+    };
+    let sent = |g: &mut IsrGroup, kind: &'static str, id: u64, to: &str| {
+        let now = g.now();
         record!(
             g.trace_mut(),
             now,
             kind,
-            id = 999u64,
+            id = id,
             src = &n("node-1"),
-            dst = &n("node-2"),
+            dst = &n(to),
             msg = "isr_append"
         );
-    }
+    };
+    // It applied HW 1 as leader: a resend of its own starts at 2.
+    let mut g = displaced();
+    resent(&mut g, 1);
+    named(&g, "from offset 1, but it applied HW 1 as leader");
+    // A resend that skips a peer.
+    let mut g = displaced();
+    resent(&mut g, 2);
+    sent(&mut g, "message_sent", 999, "node-2");
+    named(&g, "node-1's stale resend sent nothing to node-3");
+    // A resent packet delivered to a replica of a newer epoch, not fenced.
+    let mut g = displaced();
+    resent(&mut g, 2);
+    sent(&mut g, "message_sent", 999, "node-2");
+    sent(&mut g, "message_sent", 998, "node-3");
+    sent(&mut g, "message_delivered", 999, "node-2");
     named(&g, "node-2 was delivered a stale leader's resent packet");
     // A heal whose resend is missing.
     let mut g = displaced();
@@ -283,4 +305,20 @@ fn a_refusal_stating_another_isr_is_named() {
         high_watermark = 4u64
     );
     named(&g, "isr_write_refused states ISR");
+}
+
+#[test]
+fn a_leader_learned_that_is_no_news_is_named() {
+    // node-3 learned at the failover that node-2 leads epoch 2.
+    let mut g = eventful();
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_leader_learned",
+        node = &n("node-3"),
+        leader = &n("node-2"),
+        leader_epoch = 2u64
+    );
+    named(&g, "leader node-2 of epoch 2 is no news to it");
 }
