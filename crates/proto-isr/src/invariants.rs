@@ -301,6 +301,17 @@ fn check_state(
     if hw > leader.log.end() {
         return Err(format!("HW {hw} above leader log end {}", leader.log.end()));
     }
+    // Its own appends are confirmed in its epoch (what it knows of itself
+    // as a replica of that epoch).
+    let own = leader.confirmed_log_end(controller.leader_epoch());
+    if own != Some(leader.log.end()) {
+        return Err(format!(
+            "leader {} confirmed through {own:?} in its epoch {}, but its log ends at {}",
+            id(leader),
+            controller.leader_epoch(),
+            leader.log.end()
+        ));
+    }
     for (i, n) in nodes.iter().enumerate() {
         let alive = cluster.is_alive(i);
         if controller.in_isr(i) && alive {
