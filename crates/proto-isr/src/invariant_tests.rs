@@ -325,9 +325,13 @@ fn a_leader_not_confirmed_through_its_own_log_end_is_a_violation() {
     let mut g = committed_group(false);
     assert_eq!(g.check_invariants(), Ok(()));
     g.nodes[0].matched_end = 1;
-    let broken = g.check_invariants().expect_err("its own appends unconfirmed");
+    let broken = g
+        .check_invariants()
+        .expect_err("its own appends unconfirmed");
     assert!(
-        broken.contains("leader node-1 confirmed through Some(1) in its epoch 1, but its log ends at 2"),
+        broken.contains(
+            "leader node-1 confirmed through Some(1) in its epoch 1, but its log ends at 2"
+        ),
         "{broken}"
     );
 }

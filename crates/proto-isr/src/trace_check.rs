@@ -4,9 +4,10 @@
 //! count — and compares where it ends with the controller and the
 //! replicas. On the way it checks what each event claims when it is made:
 //! an appended offset follows the log end, an fsync reports the log end,
-//! HW advances from where it was, a removal's reason holds (`crashed`: the
-//! replica is down; `displaced_leader`: it led; `lag`: it is up and not
-//! the leader), an election's reason holds (`controller_elect`: an ISR
+//! HW advances from where it was (and up), a removal names an ISR member
+//! and its reason holds (`crashed`: the replica is down;
+//! `displaced_leader`: it led; `lag`: it is up, not the leader, and its
+//! lag has just reached the timeout), an addition names a non-member, an election's reason holds (`controller_elect`: an ISR
 //! member; `unclean_election`: a replica outside the ISR;
 //! `leader_restarted`: the previous leader again), a rejection names a
 //! known reason, a catch-up's mode is the
@@ -90,6 +91,8 @@ struct Fold<'a> {
     /// some refusal before it (a copy is not a second request), not one
     /// of its own.
     duplicates: bool,
+    /// `replica.lag.time.max.ms`, in ticks, from the start.
+    lag_timeout: u64,
     /// Ids of the write operations clients submitted.
     writes: BTreeSet<u64>,
     /// The write decision the previous event recorded, if it was one:
@@ -179,6 +182,12 @@ impl Fold<'_> {
         let i = self.at(e, "node")?;
         let node = &self.ids[i];
         let leads = self.leader.as_ref() == Some(node);
+        if !self.isr.contains(node) {
+            return Err(format!(
+                "isr_member_removed of {node}, which is not in the ISR {:?}",
+                self.isr
+            ));
+        }
         let holds = match e.str_field("reason") {
             Some("crashed") => self.replicas[i].down,
             Some("displaced_leader") => leads,
@@ -195,6 +204,15 @@ impl Fold<'_> {
                 e.str_field("reason").unwrap_or(""),
                 if self.replicas[i].down { "down" } else { "up" },
                 if leads { "" } else { "not " }
+            ));
+        }
+        // The controller checks every tick: a member leaves for lag the
+        // first tick its lag reaches the timeout.
+        let lag = number(e, "lag_ticks")?;
+        if e.str_field("reason") == Some("lag") && lag != self.lag_timeout {
+            return Err(format!(
+                "isr_member_removed of {node} for lag after {lag} ticks; the lag timeout is {}",
+                self.lag_timeout
             ));
         }
         self.isr = nodes(e, "isr")?;
@@ -321,6 +339,7 @@ impl Fold<'_> {
             }
             "isr_group_started" => {
                 self.isr = nodes(e, "nodes")?;
+                self.lag_timeout = number(e, "replica_lag_timeout")?;
                 self.leader = e.node_field("leader").cloned();
                 let epoch = number(e, "leader_epoch")?;
                 let leader = self
@@ -452,7 +471,16 @@ impl Fold<'_> {
                 self.resending = Some((i, number(e, "leader_epoch")?, vec![false; self.ids.len()]));
             }
             "isr_member_removed" => self.removed(e)?,
-            "isr_member_added" => self.isr = nodes(e, "isr")?,
+            "isr_member_added" => {
+                let i = self.at(e, "node")?;
+                if self.isr.contains(&self.ids[i]) {
+                    return Err(format!(
+                        "isr_member_added of {}, already in the ISR {:?}",
+                        self.ids[i], self.isr
+                    ));
+                }
+                self.isr = nodes(e, "isr")?;
+            }
             "isr_high_watermark_advanced" => {
                 let from = number(e, "from")?;
                 if from != self.high_watermark {
@@ -461,7 +489,13 @@ impl Fold<'_> {
                         self.high_watermark
                     ));
                 }
-                self.high_watermark = number(e, "to")?;
+                let to = number(e, "to")?;
+                if to <= from {
+                    return Err(format!(
+                        "isr_high_watermark_advanced from {from} to {to}: not an advance"
+                    ));
+                }
+                self.high_watermark = to;
                 self.isr = nodes(e, "isr")?;
                 // The leader applies it in the same refresh.
                 if let Some(l) = self
@@ -553,6 +587,7 @@ pub(crate) fn agrees(
         stale_packets: BTreeMap::new(),
         owed_fencing: None,
         duplicates: cluster.net_config().duplicate_rate > 0.0,
+        lag_timeout: 0,
         writes: BTreeSet::new(),
         decided: None,
     };

@@ -322,3 +322,54 @@ fn a_leader_learned_that_is_no_news_is_named() {
     );
     named(&g, "leader node-2 of epoch 2 is no news to it");
 }
+
+#[test]
+fn membership_and_hw_changes_that_change_nothing_or_come_late_are_named() {
+    let three = || vec![n("node-1"), n("node-2"), n("node-3")];
+    // node-3 crashed: it already left the ISR.
+    let mut g = eventful();
+    g.crash(&n("node-3"), false).unwrap();
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_member_removed",
+        node = &n("node-3"),
+        reason = "crashed",
+        lag_ticks = 0u64,
+        isr = vec![n("node-1"), n("node-2")]
+    );
+    named(&g, "isr_member_removed of node-3, which is not in the ISR");
+    // The controller checks every tick: lag removes at the timeout (3).
+    let mut g = eventful();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_member_removed",
+        node = &n("node-3"),
+        reason = "lag",
+        lag_ticks = 7u64,
+        isr = vec![n("node-1"), n("node-2")]
+    );
+    named(&g, "for lag after 7 ticks; the lag timeout is 3");
+    let mut g = eventful();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_member_added",
+        node = &n("node-1"),
+        isr = three()
+    );
+    named(&g, "isr_member_added of node-1, already in the ISR");
+    let mut g = eventful();
+    let hw = g.probe().high_watermark;
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_high_watermark_advanced",
+        from = hw,
+        to = hw,
+        isr = three()
+    );
+    named(&g, "not an advance");
+}
