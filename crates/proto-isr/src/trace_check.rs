@@ -91,6 +91,11 @@ struct Fold<'a> {
     /// some refusal before it (a copy is not a second request), not one
     /// of its own.
     duplicates: bool,
+    /// The harness's faults, as the trace records them: isolated
+    /// replicas, one-way cuts `[from][to]`, slow replicas.
+    isolated: Vec<bool>,
+    cuts: Vec<Vec<bool>>,
+    slow: Vec<bool>,
     /// `replica.lag.time.max.ms`, in ticks, from the start.
     lag_timeout: u64,
     /// Ids of the write operations clients submitted.
@@ -267,6 +272,33 @@ impl Fold<'_> {
         Ok(())
     }
 
+    /// Messages flow both ways between `a` and `b`.
+    fn linked(&self, a: usize, b: usize) -> bool {
+        a == b || !(self.isolated[a] || self.isolated[b] || self.cuts[a][b] || self.cuts[b][a])
+    }
+
+    /// A catch-up starts only for a follower the leader may resynchronise:
+    /// up, not slow, linked to it both ways.
+    fn catching_up(&self, e: &EventRef<'_>) -> Result<(), String> {
+        let (l, j) = (self.at(e, "leader")?, self.at(e, "node")?);
+        let r = &self.replicas[j];
+        if r.down || self.slow[j] || !self.linked(l, j) {
+            return Err(format!(
+                "isr_catch_up_started from {} to {}, which is {}",
+                self.ids[l],
+                self.ids[j],
+                if r.down {
+                    "down"
+                } else if self.slow[j] {
+                    "slow"
+                } else {
+                    "cut off from it"
+                }
+            ));
+        }
+        catch_up_mode_holds(e)
+    }
+
     /// A stale resend goes to every other replica.
     fn resent_to_all(&self, i: usize, sent: &[bool]) -> Result<(), String> {
         match (0..sent.len()).find(|&j| j != i && !sent[j]) {
@@ -353,6 +385,15 @@ impl Fold<'_> {
                 }
             }
             "node_healed" => {
+                let i = self.at(e, "node")?;
+                self.isolated[i] = false;
+                for (a, row) in self.cuts.iter_mut().enumerate() {
+                    for (b, cut) in row.iter_mut().enumerate() {
+                        if a == i || b == i {
+                            *cut = false;
+                        }
+                    }
+                }
                 // A displaced leader that still believes it leads resends
                 // its suffix above the HW it applied (at most HW) when it
                 // reconnects, before it hears of the election.
@@ -424,7 +465,23 @@ impl Fold<'_> {
                     }
                 }
             }
-            "isr_catch_up_started" => catch_up_mode_holds(e)?,
+            "isr_catch_up_started" => self.catching_up(e)?,
+            "node_isolated" => {
+                let i = self.at(e, "node")?;
+                self.isolated[i] = true;
+            }
+            "link_cut" | "link_restored" => {
+                let (a, b) = (self.at(e, "from")?, self.at(e, "to")?);
+                self.cuts[a][b] = e.kind == "link_cut";
+            }
+            "all_healed" => {
+                self.isolated.iter_mut().for_each(|i| *i = false);
+                self.cuts.iter_mut().flatten().for_each(|c| *c = false);
+            }
+            "node_slow" => {
+                let i = self.at(e, "node")?;
+                self.slow[i] = matches!(e.field("slow"), Some(Value::Bool(true)));
+            }
             "isr_fetch_received" => {
                 let (leader, follower) = (self.at(e, "leader")?, self.at(e, "node")?);
                 let owed = &mut self.unfetched[follower][leader];
@@ -539,6 +596,8 @@ impl Fold<'_> {
                 self.isr = nodes(e, "isr")?;
                 // The candidate takes office at once.
                 let l = self.at(e, "leader")?;
+                // An elected replica is never slow.
+                self.slow[l] = false;
                 self.replicas[l].leads = Some(true);
                 self.replicas[l].known_epoch = number(e, "leader_epoch")?;
                 self.replicas[l].known_leader = Some(l);
@@ -587,6 +646,9 @@ pub(crate) fn agrees(
         stale_packets: BTreeMap::new(),
         owed_fencing: None,
         duplicates: cluster.net_config().duplicate_rate > 0.0,
+        isolated: vec![false; ids.len()],
+        cuts: vec![vec![false; ids.len()]; ids.len()],
+        slow: vec![false; ids.len()],
         lag_timeout: 0,
         writes: BTreeSet::new(),
         decided: None,

@@ -373,3 +373,43 @@ fn membership_and_hw_changes_that_change_nothing_or_come_late_are_named() {
     );
     named(&g, "not an advance");
 }
+
+#[test]
+fn a_catch_up_of_a_follower_cut_off_or_slow_is_named() {
+    let catch_up = |g: &mut IsrGroup| {
+        let now = g.now();
+        record!(
+            g.trace_mut(),
+            now,
+            "isr_catch_up_started",
+            leader = &n("node-2"),
+            node = &n("node-3"),
+            mode = "incremental",
+            from_offset = 5u64,
+            leader_log_end = 4u64,
+            retained_first = 1u64
+        );
+    };
+    let mut g = eventful();
+    catch_up(&mut g);
+    // To a follower linked to the leader, it claims nothing untrue.
+    assert_eq!(g.check_trace(), Ok(()));
+    let mut g = eventful();
+    g.isolate(&n("node-3")).unwrap();
+    catch_up(&mut g);
+    named(
+        &g,
+        "isr_catch_up_started from node-2 to node-3, which is cut off from it",
+    );
+    let mut g = eventful();
+    g.cut_link(&n("node-3"), &n("node-2")).unwrap();
+    catch_up(&mut g);
+    named(&g, "which is cut off from it");
+    let mut g = eventful();
+    g.set_slow(&n("node-3"), true).unwrap();
+    catch_up(&mut g);
+    named(
+        &g,
+        "isr_catch_up_started from node-2 to node-3, which is slow",
+    );
+}
