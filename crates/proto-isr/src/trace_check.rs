@@ -1,28 +1,36 @@
 //! Does the trace tell the truth? Folds an ISR group's trace from
 //! `isr_group_started` — the membership, the high watermark, the
 //! controller's leader, each replica's log end, durable mark and fenced
-//! count — and compares where it ends with the controller and the
-//! replicas. On the way it checks what each event claims when it is made:
-//! an appended offset follows the log end, an fsync reports the log end,
-//! HW advances from where it was (and up), a removal names an ISR member
-//! and its reason holds (`crashed`: the replica is down;
-//! `displaced_leader`: it led; `lag`: it is up, not the leader, and its
-//! lag has just reached the timeout), an addition names a non-member, an election's reason holds (`controller_elect`: an ISR
-//! member; `unclean_election`: a replica outside the ISR;
-//! `leader_restarted`: the previous leader again), a rejection names a
-//! known reason, a catch-up's mode is the
-//! one SPEC's rule gives for its offsets, a fetch answers a recorded log
-//! mismatch (the only thing that sends one), a stale leader's resend is a
-//! suffix of its log that starts one past the high watermark it applied
-//! (as far as the trace shows it: what it applied as the controller's
-//! leader), and a displaced leader healed while it still believes it
-//! leads, its log above HW, resends at once (SPEC's stale-leader resend;
-//! its belief is followed through elections, the leaders it learns and
-//! its crashes, after which the trace cannot tell), and every packet of
-//! that resend delivered to a replica that knows another epoch is fenced
-//! in the next event. A write's completion follows the decision that
-//! ended it (`isr_write_acknowledged` or `isr_write_refused` at its
-//! offset), and a refusal states the ISR and HW the fold has.
+//! count, and the harness's faults — and compares where it ends with the
+//! controller and the replicas. On the way it checks what each event
+//! claims when it is made:
+//!
+//! - an appended offset follows the log end; an fsync reports the log end;
+//! - HW advances from where it was, and up;
+//! - a removal names an ISR member and its reason holds (`crashed`: the
+//!   replica is down; `displaced_leader`: it led; `lag`: it is up, not the
+//!   leader, and its lag has just reached the timeout); an addition names
+//!   a non-member;
+//! - an election's reason holds (`controller_elect`: an ISR member;
+//!   `unclean_election`: a replica outside the ISR; `leader_restarted`:
+//!   the previous leader again); a learned leader is news to the replica;
+//! - a rejection names a known reason;
+//! - a catch-up goes to a follower that is up, not slow and linked to the
+//!   leader both ways, in the mode SPEC's rule gives for its offsets;
+//! - a fetch answers a recorded log mismatch (the only thing that sends
+//!   one);
+//! - a stale leader's resend comes from a replica that believes it leads,
+//!   is a suffix of its log that starts one past the high watermark it
+//!   applied (as far as the trace shows it: what it applied as the
+//!   controller's leader), and goes to every peer; a displaced leader
+//!   healed while it still believes it leads, its log above HW, resends at
+//!   once (SPEC's stale-leader resend; its belief is followed through
+//!   elections, the leaders it learns and its crashes, after which the
+//!   trace cannot tell); every packet of that resend delivered to a
+//!   replica that knows another epoch is fenced in the next event;
+//! - a write's completion follows the decision that ended it
+//!   (`isr_write_acknowledged` or `isr_write_refused` at its offset), and
+//!   a refusal states the ISR and HW the fold has.
 //!
 //! The diagrams, the report and every pinned snapshot are drawn from the
 //! trace, so a trace that drops a controller decision or misreports an
