@@ -6,6 +6,8 @@
 //! claims when it is made:
 //!
 //! - an appended offset follows the log end; an fsync reports the log end;
+//!   a divergence cut drops an entry of another epoch than the one then
+//!   appended in its place (the fold keeps each entry's epoch);
 //! - HW advances from where it was, and up;
 //! - a removal names an ISR member and its reason holds (`crashed`: the
 //!   replica is down; `displaced_leader`: it led; `lag`: it is up, not the
@@ -48,8 +50,11 @@ use crate::message::IsrMessage;
 use crate::node::IsrNode;
 
 /// What the trace says of one replica.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Replica {
+    /// The epoch of each entry of its log (offset 1 first); `None` where
+    /// a snapshot installed entries the trace does not list.
+    epochs: Vec<Option<u64>>,
     end: u64,
     durable: u64,
     fenced: u64,
@@ -106,6 +111,9 @@ struct Fold<'a> {
     slow: Vec<bool>,
     /// `replica.lag.time.max.ms`, in ticks, from the start.
     lag_timeout: u64,
+    /// A divergence cut the previous event recorded: the replica, and
+    /// the epoch of the first entry it dropped (when the trace shows it).
+    diverged: Option<(usize, Option<u64>)>,
     /// Ids of the write operations clients submitted.
     writes: BTreeSet<u64>,
     /// The write decision the previous event recorded, if it was one:
@@ -177,9 +185,14 @@ impl Fold<'_> {
             .ok_or_else(|| format!("{} names unknown node {node}", e.kind))
     }
 
-    fn appended(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+    fn appended(
+        &mut self,
+        e: &EventRef<'_>,
+        redone: Option<(usize, Option<u64>)>,
+    ) -> Result<(), String> {
         let i = self.at(e, "node")?;
         let offset = number(e, "offset")?;
+        let epoch = number(e, "epoch")?;
         let r = &mut self.replicas[i];
         if offset != r.end + 1 {
             return Err(format!(
@@ -187,7 +200,20 @@ impl Fold<'_> {
                 e.kind, self.ids[i], r.end
             ));
         }
+        // A divergence cut drops an entry of another epoch than the one
+        // that replaces it.
+        if let Some((at, Some(dropped))) = redone
+            && at == i
+            && dropped == epoch
+        {
+            return Err(format!(
+                "{} truncated its log above {} for divergence, then appended offset {offset} in the epoch ({epoch}) of the entry it dropped there",
+                self.ids[i], r.end
+            ));
+        }
         r.end = offset;
+        r.epochs.truncate(offset as usize - 1);
+        r.epochs.push(Some(epoch));
         Ok(())
     }
 
@@ -320,6 +346,7 @@ impl Fold<'_> {
 
     fn step(&mut self, e: &EventRef<'_>) -> Result<(), String> {
         let decided = self.decided.take();
+        let diverged = self.diverged.take();
         if let Some(i) = self.owed_resend.take()
             && !(e.kind == "isr_stale_leader_resent" && self.at(e, "node")? == i)
         {
@@ -425,12 +452,16 @@ impl Fold<'_> {
                 let i = self.at(e, "node")?;
                 self.replicas[i].down = false;
             }
-            "isr_leader_appended" | "isr_entry_appended" => self.appended(e)?,
+            "isr_leader_appended" | "isr_entry_appended" => self.appended(e, diverged)?,
             "isr_log_truncated" => {
                 let i = self.at(e, "node")?;
                 let above = number(e, "above")?;
                 let r = &mut self.replicas[i];
+                if e.str_field("reason") == Some("divergence") {
+                    self.diverged = Some((i, r.epochs.get(above as usize).copied().flatten()));
+                }
                 r.end = r.end.min(above);
+                r.epochs.truncate(above as usize);
                 r.durable = r.durable.min(above);
                 r.applied_floor = r.applied_floor.min(above);
             }
@@ -441,6 +472,7 @@ impl Fold<'_> {
                 r.durable = 0;
                 r.applied_floor = 0;
                 r.end = number(e, "log_end")?;
+                r.epochs = vec![None; r.end as usize];
             }
             "isr_fsync" => {
                 let i = self.at(e, "node")?;
@@ -658,6 +690,7 @@ pub(crate) fn agrees(
         cuts: vec![vec![false; ids.len()]; ids.len()],
         slow: vec![false; ids.len()],
         lag_timeout: 0,
+        diverged: None,
         writes: BTreeSet::new(),
         decided: None,
     };

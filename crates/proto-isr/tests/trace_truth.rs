@@ -413,3 +413,37 @@ fn a_catch_up_of_a_follower_cut_off_or_slow_is_named() {
         "isr_catch_up_started from node-2 to node-3, which is slow",
     );
 }
+
+#[test]
+fn a_divergence_cut_that_drops_an_entry_of_the_same_epoch_is_named() {
+    // node-3 holds offset 4 (v4) in epoch 2, node-2's.
+    let cut_and_append = |epoch: u64| {
+        let mut g = eventful();
+        let now = g.now();
+        record!(
+            g.trace_mut(),
+            now,
+            "isr_log_truncated",
+            node = &n("node-3"),
+            above = 3u64,
+            reason = "divergence"
+        );
+        record!(
+            g.trace_mut(),
+            now,
+            "isr_entry_appended",
+            node = &n("node-3"),
+            offset = 4u64,
+            epoch = epoch,
+            leader_epoch = 2u64
+        );
+        g
+    };
+    named(
+        &cut_and_append(2),
+        "node-3 truncated its log above 3 for divergence, then appended offset 4 in the epoch (2) of the entry it dropped there",
+    );
+    // An entry of another epoch replacing it is what divergence means.
+    let other = cut_and_append(3).check_trace().err().unwrap_or_default();
+    assert!(!other.contains("for divergence"), "{other}");
+}
