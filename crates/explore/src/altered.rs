@@ -6,8 +6,8 @@
 //! fault, a trace that disagrees with the group, a blocking write that
 //! does not wait, an outage or a read refusal it does not have, a
 //! `run_until_idle` that answers idle at once or miscounts its ticks,
-//! refusals and failures that give no reason, or a blocked read refused
-//! at submission.
+//! refusals and failures that give no reason, a blocked read refused
+//! at submission, or a lease promised to lapse sooner than it does.
 
 use replication::{
     AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, Outcome,
@@ -30,6 +30,7 @@ pub(crate) struct Altered {
     reasonless: bool,
     miscounting: bool,
     blocked_at_submit: bool,
+    lease_bound: Option<u64>,
     /// Completions `submit` took to look at and hands on.
     held: Vec<Completion>,
 }
@@ -51,6 +52,7 @@ impl Altered {
             reasonless: false,
             miscounting: false,
             blocked_at_submit: false,
+            lease_bound: None,
             held: Vec::new(),
         }
     }
@@ -126,6 +128,13 @@ impl Altered {
     /// completing *failed*.
     pub(crate) fn blocking_at_submit(mut self) -> Self {
         self.blocked_at_submit = true;
+        self
+    }
+
+    /// Promises that its lease lapses within `ticks` of its leader being
+    /// cut off, whatever the group's own promise.
+    pub(crate) fn promising_a_lease_lapse(mut self, ticks: u64) -> Self {
+        self.lease_bound = Some(ticks);
         self
     }
 
@@ -257,6 +266,12 @@ impl ReplicationGroup for Altered {
     }
     fn recovery_bound(&self) -> u64 {
         self.raft.recovery_bound()
+    }
+    fn lease_read(&mut self, node: &NodeId, key: &[u8]) -> Option<Result<ReadResult, GroupError>> {
+        self.raft.lease_read(node, key)
+    }
+    fn lease_lapse_bound(&self) -> Option<u64> {
+        self.lease_bound.or_else(|| self.raft.lease_lapse_bound())
     }
     fn read_refused_by_design(&self) -> Option<String> {
         self.refusing.then(|| "a test's claimed design".to_owned())

@@ -3,7 +3,13 @@
 //! group, the leader's lease read is served and answers what every node
 //! converged on, and every other node's is refused. No other step of a
 //! schedule asks for a lease read, so without this a lease that never
-//! serves, or serves anywhere, would go unseen.
+//! serves, or serves anywhere, would go unseen. And, at the very end of a
+//! run that recovered, a lease must lapse as the protocol promises: its
+//! leader, cut off from every peer for the protocol's lease bound, serves
+//! no lease read (a lease renewed without the replicas it needs would
+//! serve a stale read in any system where another leader can take over
+//! meanwhile; in this model the controller names the new leader at once,
+//! so only the promise itself can be checked).
 
 use replication::{Bytes, ReplicationGroup};
 
@@ -46,6 +52,29 @@ pub(crate) fn lease_reads_hold(
         }
     }
     Check::Holds
+}
+
+/// Whether `group`'s lease lapses as it promises
+/// ([`ReplicationGroup::lease_lapse_bound`]): its leader, cut off from
+/// every peer, serves no lease read of `key` once that many ticks have
+/// passed. Leaves the leader isolated. Not judged (holds) without the
+/// promise or a leader.
+pub(crate) fn lease_lapses(group: &mut dyn ReplicationGroup, key: &Bytes) -> Check {
+    let (Some(bound), Some(leader)) = (group.lease_lapse_bound(), group.leader()) else {
+        return Check::Holds;
+    };
+    if group.isolate(&leader).is_err() {
+        return Check::Holds;
+    }
+    for _ in 0..bound {
+        group.tick();
+    }
+    match group.lease_read(&leader, key) {
+        Some(Ok(_)) => Check::Violated(format!(
+            "{leader}, cut off from every peer for its lease bound ({bound} ticks), still served a lease read"
+        )),
+        _ => Check::Holds,
+    }
 }
 
 #[cfg(test)]
@@ -98,5 +127,37 @@ mod tests {
         g.failover(None).unwrap();
         let key = Bytes::from_static(b"k");
         assert_eq!(lease_reads_hold(&mut g, &key, &key), Check::Holds);
+    }
+
+    #[test]
+    fn an_isolated_leader_s_lease_lapses_within_its_bound() {
+        let key = Bytes::from_static(b"k");
+        let converged = |min_insync: usize| {
+            let config = IsrConfig::default().with_min_insync_replicas(min_insync);
+            let mut g = IsrGroup::new(config).unwrap();
+            let w = g.client_write(key.clone(), key.clone(), AckLevel::AllIsr);
+            assert!(w.unwrap().accepted);
+            g
+        };
+        let mut g = converged(2);
+        assert_eq!(g.lease_lapse_bound(), Some(4));
+        assert_eq!(lease_lapses(&mut g, &key), Check::Holds);
+        // Its leader is cut off, and its lease read refused.
+        let leader = g.leader().unwrap();
+        assert!(g.lease_read(&leader, &key).is_err());
+        // With min.insync.replicas 1 the leader alone renews its lease:
+        // no promise, not judged.
+        let mut g = converged(1);
+        assert_eq!(g.lease_lapse_bound(), None);
+        assert_eq!(lease_lapses(&mut g, &key), Check::Holds);
+        // The same group promising that it lapses is caught serving.
+        let mut g = crate::altered::Altered::new(converged(1)).promising_a_lease_lapse(4);
+        match lease_lapses(&mut g, &key) {
+            Check::Violated(why) => assert!(
+                why.contains("cut off from every peer for its lease bound (4 ticks), still served a lease read"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }

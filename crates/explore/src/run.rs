@@ -165,6 +165,7 @@ pub fn run_schedule(
     let recovers = run.recovers();
     if recovers == Check::Holds {
         run.available_without_a_follower();
+        run.lease_lapses();
     }
     if traced {
         run.check_trace();
@@ -891,6 +892,19 @@ impl Runner<'_> {
             self.available = check;
         }
         self.check_invariants(|| "after the aimed availability probe".to_string());
+    }
+
+    /// The last of a run that recovered: the lease lapses as the protocol
+    /// promises ([`crate::lease::lease_lapses`]), or **invariants** is
+    /// violated.
+    fn lease_lapses(&mut self) {
+        let key = Bytes::from_static(PROBE_KEY);
+        if let Check::Violated(why) = crate::lease::lease_lapses(self.group.as_mut(), &key)
+            && self.invariants == Check::Holds
+        {
+            self.invariants = Check::Violated(why);
+        }
+        self.check_invariants(|| "after the lease probe".to_string());
     }
 
     /// The end of a traced schedule's **invariants**: the trace, folded

@@ -86,6 +86,14 @@ impl ReplicationGroup for IsrGroup {
         Some(IsrGroup::lease_read(self, node, key))
     }
 
+    /// `lease_duration`: the lease is renewed only while at least
+    /// `min.insync.replicas` ISR members are reachable from the leader, so
+    /// a leader that reaches no peer renews it no more — unless it alone
+    /// is enough (`min.insync.replicas` 1: no promise).
+    fn lease_lapse_bound(&self) -> Option<u64> {
+        (self.config.min_insync_replicas > 1).then_some(self.config.lease_duration)
+    }
+
     /// No timer of its own keeps it busy: healed, it goes idle.
     fn quiesces(&self) -> bool {
         true

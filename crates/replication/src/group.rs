@@ -269,6 +269,15 @@ pub trait ReplicationGroup {
         None
     }
 
+    /// For a protocol with [`lease_read`](Self::lease_read): the ticks
+    /// within which its leader's lease lapses once the leader reaches no
+    /// peer — cut off that long, it serves no lease read. `None` (the
+    /// default): no such promise. The explorer holds a group to it at the
+    /// end of a run that recovered.
+    fn lease_lapse_bound(&self) -> Option<u64> {
+        None
+    }
+
     /// True when, with every fault healed and every node running, the
     /// group promises to go idle — [`run_until_idle`](ReplicationGroup::run_until_idle)
     /// returns `Ok` — within a few hundred ticks (the explorer's *recovers*
