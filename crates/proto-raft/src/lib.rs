@@ -197,6 +197,7 @@ mod snapshot;
 mod state_line;
 #[cfg(test)]
 mod test_support;
+mod trace_check;
 mod transfer;
 
 pub use config::RaftConfig;

@@ -128,6 +128,12 @@ impl ReplicationGroup for RaftGroup {
         RaftGroup::check_invariants(self)
     }
 
+    /// Each node's log, snapshot and commit index, folded from
+    /// `raft_group_started`, against the nodes (`trace_check.rs`).
+    fn check_trace(&self) -> Result<(), String> {
+        crate::trace_check::agrees(&self.cluster.trace, &self.nodes, &self.cluster)
+    }
+
     fn set_network(&mut self, net: sim_core::NetConfig) -> Result<(), GroupError> {
         self.cluster.set_network(net)
     }

@@ -1,0 +1,356 @@
+//! Does the trace tell the truth? Folds a Raft group's trace from
+//! `raft_group_started` — each node's log (the term of every index), its
+//! snapshot and its commit index — and compares where it ends with the
+//! nodes. On the way it checks what each event claims when it is made:
+//!
+//! - a leader's no-op and each proposed write land one past its log end;
+//! - `raft_entries_appended` appends, after the truncation it reports,
+//!   exactly at the log end the entries the leader's AppendEntries
+//!   carried (the fold keeps, for every AppendEntries sent, the sender's
+//!   log as it was then), and its `last` is the new log end;
+//! - `raft_append_rejected`'s conflict index is the hint the rejecting
+//!   log gives (§5.3's optimisation): one past its log end when it does
+//!   not reach `prev_log_index`, else the first index of the conflicting
+//!   term, never at or below its commit index;
+//! - `raft_catch_up` runs to the leader's log end, and its mode is
+//!   `snapshot` exactly when it starts at or below the leader's snapshot;
+//! - a snapshot taken covers committed entries and has the term the log
+//!   holds at its index; one installed lies above the commit index and
+//!   keeps the log's suffix exactly when the log holds its term there;
+//! - the commit index only rises, and never past the log end.
+//!
+//! The diagrams, the report and every pinned snapshot are drawn from the
+//! trace, so a trace that misreports an index misleads every reader while
+//! the protocol itself stays correct. The fold is written from the event
+//! vocabulary ([`crate::events`]), not from the code that emits them.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use replication::{Cluster, NodeId};
+use sim_core::{EventRef, Trace, Value};
+
+use crate::message::Message;
+use crate::node::RaftNode;
+
+/// What the trace says of one node.
+#[derive(Debug, Clone)]
+struct Log {
+    /// The term at every index from 0 (0 at index 0); indices below the
+    /// snapshot's are compacted (kept, but not answered).
+    terms: Rc<Vec<u64>>,
+    snapshot: (u64, u64),
+    commit: u64,
+    down: bool,
+}
+
+impl Log {
+    fn last(&self) -> u64 {
+        self.terms.len() as u64 - 1
+    }
+
+    /// The term the node's log answers at `index`, as `RaftNode::term_at`.
+    fn term_at(&self, index: u64) -> Option<u64> {
+        if index < self.snapshot.0 {
+            return None;
+        }
+        self.terms.get(index as usize).copied()
+    }
+
+    fn truncate(&mut self, len: u64) {
+        Rc::make_mut(&mut self.terms).truncate(len as usize);
+    }
+
+    fn push(&mut self, term: u64) {
+        Rc::make_mut(&mut self.terms).push(term);
+    }
+}
+
+struct Fold<'a> {
+    ids: &'a [NodeId],
+    logs: Vec<Log>,
+    /// Message id → the sender's log terms when it sent that
+    /// AppendEntries (or heartbeat).
+    sent: BTreeMap<u64, Rc<Vec<u64>>>,
+    /// The AppendEntries being handled: its receiver and what it carried.
+    delivered: Option<(usize, Rc<Vec<u64>>)>,
+}
+
+fn number(e: &EventRef<'_>, key: &str) -> Result<u64, String> {
+    match e.field(key) {
+        Some(Value::UInt(n)) => Ok(n),
+        other => Err(format!("{} has no number {key} ({other:?})", e.kind)),
+    }
+}
+
+impl Fold<'_> {
+    fn at(&self, e: &EventRef<'_>, key: &str) -> Result<usize, String> {
+        let node = e
+            .node_field(key)
+            .ok_or_else(|| format!("{} names no {key}", e.kind))?;
+        self.ids
+            .iter()
+            .position(|n| n == node)
+            .ok_or_else(|| format!("{} names unknown node {node}", e.kind))
+    }
+
+    /// A leader's own append (its no-op, a proposed write) at `index`.
+    fn own_append(&mut self, e: &EventRef<'_>, index: u64) -> Result<(), String> {
+        let i = self.at(e, "node")?;
+        let term = number(e, "term")?;
+        let log = &mut self.logs[i];
+        if index != log.last() + 1 {
+            return Err(format!(
+                "{} at {} index {index}, but its log ended at {}",
+                e.kind,
+                self.ids[i],
+                log.last()
+            ));
+        }
+        log.push(term);
+        Ok(())
+    }
+
+    fn appended(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+        let i = self.at(e, "node")?;
+        let (first, last) = (number(e, "first")?, number(e, "last")?);
+        let carried = match &self.delivered {
+            Some((to, terms)) if *to == i => Rc::clone(terms),
+            _ => {
+                return Err(format!(
+                    "raft_entries_appended at {} with no AppendEntries delivered to it",
+                    self.ids[i]
+                ));
+            }
+        };
+        let log = &mut self.logs[i];
+        if let Some(Value::UInt(from)) = e.field("truncated_from") {
+            log.truncate(from);
+        }
+        if first != log.last() + 1 || last < first {
+            return Err(format!(
+                "raft_entries_appended at {} of {first}..={last}, but its log ends at {} after the truncation it reports",
+                self.ids[i],
+                log.last()
+            ));
+        }
+        for index in first..=last {
+            match carried.get(index as usize) {
+                Some(&term) => log.push(term),
+                None => {
+                    return Err(format!(
+                        "raft_entries_appended at {} of index {index}, which the leader's AppendEntries did not carry",
+                        self.ids[i]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The hint the rejecting log gives, as §5.3's optimisation computes
+    /// it.
+    fn rejected(&self, e: &EventRef<'_>) -> Result<(), String> {
+        let i = self.at(e, "node")?;
+        let (prev, hint) = (number(e, "prev_log_index")?, number(e, "conflict_index")?);
+        let log = &self.logs[i];
+        let expected = match log.term_at(prev) {
+            None => log.last() + 1,
+            Some(t) => {
+                let mut first = prev;
+                while first > log.commit + 1 && log.term_at(first - 1) == Some(t) {
+                    first -= 1;
+                }
+                first
+            }
+        };
+        if hint != expected {
+            return Err(format!(
+                "raft_append_rejected at {} gives conflict index {hint} for prev_log_index {prev}; its log (end {}, commit {}) gives {expected}",
+                self.ids[i],
+                log.last(),
+                log.commit
+            ));
+        }
+        Ok(())
+    }
+
+    fn catch_up(&self, e: &EventRef<'_>) -> Result<(), String> {
+        let l = self.at(e, "node")?;
+        let (from, to) = (number(e, "from_index")?, number(e, "to_index")?);
+        let log = &self.logs[l];
+        let mode = if from <= log.snapshot.0 {
+            "snapshot"
+        } else {
+            "log replay"
+        };
+        if to != log.last() || e.str_field("mode") != Some(mode) {
+            return Err(format!(
+                "raft_catch_up at {} from {from} to {to} in mode {:?}; its log ends at {} and its snapshot is at {}, so {mode}",
+                self.ids[l],
+                e.str_field("mode"),
+                log.last(),
+                log.snapshot.0
+            ));
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, e: &EventRef<'_>) -> Result<(), String> {
+        match e.kind {
+            "message_sent" => {
+                if matches!(e.str_field("msg"), Some("append_entries" | "heartbeat")) {
+                    let src = self.at(e, "src")?;
+                    let terms = Rc::clone(&self.logs[src].terms);
+                    self.sent.insert(number(e, "id")?, terms);
+                }
+            }
+            "message_delivered" => {
+                let id = number(e, "id")?;
+                self.delivered = match self.sent.get(&id) {
+                    Some(terms) => Some((self.at(e, "dst")?, Rc::clone(terms))),
+                    None => None,
+                };
+            }
+            "node_crashed" => {
+                let i = self.at(e, "node")?;
+                let log = &mut self.logs[i];
+                log.down = true;
+                // The commit index is volatile: the snapshot's remains.
+                log.commit = log.snapshot.0;
+            }
+            "node_restarted" => {
+                let i = self.at(e, "node")?;
+                self.logs[i].down = false;
+            }
+            "raft_leader_elected" => self.own_append(e, number(e, "noop_index")?)?,
+            "raft_write_proposed" => self.own_append(e, number(e, "index")?)?,
+            "raft_entries_appended" => self.appended(e)?,
+            "raft_append_rejected" => self.rejected(e)?,
+            "raft_catch_up" => self.catch_up(e)?,
+            "raft_commit_advanced" => {
+                let i = self.at(e, "node")?;
+                let commit = number(e, "commit_index")?;
+                let log = &mut self.logs[i];
+                if commit <= log.commit || commit > log.last() {
+                    return Err(format!(
+                        "raft_commit_advanced at {} to {commit}, from {} with its log ending at {}",
+                        self.ids[i],
+                        log.commit,
+                        log.last()
+                    ));
+                }
+                log.commit = commit;
+            }
+            "raft_snapshot_taken" => {
+                let i = self.at(e, "node")?;
+                let (index, term) = (number(e, "index")?, number(e, "term")?);
+                let log = &mut self.logs[i];
+                if log.term_at(index) != Some(term) || index > log.commit {
+                    return Err(format!(
+                        "raft_snapshot_taken at {} through {index} of term {term}; its log holds {:?} there, committed through {}",
+                        self.ids[i],
+                        log.term_at(index),
+                        log.commit
+                    ));
+                }
+                log.snapshot = (index, term);
+            }
+            "raft_snapshot_installed" => {
+                let i = self.at(e, "node")?;
+                let (index, term) = (number(e, "index")?, number(e, "term")?);
+                let log = &mut self.logs[i];
+                // One at or below the commit index is acknowledged and
+                // ignored.
+                if index <= log.commit {
+                    return Err(format!(
+                        "raft_snapshot_installed at {} through {index}, not above its commit index {}",
+                        self.ids[i], log.commit
+                    ));
+                }
+                let kept = log.term_at(index) == Some(term);
+                if e.field("kept_log_suffix") != Some(Value::Bool(kept)) {
+                    return Err(format!(
+                        "raft_snapshot_installed at {} through {index} of term {term} says kept_log_suffix {:?}; its log holds {:?} there",
+                        self.ids[i],
+                        e.field("kept_log_suffix"),
+                        log.term_at(index)
+                    ));
+                }
+                if !kept {
+                    let terms = Rc::make_mut(&mut log.terms);
+                    terms.resize(index as usize + 1, 0);
+                    terms.truncate(index as usize + 1);
+                    terms[index as usize] = term;
+                }
+                log.snapshot = (index, term);
+                log.commit = index;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Folds `trace` (recorded since the group started) and compares the
+/// result with `nodes`: `Err` names the first event that claims something
+/// untrue, or the first node whose log, snapshot or commit index differs
+/// from the fold's.
+pub(crate) fn agrees(
+    trace: &Trace,
+    nodes: &[RaftNode],
+    cluster: &Cluster<Message>,
+) -> Result<(), String> {
+    let ids = cluster.ids();
+    let empty = Log {
+        terms: Rc::new(vec![0]),
+        snapshot: (0, 0),
+        commit: 0,
+        down: false,
+    };
+    let mut fold = Fold {
+        ids,
+        logs: vec![empty; ids.len()],
+        sent: BTreeMap::new(),
+        delivered: None,
+    };
+    for e in trace.events() {
+        fold.step(&e)
+            .map_err(|why| format!("trace event #{} at tick {}: {why}", e.seq, e.tick))?;
+    }
+    for (i, (log, node)) in fold.logs.iter().zip(nodes).enumerate() {
+        let actual = (node.snapshot.index, node.snapshot.term, node.commit_index);
+        if (log.snapshot.0, log.snapshot.1, log.commit) != actual || log.last() != node.last_index()
+        {
+            return Err(format!(
+                "the trace has {} with snapshot {:?}, commit {} and log end {}; the node has ({}, {}), {} and {}",
+                ids[i],
+                log.snapshot,
+                log.commit,
+                log.last(),
+                actual.0,
+                actual.1,
+                actual.2,
+                node.last_index()
+            ));
+        }
+        if let Some(index) =
+            (log.snapshot.0..=log.last()).find(|&k| log.term_at(k) != node.term_at(k))
+        {
+            return Err(format!(
+                "the trace has {} with term {:?} at index {index}; the node has {:?}",
+                ids[i],
+                log.term_at(index),
+                node.term_at(index)
+            ));
+        }
+        if log.down == cluster.is_alive(i) {
+            return Err(format!(
+                "the trace has {} {}",
+                ids[i],
+                if log.down { "down" } else { "up" }
+            ));
+        }
+    }
+    Ok(())
+}
