@@ -342,16 +342,26 @@ history and trace.
   messages in flight, and a run that fills it is stopped there. One
   schedule in 32 (by seed) keeps its trace, and at the end the trace,
   folded from the start, must agree with the group's state (ISR: the
-  membership, HW, leader, every log end, durable mark and fenced count,
-  each removal's and election's reason, each catch-up's mode, and that
-  a displaced leader healed with entries above HW resends them, from one
-  past the HW it applied, and that a replica of a newer epoch fences
-  them). Every refusal, failure and unknown outcome must give its reason
-  (a read blocked with an empty reason is a broken answer).
+  membership, HW, leader, every log end with each entry's epoch, durable
+  mark and fenced count, each removal's and election's reason, each
+  catch-up's mode and that it goes to a follower linked to the leader,
+  each write's answer following the decision that ended it, and that a
+  displaced leader healed with entries above HW resends them to every
+  peer, from one past the HW it applied, and that a replica of a newer
+  epoch fences them; Raft: every node's log terms, snapshot and commit
+  index, each conflict hint as the rejecting log gives it, each
+  catch-up's mode). Every refusal, failure and unknown outcome must give
+  its reason (a read blocked with an empty reason is a broken answer),
+  and a blocked read completes *failed* rather than being refused at
+  submission. Last, in a run that recovered, a lease lapses as the
+  protocol promises: the leader, cut off from every peer for its lease
+  (ISR: `lease_duration`, when `min.insync.replicas` is above 1), serves
+  no lease read.
 - **recovers**: with every fault healed and every node running, the group
-  quiesces (`run_until_idle` within 400 ticks — Raft promises it only
-  inside its timing assumption; where the steady state sends nothing
-  while idle, the tick after that answer must change nothing); a write at the protocol's strongest ack
+  quiesces (`run_until_idle` within 400 ticks, answering the ticks it
+  ran — Raft promises it only inside its timing assumption; where the
+  steady state sends nothing while idle, the tick after that answer must
+  change nothing); a write at the protocol's strongest ack
   level and a read at its strongest read level complete *done* — retried,
   as a client would, while the protocol's recovery bound has not passed
   (an election may still be settling) — unless the protocol states why it
