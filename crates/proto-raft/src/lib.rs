@@ -43,7 +43,13 @@
 //! [`RaftGroup::write_at`] (a QUORUM write at a named node that believes it
 //! leads), [`RaftGroup::probe`] and [`InvariantChecker`] (Figure 3's
 //! properties, plus the compaction bound, CheckQuorum's period and etcd's
-//! replication progress, `match_index < next_index`). This
+//! replication progress, `match_index < next_index`).
+//! [`ReplicationGroup::check_trace`] folds the trace from
+//! `raft_group_started` — every node's log terms (an AppendEntries is
+//! taken to carry its sender's log as it was when sent), snapshot and
+//! commit index — checks what each event claims (the conflict hint, that
+//! entries land at the log end, a catch-up's mode and end, snapshots) and
+//! compares where it ends with the nodes (`trace_check.rs`). This
 //! crate re-exports the shared vocabulary ([`ReplicationGroup`],
 //! [`AckLevel`], [`ClientOp`], [`NodeId`], …), so depending on it alone is
 //! enough; `use proto_raft::prelude::*;` brings the common names.
