@@ -129,13 +129,6 @@ fn offset_of(e: &EventRef<'_>) -> Option<u64> {
     }
 }
 
-fn number(e: &EventRef<'_>, key: &str) -> Result<u64, String> {
-    match e.field(key) {
-        Some(Value::UInt(n)) => Ok(n),
-        other => Err(format!("{} has no number {key} ({other:?})", e.kind)),
-    }
-}
-
 fn nodes(e: &EventRef<'_>, key: &str) -> Result<Vec<NodeId>, String> {
     match e.field(key) {
         Some(Value::List(items)) => items
@@ -153,9 +146,9 @@ fn nodes(e: &EventRef<'_>, key: &str) -> Result<Vec<NodeId>, String> {
 /// the follower is level (its next offset is the leader's log end + 1) or
 /// that offset is still inside the retained window, else `full`.
 fn catch_up_mode_holds(e: &EventRef<'_>) -> Result<(), String> {
-    let from = number(e, "from_offset")?;
-    let end = number(e, "leader_log_end")?;
-    let first = number(e, "retained_first")?;
+    let from = e.uint("from_offset")?;
+    let end = e.uint("leader_log_end")?;
+    let first = e.uint("retained_first")?;
     let rule = if from == end + 1 || from >= first {
         "incremental"
     } else {
@@ -175,24 +168,14 @@ fn sorted(mut ids: Vec<NodeId>) -> Vec<NodeId> {
 }
 
 impl Fold<'_> {
-    fn at(&self, e: &EventRef<'_>, key: &str) -> Result<usize, String> {
-        let node = e
-            .node_field(key)
-            .ok_or_else(|| format!("{} names no {key}", e.kind))?;
-        self.ids
-            .iter()
-            .position(|n| n == node)
-            .ok_or_else(|| format!("{} names unknown node {node}", e.kind))
-    }
-
     fn appended(
         &mut self,
         e: &EventRef<'_>,
         redone: Option<(usize, Option<u64>)>,
     ) -> Result<(), String> {
-        let i = self.at(e, "node")?;
-        let offset = number(e, "offset")?;
-        let epoch = number(e, "epoch")?;
+        let i = e.node_index("node", self.ids)?;
+        let offset = e.uint("offset")?;
+        let epoch = e.uint("epoch")?;
         let r = &mut self.replicas[i];
         if offset != r.end + 1 {
             return Err(format!(
@@ -218,7 +201,7 @@ impl Fold<'_> {
     }
 
     fn removed(&mut self, e: &EventRef<'_>) -> Result<(), String> {
-        let i = self.at(e, "node")?;
+        let i = e.node_index("node", self.ids)?;
         let node = &self.ids[i];
         let leads = self.leader.as_ref() == Some(node);
         if !self.isr.contains(node) {
@@ -247,7 +230,7 @@ impl Fold<'_> {
         }
         // The controller checks every tick: a member leaves for lag the
         // first tick its lag reaches the timeout.
-        let lag = number(e, "lag_ticks")?;
+        let lag = e.uint("lag_ticks")?;
         if e.str_field("reason") == Some("lag") && lag != self.lag_timeout {
             return Err(format!(
                 "isr_member_removed of {node} for lag after {lag} ticks; the lag timeout is {}",
@@ -268,7 +251,7 @@ impl Fold<'_> {
         e: &EventRef<'_>,
         decided: Option<(bool, Option<u64>)>,
     ) -> Result<(), String> {
-        if !self.writes.contains(&number(e, "op")?) {
+        if !self.writes.contains(&e.uint("op")?) {
             return Ok(());
         }
         let outcome = e.str_field("outcome");
@@ -296,7 +279,7 @@ impl Fold<'_> {
     /// `isr_write_refused` states the ISR and HW the fold has.
     fn refused(&self, e: &EventRef<'_>) -> Result<(), String> {
         let isr = nodes(e, "isr")?;
-        let hw = number(e, "high_watermark")?;
+        let hw = e.uint("high_watermark")?;
         if sorted(isr.clone()) != sorted(self.isr.clone()) || hw != self.high_watermark {
             return Err(format!(
                 "isr_write_refused states ISR {isr:?} and HW {hw}; they are {:?} and {}",
@@ -314,7 +297,10 @@ impl Fold<'_> {
     /// A catch-up starts only for a follower the leader may resynchronise:
     /// up, not slow, linked to it both ways.
     fn catching_up(&self, e: &EventRef<'_>) -> Result<(), String> {
-        let (l, j) = (self.at(e, "leader")?, self.at(e, "node")?);
+        let (l, j) = (
+            e.node_index("leader", self.ids)?,
+            e.node_index("node", self.ids)?,
+        );
         let r = &self.replicas[j];
         if r.down || self.slow[j] || !self.linked(l, j) {
             return Err(format!(
@@ -348,7 +334,7 @@ impl Fold<'_> {
         let decided = self.decided.take();
         let diverged = self.diverged.take();
         if let Some(i) = self.owed_resend.take()
-            && !(e.kind == "isr_stale_leader_resent" && self.at(e, "node")? == i)
+            && !(e.kind == "isr_stale_leader_resent" && e.node_index("node", self.ids)? == i)
         {
             return Err(format!(
                 "{} was healed believing it leads an old epoch, its log (end {}) above HW {}, but did not resend its suffix ({} came next)",
@@ -356,7 +342,7 @@ impl Fold<'_> {
             ));
         }
         if let Some(j) = self.owed_fencing.take()
-            && !(e.kind == "isr_append_rejected" && self.at(e, "node")? == j)
+            && !(e.kind == "isr_append_rejected" && e.node_index("node", self.ids)? == j)
         {
             return Err(format!(
                 "{} was delivered a stale leader's resent packet of an epoch it does not know ({}), but did not fence it ({} came next)",
@@ -364,12 +350,12 @@ impl Fold<'_> {
             ));
         }
         if let Some((i, epoch, mut sent)) = self.resending.take() {
-            let from_it = || self.at(e, "src").is_ok_and(|src| src == i);
+            let from_it = || e.node_index("src", self.ids).is_ok_and(|src| src == i);
             match e.kind {
                 "message_sent" if from_it() => {
                     if e.str_field("msg") == Some("isr_append") {
-                        self.stale_packets.insert(number(e, "id")?, epoch);
-                        let to = self.at(e, "dst")?;
+                        self.stale_packets.insert(e.uint("id")?, epoch);
+                        let to = e.node_index("dst", self.ids)?;
                         if to == i || sent[to] {
                             return Err(format!(
                                 "{}'s stale resend sent to {} twice or to itself",
@@ -388,7 +374,7 @@ impl Fold<'_> {
         }
         match e.kind {
             "client_op_submitted" if e.str_field("kind") == Some("write") => {
-                self.writes.insert(number(e, "op")?);
+                self.writes.insert(e.uint("op")?);
             }
             "client_op_completed" => self.completed(e, decided)?,
             "isr_write_acknowledged" => self.decided = Some((true, offset_of(e))),
@@ -397,8 +383,8 @@ impl Fold<'_> {
                 self.decided = Some((false, offset_of(e)));
             }
             "message_delivered" => {
-                if let Some(&epoch) = self.stale_packets.get(&number(e, "id")?) {
-                    let j = self.at(e, "dst")?;
+                if let Some(&epoch) = self.stale_packets.get(&e.uint("id")?) {
+                    let j = e.node_index("dst", self.ids)?;
                     if self.replicas[j].known_epoch != epoch {
                         self.owed_fencing = Some(j);
                     }
@@ -406,9 +392,9 @@ impl Fold<'_> {
             }
             "isr_group_started" => {
                 self.isr = nodes(e, "nodes")?;
-                self.lag_timeout = number(e, "replica_lag_timeout")?;
+                self.lag_timeout = e.uint("replica_lag_timeout")?;
                 self.leader = e.node_field("leader").cloned();
-                let epoch = number(e, "leader_epoch")?;
+                let epoch = e.uint("leader_epoch")?;
                 let leader = self
                     .leader
                     .as_ref()
@@ -420,7 +406,7 @@ impl Fold<'_> {
                 }
             }
             "node_healed" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 self.isolated[i] = false;
                 for (a, row) in self.cuts.iter_mut().enumerate() {
                     for (b, cut) in row.iter_mut().enumerate() {
@@ -432,7 +418,7 @@ impl Fold<'_> {
                 // A displaced leader that still believes it leads resends
                 // its suffix above the HW it applied (at most HW) when it
                 // reconnects, before it hears of the election.
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 let r = &self.replicas[i];
                 if !r.down
                     && r.leads == Some(true)
@@ -443,19 +429,19 @@ impl Fold<'_> {
                 }
             }
             "node_crashed" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 self.replicas[i].down = true;
                 self.replicas[i].applied_floor = 0;
                 self.replicas[i].leads = None;
             }
             "node_restarted" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 self.replicas[i].down = false;
             }
             "isr_leader_appended" | "isr_entry_appended" => self.appended(e, diverged)?,
             "isr_log_truncated" => {
-                let i = self.at(e, "node")?;
-                let above = number(e, "above")?;
+                let i = e.node_index("node", self.ids)?;
+                let above = e.uint("above")?;
                 let r = &mut self.replicas[i];
                 if e.str_field("reason") == Some("divergence") {
                     self.diverged = Some((i, r.epochs.get(above as usize).copied().flatten()));
@@ -466,17 +452,17 @@ impl Fold<'_> {
                 r.applied_floor = r.applied_floor.min(above);
             }
             "isr_snapshot_installed" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 let r = &mut self.replicas[i];
                 // The replaced log is not on disk.
                 r.durable = 0;
                 r.applied_floor = 0;
-                r.end = number(e, "log_end")?;
+                r.end = e.uint("log_end")?;
                 r.epochs = vec![None; r.end as usize];
             }
             "isr_fsync" => {
-                let i = self.at(e, "node")?;
-                let durable = number(e, "durable_offset")?;
+                let i = e.node_index("node", self.ids)?;
+                let durable = e.uint("durable_offset")?;
                 let r = &mut self.replicas[i];
                 if durable != r.end {
                     return Err(format!(
@@ -487,13 +473,13 @@ impl Fold<'_> {
                 r.durable = durable;
             }
             "isr_append_rejected" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 match e.str_field("reason") {
                     Some("stale_leader_epoch" | "non_current_leader") => {
                         self.replicas[i].fenced += 1;
                     }
                     Some("log_mismatch") => {
-                        let to = self.at(e, "source")?;
+                        let to = e.node_index("source", self.ids)?;
                         self.unfetched[i][to] += 1;
                         self.mismatched[i][to] = true;
                     }
@@ -507,11 +493,14 @@ impl Fold<'_> {
             }
             "isr_catch_up_started" => self.catching_up(e)?,
             "node_isolated" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 self.isolated[i] = true;
             }
             "link_cut" | "link_restored" => {
-                let (a, b) = (self.at(e, "from")?, self.at(e, "to")?);
+                let (a, b) = (
+                    e.node_index("from", self.ids)?,
+                    e.node_index("to", self.ids)?,
+                );
                 self.cuts[a][b] = e.kind == "link_cut";
             }
             "all_healed" => {
@@ -519,11 +508,14 @@ impl Fold<'_> {
                 self.cuts.iter_mut().flatten().for_each(|c| *c = false);
             }
             "node_slow" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 self.slow[i] = matches!(e.field("slow"), Some(Value::Bool(true)));
             }
             "isr_fetch_received" => {
-                let (leader, follower) = (self.at(e, "leader")?, self.at(e, "node")?);
+                let (leader, follower) = (
+                    e.node_index("leader", self.ids)?,
+                    e.node_index("node", self.ids)?,
+                );
                 let owed = &mut self.unfetched[follower][leader];
                 if self.duplicates {
                     if !self.mismatched[follower][leader] {
@@ -542,14 +534,14 @@ impl Fold<'_> {
                 }
             }
             "isr_stale_leader_resent" => {
-                let (from, end) = (number(e, "from_offset")?, number(e, "log_end")?);
+                let (from, end) = (e.uint("from_offset")?, e.uint("log_end")?);
                 if from == 0 || from > end {
                     return Err(format!(
                         "isr_stale_leader_resent offsets {from}..={end}: not a suffix of the log"
                     ));
                 }
                 // Only a replica that believes it leads resends.
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 if self.replicas[i].leads == Some(false) {
                     return Err(format!(
                         "isr_stale_leader_resent at {}, which does not believe it leads",
@@ -565,11 +557,11 @@ impl Fold<'_> {
                     ));
                 }
                 // Its sends follow: each packet carries this epoch.
-                self.resending = Some((i, number(e, "leader_epoch")?, vec![false; self.ids.len()]));
+                self.resending = Some((i, e.uint("leader_epoch")?, vec![false; self.ids.len()]));
             }
             "isr_member_removed" => self.removed(e)?,
             "isr_member_added" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 if self.isr.contains(&self.ids[i]) {
                     return Err(format!(
                         "isr_member_added of {}, already in the ISR {:?}",
@@ -579,14 +571,14 @@ impl Fold<'_> {
                 self.isr = nodes(e, "isr")?;
             }
             "isr_high_watermark_advanced" => {
-                let from = number(e, "from")?;
+                let from = e.uint("from")?;
                 if from != self.high_watermark {
                     return Err(format!(
                         "isr_high_watermark_advanced from {from}, but HW was {}",
                         self.high_watermark
                     ));
                 }
-                let to = number(e, "to")?;
+                let to = e.uint("to")?;
                 if to <= from {
                     return Err(format!(
                         "isr_high_watermark_advanced from {from} to {to}: not an advance"
@@ -632,19 +624,22 @@ impl Fold<'_> {
                     ));
                 }
                 self.leader = e.node_field("leader").cloned();
-                self.high_watermark = number(e, "high_watermark")?;
+                self.high_watermark = e.uint("high_watermark")?;
                 self.isr = nodes(e, "isr")?;
                 // The candidate takes office at once.
-                let l = self.at(e, "leader")?;
+                let l = e.node_index("leader", self.ids)?;
                 // An elected replica is never slow.
                 self.slow[l] = false;
                 self.replicas[l].leads = Some(true);
-                self.replicas[l].known_epoch = number(e, "leader_epoch")?;
+                self.replicas[l].known_epoch = e.uint("leader_epoch")?;
                 self.replicas[l].known_leader = Some(l);
             }
             "isr_leader_learned" => {
-                let (i, l) = (self.at(e, "node")?, self.at(e, "leader")?);
-                let epoch = number(e, "leader_epoch")?;
+                let (i, l) = (
+                    e.node_index("node", self.ids)?,
+                    e.node_index("leader", self.ids)?,
+                );
+                let epoch = e.uint("leader_epoch")?;
                 let r = &mut self.replicas[i];
                 if (r.known_leader, r.known_epoch) == (Some(l), epoch) {
                     return Err(format!(

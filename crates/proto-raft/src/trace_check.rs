@@ -76,28 +76,11 @@ struct Fold<'a> {
     delivered: Option<(usize, Rc<Vec<u64>>)>,
 }
 
-fn number(e: &EventRef<'_>, key: &str) -> Result<u64, String> {
-    match e.field(key) {
-        Some(Value::UInt(n)) => Ok(n),
-        other => Err(format!("{} has no number {key} ({other:?})", e.kind)),
-    }
-}
-
 impl Fold<'_> {
-    fn at(&self, e: &EventRef<'_>, key: &str) -> Result<usize, String> {
-        let node = e
-            .node_field(key)
-            .ok_or_else(|| format!("{} names no {key}", e.kind))?;
-        self.ids
-            .iter()
-            .position(|n| n == node)
-            .ok_or_else(|| format!("{} names unknown node {node}", e.kind))
-    }
-
     /// A leader's own append (its no-op, a proposed write) at `index`.
     fn own_append(&mut self, e: &EventRef<'_>, index: u64) -> Result<(), String> {
-        let i = self.at(e, "node")?;
-        let term = number(e, "term")?;
+        let i = e.node_index("node", self.ids)?;
+        let term = e.uint("term")?;
         let log = &mut self.logs[i];
         if index != log.last() + 1 {
             return Err(format!(
@@ -112,8 +95,8 @@ impl Fold<'_> {
     }
 
     fn appended(&mut self, e: &EventRef<'_>) -> Result<(), String> {
-        let i = self.at(e, "node")?;
-        let (first, last) = (number(e, "first")?, number(e, "last")?);
+        let i = e.node_index("node", self.ids)?;
+        let (first, last) = (e.uint("first")?, e.uint("last")?);
         let carried = match &self.delivered {
             Some((to, terms)) if *to == i => Rc::clone(terms),
             _ => {
@@ -151,8 +134,8 @@ impl Fold<'_> {
     /// The hint the rejecting log gives, as §5.3's optimisation computes
     /// it.
     fn rejected(&self, e: &EventRef<'_>) -> Result<(), String> {
-        let i = self.at(e, "node")?;
-        let (prev, hint) = (number(e, "prev_log_index")?, number(e, "conflict_index")?);
+        let i = e.node_index("node", self.ids)?;
+        let (prev, hint) = (e.uint("prev_log_index")?, e.uint("conflict_index")?);
         let log = &self.logs[i];
         let expected = match log.term_at(prev) {
             None => log.last() + 1,
@@ -176,8 +159,8 @@ impl Fold<'_> {
     }
 
     fn catch_up(&self, e: &EventRef<'_>) -> Result<(), String> {
-        let l = self.at(e, "node")?;
-        let (from, to) = (number(e, "from_index")?, number(e, "to_index")?);
+        let l = e.node_index("node", self.ids)?;
+        let (from, to) = (e.uint("from_index")?, e.uint("to_index")?);
         let log = &self.logs[l];
         let mode = if from <= log.snapshot.0 {
             "snapshot"
@@ -200,37 +183,37 @@ impl Fold<'_> {
         match e.kind {
             "message_sent" => {
                 if matches!(e.str_field("msg"), Some("append_entries" | "heartbeat")) {
-                    let src = self.at(e, "src")?;
+                    let src = e.node_index("src", self.ids)?;
                     let terms = Rc::clone(&self.logs[src].terms);
-                    self.sent.insert(number(e, "id")?, terms);
+                    self.sent.insert(e.uint("id")?, terms);
                 }
             }
             "message_delivered" => {
-                let id = number(e, "id")?;
+                let id = e.uint("id")?;
                 self.delivered = match self.sent.get(&id) {
-                    Some(terms) => Some((self.at(e, "dst")?, Rc::clone(terms))),
+                    Some(terms) => Some((e.node_index("dst", self.ids)?, Rc::clone(terms))),
                     None => None,
                 };
             }
             "node_crashed" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 let log = &mut self.logs[i];
                 log.down = true;
                 // The commit index is volatile: the snapshot's remains.
                 log.commit = log.snapshot.0;
             }
             "node_restarted" => {
-                let i = self.at(e, "node")?;
+                let i = e.node_index("node", self.ids)?;
                 self.logs[i].down = false;
             }
-            "raft_leader_elected" => self.own_append(e, number(e, "noop_index")?)?,
-            "raft_write_proposed" => self.own_append(e, number(e, "index")?)?,
+            "raft_leader_elected" => self.own_append(e, e.uint("noop_index")?)?,
+            "raft_write_proposed" => self.own_append(e, e.uint("index")?)?,
             "raft_entries_appended" => self.appended(e)?,
             "raft_append_rejected" => self.rejected(e)?,
             "raft_catch_up" => self.catch_up(e)?,
             "raft_commit_advanced" => {
-                let i = self.at(e, "node")?;
-                let commit = number(e, "commit_index")?;
+                let i = e.node_index("node", self.ids)?;
+                let commit = e.uint("commit_index")?;
                 let log = &mut self.logs[i];
                 if commit <= log.commit || commit > log.last() {
                     return Err(format!(
@@ -243,8 +226,8 @@ impl Fold<'_> {
                 log.commit = commit;
             }
             "raft_snapshot_taken" => {
-                let i = self.at(e, "node")?;
-                let (index, term) = (number(e, "index")?, number(e, "term")?);
+                let i = e.node_index("node", self.ids)?;
+                let (index, term) = (e.uint("index")?, e.uint("term")?);
                 let log = &mut self.logs[i];
                 if log.term_at(index) != Some(term) || index > log.commit {
                     return Err(format!(
@@ -257,8 +240,8 @@ impl Fold<'_> {
                 log.snapshot = (index, term);
             }
             "raft_snapshot_installed" => {
-                let i = self.at(e, "node")?;
-                let (index, term) = (number(e, "index")?, number(e, "term")?);
+                let i = e.node_index("node", self.ids)?;
+                let (index, term) = (e.uint("index")?, e.uint("term")?);
                 let log = &mut self.logs[i];
                 // One at or below the commit index is acknowledged and
                 // ignored.

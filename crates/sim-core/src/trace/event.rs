@@ -131,6 +131,26 @@ impl<'a> EventRef<'a> {
         self.at(key)?.node_value()
     }
 
+    /// The number in field `key`, or an error naming the event and the
+    /// field (for folds that read a trace back).
+    pub fn uint(&self, key: &str) -> Result<u64, String> {
+        match self.field(key) {
+            Some(Value::UInt(n)) => Ok(n),
+            other => Err(format!("{} has no number {key} ({other:?})", self.kind)),
+        }
+    }
+
+    /// The position in `ids` of the node in field `key`, or an error
+    /// naming the event (for folds that read a trace back).
+    pub fn node_index(&self, key: &str, ids: &[NodeId]) -> Result<usize, String> {
+        let node = self
+            .node_field(key)
+            .ok_or_else(|| format!("{} names no {key}", self.kind))?;
+        ids.iter()
+            .position(|n| n == node)
+            .ok_or_else(|| format!("{} names unknown node {node}", self.kind))
+    }
+
     /// An owned copy.
     pub fn to_owned(&self) -> Event {
         Event {
@@ -216,5 +236,30 @@ mod tests {
         assert_eq!(event.node_field("mode"), None);
         assert_eq!(event.node_field("missing"), None);
         assert_eq!(event.str_field("mode"), Some("log_replay"));
+    }
+
+    #[test]
+    fn uint_and_node_index_answer_or_name_what_is_missing() {
+        let (a, b) = (NodeId::new("a"), NodeId::new("b"));
+        let mut trace = Trace::new();
+        record!(trace, 1, "appended", node = &b, offset = 4u64, mode = "x");
+        let event = trace.events().next().expect("one event");
+        assert_eq!(event.uint("offset"), Ok(4));
+        assert!(
+            event
+                .uint("mode")
+                .unwrap_err()
+                .contains("appended has no number mode")
+        );
+        let ids = [a.clone(), b.clone()];
+        assert_eq!(event.node_index("node", &ids), Ok(1));
+        assert_eq!(
+            event.node_index("leader", &ids),
+            Err("appended names no leader".to_owned())
+        );
+        assert_eq!(
+            event.node_index("node", &ids[..1]),
+            Err("appended names unknown node b".to_owned())
+        );
     }
 }
