@@ -1082,6 +1082,20 @@ mod tests {
         )
     }
 
+    /// A LEADER write, acknowledged with its appends in flight (the
+    /// leader's log is above HW), then a LINEARIZABLE read: on ISR it is
+    /// blocked.
+    fn a_read_blocked_above_hw() -> Vec<Step> {
+        vec![
+            Step::Write {
+                client: 0,
+                key: 0,
+                value: 1,
+            },
+            Step::Read { client: 1, key: 0 },
+        ]
+    }
+
     /// The run of `seed`'s schedule emptied of steps, as [`recovers_of`].
     fn run_of(alter: fn(Altered) -> Altered, seed: u64) -> RunReport {
         run_steps(alter, seed, Vec::new())
@@ -1231,18 +1245,7 @@ mod tests {
     #[test]
     fn a_blocked_read_with_no_reason_breaks_invariants() {
         let isr = isr_leader_writes;
-        // A LEADER write is acknowledged with its appends in flight: the
-        // leader's log is above HW, so a LINEARIZABLE read is blocked.
-        let steps = || {
-            vec![
-                Step::Write {
-                    client: 0,
-                    key: 0,
-                    value: 1,
-                },
-                Step::Read { client: 1, key: 0 },
-            ]
-        };
+        let steps = a_read_blocked_above_hw;
         let plain = run_plain(&isr(|g| g), 1, steps());
         assert_eq!(plain.check(Property::Invariants), &Check::Holds);
         assert!(
@@ -1288,17 +1291,7 @@ mod tests {
 
     #[test]
     fn a_blocked_read_refused_at_submission_breaks_invariants() {
-        // As in the test above: the LINEARIZABLE read is blocked.
-        let steps = || {
-            vec![
-                Step::Write {
-                    client: 0,
-                    key: 0,
-                    value: 1,
-                },
-                Step::Read { client: 1, key: 0 },
-            ]
-        };
+        let steps = a_read_blocked_above_hw;
         let plain = run_plain(&isr_leader_writes(|g| g), 1, steps());
         assert_eq!(plain.check(Property::Invariants), &Check::Holds);
         let altered = run_plain(&isr_leader_writes(Altered::blocking_at_submit), 1, steps());
