@@ -60,26 +60,28 @@ const fn table<const LEN: usize>(prefix: u8, count: usize) -> [u8; LEN] {
 static VALUE_TABLE: [u8; table_len(VALUES)] = table(b'v', VALUES);
 static KEY_TABLE: [u8; table_len(KEYS)] = table(b'k', KEYS);
 
-/// Where `p<n>` starts in a table (`n` below its count).
-fn start(n: usize) -> usize {
-    // Entries of d digits take d + 1 bytes: sum the full decades below n.
-    let mut at = 0;
-    let mut decade = 1; // the first number with `d` digits
-    let mut d = 1;
-    while n >= decade * 10 {
-        at += (decade * 10 - if d == 1 { 0 } else { decade }) * (d + 1);
-        decade *= 10;
-        d += 1;
+/// Where each `p<n>` of a table starts, and (the last entry) where the
+/// table ends: `N` is the table's count + 1. Looked up, not computed, for
+/// every key and value a schedule uses.
+const fn starts<const N: usize>() -> [u32; N] {
+    let mut out = [0u32; N];
+    let mut n = 1;
+    while n < N {
+        out[n] = out[n - 1] + 1 + digits(n - 1) as u32;
+        n += 1;
     }
-    at + (n - if d == 1 { 0 } else { decade }) * (d + 1)
+    out
 }
 
-/// `p<n>` from `table` when `n < count`, else built on the heap.
-fn literal(table: &'static [u8], count: usize, prefix: u8, n: u64) -> Bytes {
+static VALUE_STARTS: [u32; VALUES + 1] = starts::<{ VALUES + 1 }>();
+static KEY_STARTS: [u32; KEYS + 1] = starts::<{ KEYS + 1 }>();
+
+/// `p<n>` from `table` (entries starting at `starts`) when `n` is below
+/// its count, else built on the heap.
+fn literal(table: &'static [u8], starts: &'static [u32], prefix: u8, n: u64) -> Bytes {
     match usize::try_from(n) {
-        Ok(i) if i < count => {
-            let at = start(i);
-            Bytes::from_static(&table[at..at + 1 + digits(i)])
+        Ok(i) if i + 1 < starts.len() => {
+            Bytes::from_static(&table[starts[i] as usize..starts[i + 1] as usize])
         }
         _ => {
             let mut text = vec![prefix];
@@ -91,12 +93,12 @@ fn literal(table: &'static [u8], count: usize, prefix: u8, n: u64) -> Bytes {
 
 /// `v<n>`: the value a schedule's write step writes.
 pub(crate) fn value(n: u32) -> Bytes {
-    literal(&VALUE_TABLE, VALUES, b'v', u64::from(n))
+    literal(&VALUE_TABLE, &VALUE_STARTS, b'v', u64::from(n))
 }
 
 /// `k<n>`: a schedule's key number `n`.
 pub(crate) fn key(n: u8) -> Bytes {
-    literal(&KEY_TABLE, KEYS, b'k', u64::from(n))
+    literal(&KEY_TABLE, &KEY_STARTS, b'k', u64::from(n))
 }
 
 #[cfg(test)]

@@ -165,7 +165,9 @@ pub fn run_schedule(
     let recovers = run.recovers();
     if recovers == Check::Holds {
         run.available_without_a_follower();
-        run.lease_lapses();
+        if schedule.probes_its_lease() {
+            run.lease_lapses();
+        }
     }
     if traced {
         run.check_trace();
@@ -894,9 +896,10 @@ impl Runner<'_> {
         self.check_invariants(|| "after the aimed availability probe".to_string());
     }
 
-    /// The last of a run that recovered: the lease lapses as the protocol
-    /// promises ([`crate::lease::lease_lapses`]), or **invariants** is
-    /// violated.
+    /// The last of a run that recovered (one in
+    /// [`LEASE_SAMPLE`](crate::schedule::LEASE_SAMPLE), by seed): the lease
+    /// lapses as the protocol promises ([`crate::lease::lease_lapses`]), or
+    /// **invariants** is violated.
     fn lease_lapses(&mut self) {
         let key = Bytes::from_static(PROBE_KEY);
         if let Check::Violated(why) = crate::lease::lease_lapses(self.group.as_mut(), &key)

@@ -173,7 +173,21 @@ pub struct Schedule {
 /// ([`Schedule::checks_its_trace`]).
 pub const TRACE_SAMPLE: u64 = 32;
 
+/// One schedule in this many (by seed) that recovered ends with the lease
+/// probe ([`Schedule::probes_its_lease`]).
+pub const LEASE_SAMPLE: u64 = 4;
+
 impl Schedule {
+    /// True when this schedule's run, if it recovered, ends by checking
+    /// that the group's lease lapses as it promises
+    /// ([`ReplicationGroup::lease_lapse_bound`](replication::ReplicationGroup::lease_lapse_bound),
+    /// part of *invariants*): every 4th seed, from 0, so a replay and a
+    /// shrink probe it as the sweep did.
+    #[must_use]
+    pub fn probes_its_lease(&self) -> bool {
+        self.seed.is_multiple_of(LEASE_SAMPLE)
+    }
+
     /// True when this schedule's run records the group's trace and checks
     /// it against the group's state at the end
     /// ([`ReplicationGroup::check_trace`](replication::ReplicationGroup::check_trace),

@@ -43,12 +43,14 @@ impl Rng {
             return self.next_u64();
         }
         let n = span + 1;
-        // Reject the top partial bucket so every value is equally likely.
-        let zone = u64::MAX - (u64::MAX % n) - 1;
+        // Reject the top partial bucket so every value is equally likely:
+        // keep `x` when its whole bucket `[x - x % n, x - x % n + n)` fits
+        // below `u64::MAX` (one division per draw, not two).
         loop {
             let x = self.next_u64();
-            if x <= zone {
-                return lo + x % n;
+            let r = x % n;
+            if x - r <= u64::MAX - n {
+                return lo + r;
             }
         }
     }
@@ -68,5 +70,53 @@ impl Rng {
             return true;
         }
         self.next_f64() < p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rng;
+
+    /// The textbook rejection zone: keep `x` below the largest multiple
+    /// of `n` (two divisions per draw).
+    fn reference(rng: &mut Rng, lo: u64, hi: u64) -> u64 {
+        let n = hi - lo + 1;
+        let zone = u64::MAX - (u64::MAX % n) - 1;
+        loop {
+            let x = rng.next_u64();
+            if x <= zone {
+                return lo + x % n;
+            }
+        }
+    }
+
+    #[test]
+    fn range_inclusive_draws_what_the_two_division_rejection_draws() {
+        // Small spans, and spans so wide that a draw is often rejected.
+        let spans = [
+            1,
+            2,
+            3,
+            7,
+            10,
+            64,
+            1000,
+            1 << 40,
+            (1 << 63) + 1,
+            u64::MAX - 1,
+        ];
+        for seed in 0..50 {
+            for &span in &spans {
+                let (mut a, mut b) = (Rng::new(seed), Rng::new(seed));
+                for _ in 0..20 {
+                    let lo = if span < 1 << 40 { 5 } else { 0 };
+                    assert_eq!(
+                        a.range_inclusive(lo, lo + span - 1),
+                        reference(&mut b, lo, lo + span - 1),
+                        "seed {seed}, span {span}"
+                    );
+                }
+            }
+        }
     }
 }
