@@ -134,13 +134,15 @@ impl IsrGroup {
             return Err(GroupError::NodeDown(self.cluster.id(l).clone()));
         }
         if !self.controller.in_isr(l) {
-            return Err(GroupError::NoLeader(format!(
-                "leader {} restarted without the committed prefix (log end {} < HW {}); \
-                 elect another ISR member",
+            return Err(GroupError::NoLeader(replication::message![
+                "leader ",
                 self.cluster.id(l),
+                " restarted without the committed prefix (log end ",
                 self.nodes[l].log_end_offset(),
-                self.controller.high_watermark()
-            )));
+                " < HW ",
+                self.controller.high_watermark(),
+                "); elect another ISR member"
+            ]));
         }
         Ok(Writer::Leader(l))
     }

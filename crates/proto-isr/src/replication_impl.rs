@@ -280,7 +280,7 @@ impl ReplicationGroup for IsrGroup {
             self.controller.high_watermark(),
         );
         (self.cluster.is_alive(l) && log_end > hw)
-            .then(|| format!("leader log end {log_end} is above HW {hw}"))
+            .then(|| replication::message!["leader log end ", log_end, " is above HW ", hw])
     }
 
     /// An offline partition: the controller's leader is down or out of the
