@@ -3,8 +3,9 @@
 //! group, the leader's lease read is served and answers what every node
 //! converged on, and every other node's is refused. No other step of a
 //! schedule asks for a lease read, so without this a lease that never
-//! serves, or serves anywhere, would go unseen. And, at the very end of a
-//! run that recovered, a lease must lapse as the protocol promises: its
+//! serves, or serves anywhere, would go unseen. And, at the very end of
+//! one run in 4 that recovered (by seed, [`crate::schedule::LEASE_SAMPLE`]),
+//! a lease must lapse as the protocol promises: its
 //! leader, cut off from every peer for the protocol's lease bound, serves
 //! no lease read (a lease renewed without the replicas it needs would
 //! serve a stale read in any system where another leader can take over
