@@ -6,7 +6,7 @@
 //! - a leader's no-op and each proposed write land one past its log end;
 //! - `raft_entries_appended` appends, after the truncation it reports,
 //!   exactly at the log end the entries the leader's AppendEntries
-//!   carried (the fold keeps, for every AppendEntries sent, the sender's
+//!   carried (the fold knows, for every AppendEntries sent, the sender's
 //!   log as it was then), and its `last` is the new log end;
 //! - `raft_append_rejected`'s conflict index is the hint the rejecting
 //!   log gives (§5.3's optimisation): one past its log end when it does
@@ -25,7 +25,6 @@
 //! vocabulary ([`crate::events`]), not from the code that emits them.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 use replication::{Cluster, NodeId};
 use sim_core::{EventRef, Trace, Value};
@@ -38,7 +37,13 @@ use crate::node::RaftNode;
 struct Log {
     /// The term at every index from 0 (0 at index 0); indices below the
     /// snapshot's are compacted (kept, but not answered).
-    terms: Rc<Vec<u64>>,
+    terms: Vec<u64>,
+    /// The terms of its earlier generations. A generation ends when an
+    /// entry is overwritten (a truncation, a snapshot installed without
+    /// the log's suffix); within one the log only grows, so what a
+    /// message sent in it carried is still a prefix of that generation's
+    /// terms.
+    retired: Vec<Vec<u64>>,
     snapshot: (u64, u64),
     commit: u64,
     down: bool,
@@ -57,23 +62,52 @@ impl Log {
         self.terms.get(index as usize).copied()
     }
 
+    /// The current generation.
+    fn generation(&self) -> usize {
+        self.retired.len()
+    }
+
+    /// The terms of generation `g` (the current one or a retired one).
+    fn terms_of(&self, g: usize) -> &[u64] {
+        self.retired.get(g).unwrap_or(&self.terms)
+    }
+
+    /// Rewrites the log with `change`, starting a new generation.
+    fn rewrite(&mut self, change: impl FnOnce(&mut Vec<u64>)) {
+        let mut terms = self.terms.clone();
+        change(&mut terms);
+        self.retired.push(std::mem::replace(&mut self.terms, terms));
+    }
+
     fn truncate(&mut self, len: u64) {
-        Rc::make_mut(&mut self.terms).truncate(len as usize);
+        if (len as usize) < self.terms.len() {
+            self.rewrite(|terms| terms.truncate(len as usize));
+        }
     }
 
     fn push(&mut self, term: u64) {
-        Rc::make_mut(&mut self.terms).push(term);
+        self.terms.push(term);
     }
+}
+
+/// Where an AppendEntries' entries came from.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    src: usize,
+    generation: usize,
+    len: usize,
 }
 
 struct Fold<'a> {
     ids: &'a [NodeId],
     logs: Vec<Log>,
-    /// Message id → the sender's log terms when it sent that
-    /// AppendEntries (or heartbeat).
-    sent: BTreeMap<u64, Rc<Vec<u64>>>,
-    /// The AppendEntries being handled: its receiver and what it carried.
-    delivered: Option<(usize, Rc<Vec<u64>>)>,
+    /// Message id of every AppendEntries with entries → its sender, the
+    /// sender's log generation and its length then: what it carried is a
+    /// prefix of that.
+    sent: BTreeMap<u64, Sent>,
+    /// The AppendEntries being handled: its receiver and where it came
+    /// from.
+    delivered: Option<(usize, Sent)>,
 }
 
 impl Fold<'_> {
@@ -97,8 +131,8 @@ impl Fold<'_> {
     fn appended(&mut self, e: &EventRef<'_>) -> Result<(), String> {
         let i = e.node_index("node", self.ids)?;
         let (first, last) = (e.uint("first")?, e.uint("last")?);
-        let carried = match &self.delivered {
-            Some((to, terms)) if *to == i => Rc::clone(terms),
+        let sent = match self.delivered {
+            Some((to, sent)) if to == i => sent,
             _ => {
                 return Err(format!(
                     "raft_entries_appended at {} with no AppendEntries delivered to it",
@@ -106,6 +140,10 @@ impl Fold<'_> {
                 ));
             }
         };
+        let terms = &self.logs[sent.src].terms_of(sent.generation)[..sent.len];
+        let carried = terms
+            .get(first as usize..=last as usize)
+            .map(<[u64]>::to_vec);
         let log = &mut self.logs[i];
         if let Some(Value::UInt(from)) = e.field("truncated_from") {
             log.truncate(from);
@@ -117,15 +155,13 @@ impl Fold<'_> {
                 log.last()
             ));
         }
-        for index in first..=last {
-            match carried.get(index as usize) {
-                Some(&term) => log.push(term),
-                None => {
-                    return Err(format!(
-                        "raft_entries_appended at {} of index {index}, which the leader's AppendEntries did not carry",
-                        self.ids[i]
-                    ));
-                }
+        match carried {
+            Some(carried) => carried.into_iter().for_each(|term| log.push(term)),
+            None => {
+                return Err(format!(
+                    "raft_entries_appended at {} of {first}..={last}, which the leader's AppendEntries did not carry",
+                    self.ids[i]
+                ));
             }
         }
         Ok(())
@@ -181,17 +217,24 @@ impl Fold<'_> {
 
     fn step(&mut self, e: &EventRef<'_>) -> Result<(), String> {
         match e.kind {
-            "message_sent" => {
-                if matches!(e.str_field("msg"), Some("append_entries" | "heartbeat")) {
-                    let src = e.node_index("src", self.ids)?;
-                    let terms = Rc::clone(&self.logs[src].terms);
-                    self.sent.insert(e.uint("id")?, terms);
-                }
+            // A heartbeat carries no entries.
+            "message_sent" if e.str_field("msg") == Some("append_entries") => {
+                let src = e.node_index("src", self.ids)?;
+                let log = &self.logs[src];
+                let (generation, len) = (log.generation(), log.terms.len());
+                self.sent.insert(
+                    e.uint("id")?,
+                    Sent {
+                        src,
+                        generation,
+                        len,
+                    },
+                );
             }
             "message_delivered" => {
                 let id = e.uint("id")?;
                 self.delivered = match self.sent.get(&id) {
-                    Some(terms) => Some((e.node_index("dst", self.ids)?, Rc::clone(terms))),
+                    Some(&sent) => Some((e.node_index("dst", self.ids)?, sent)),
                     None => None,
                 };
             }
@@ -261,10 +304,10 @@ impl Fold<'_> {
                     ));
                 }
                 if !kept {
-                    let terms = Rc::make_mut(&mut log.terms);
-                    terms.resize(index as usize + 1, 0);
-                    terms.truncate(index as usize + 1);
-                    terms[index as usize] = term;
+                    log.rewrite(|terms| {
+                        terms.resize(index as usize + 1, 0);
+                        terms[index as usize] = term;
+                    });
                 }
                 log.snapshot = (index, term);
                 log.commit = index;
@@ -286,7 +329,8 @@ pub(crate) fn agrees(
 ) -> Result<(), String> {
     let ids = cluster.ids();
     let empty = Log {
-        terms: Rc::new(vec![0]),
+        terms: vec![0],
+        retired: Vec::new(),
         snapshot: (0, 0),
         commit: 0,
         down: false,
