@@ -162,9 +162,9 @@ fn catch_up_mode_holds(e: &EventRef<'_>) -> Result<(), String> {
     }
 }
 
-fn sorted(mut ids: Vec<NodeId>) -> Vec<NodeId> {
-    ids.sort();
-    ids
+/// The same members, in any order (an ISR names each replica once).
+fn same_members(a: &[NodeId], b: &[NodeId]) -> bool {
+    a.len() == b.len() && a.iter().all(|n| b.contains(n))
 }
 
 impl Fold<'_> {
@@ -280,7 +280,7 @@ impl Fold<'_> {
     fn refused(&self, e: &EventRef<'_>) -> Result<(), String> {
         let isr = nodes(e, "isr")?;
         let hw = e.uint("high_watermark")?;
-        if sorted(isr.clone()) != sorted(self.isr.clone()) || hw != self.high_watermark {
+        if !same_members(&isr, &self.isr) || hw != self.high_watermark {
             return Err(format!(
                 "isr_write_refused states ISR {isr:?} and HW {hw}; they are {:?} and {}",
                 self.isr, self.high_watermark
@@ -714,7 +714,7 @@ pub(crate) fn agrees(
         .into_iter()
         .map(|i| ids[i].clone())
         .collect();
-    if sorted(fold.isr.clone()) != sorted(isr.clone()) {
+    if !same_members(&fold.isr, &isr) {
         return Err(format!(
             "the trace's ISR is {:?}, the controller's {isr:?}",
             fold.isr
