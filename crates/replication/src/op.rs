@@ -178,33 +178,10 @@ impl Outcome {
 
     /// An operation the blocking API answers with `error`.
     pub fn failed_with(error: GroupError) -> Outcome {
-        let message = match &error {
-            // The commonest (a guard refusing a read, once per blocked
-            // read): pieced together as its `Display` would print it,
-            // without the formatting machinery.
-            GroupError::ReadBlocked {
-                level,
-                node,
-                guard,
-                reason,
-            } => crate::message![
-                level.name(),
-                " read at ",
-                node,
-                " blocked (",
-                *guard,
-                "): ",
-                reason
-            ],
-            _ => {
-                // Sized once: an error's text is a sentence naming a node
-                // or a level, and growing a string from empty reallocates
-                // it 3-4 times.
-                let mut message = String::with_capacity(160);
-                let _ = write!(message, "{error}");
-                message
-            }
-        };
+        // Sized once: an error's text is a sentence naming a node or a
+        // level, and growing a string from empty reallocates it 3-4 times.
+        let mut message = String::with_capacity(160);
+        let _ = write!(message, "{error}");
         Outcome::Failed {
             message,
             error: Some(error),
