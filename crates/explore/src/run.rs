@@ -1085,18 +1085,24 @@ mod tests {
         )
     }
 
-    /// A LEADER write, acknowledged with its appends in flight (the
-    /// leader's log is above HW), then a LINEARIZABLE read: on ISR it is
-    /// blocked.
+    /// A write by client 0: at LEADER on ISR, acknowledged at once with
+    /// its appends in flight (reaching idle takes ticks).
+    const A_WRITE: Step = Step::Write {
+        client: 0,
+        key: 0,
+        value: 1,
+    };
+
+    /// **recovers** of ISR, altered by `alter`, after [`A_WRITE`] alone.
+    fn recovers_after_a_leader_write(alter: fn(Altered) -> Altered) -> Check {
+        let report = run_plain(&isr_leader_writes(alter), 1, vec![A_WRITE]);
+        report.check(Property::Recovers).clone()
+    }
+
+    /// [`A_WRITE`] (the leader's log is then above HW), then a
+    /// LINEARIZABLE read: on ISR it is blocked.
     fn a_read_blocked_above_hw() -> Vec<Step> {
-        vec![
-            Step::Write {
-                client: 0,
-                key: 0,
-                value: 1,
-            },
-            Step::Read { client: 1, key: 0 },
-        ]
+        vec![A_WRITE, Step::Read { client: 1, key: 0 }]
     }
 
     /// The run of `seed`'s schedule emptied of steps, as [`recovers_of`].
@@ -1157,15 +1163,7 @@ mod tests {
 
     #[test]
     fn an_idle_answer_with_messages_in_flight_fails_recovers() {
-        let config = isr_leader_writes(Altered::idle_at_once);
-        // A LEADER write is acknowledged at once, its appends in flight.
-        let write = Step::Write {
-            client: 0,
-            key: 0,
-            value: 1,
-        };
-        let report = run_plain(&config, 1, vec![write]);
-        match report.check(Property::Recovers) {
+        match recovers_after_a_leader_write(Altered::idle_at_once) {
             Check::Violated(why) => {
                 assert!(
                     why.contains("run_until_idle answered idle after 0 ticks"),
@@ -1267,21 +1265,8 @@ mod tests {
 
     #[test]
     fn an_idle_answer_that_miscounts_its_ticks_fails_recovers() {
-        // A LEADER write is acknowledged at once, its appends in flight:
-        // reaching idle takes ticks.
-        let write = Step::Write {
-            client: 0,
-            key: 0,
-            value: 1,
-        };
-        let plain = run_plain(&isr_leader_writes(|g| g), 1, vec![write]);
-        assert_eq!(plain.check(Property::Recovers), &Check::Holds);
-        let report = run_plain(
-            &isr_leader_writes(Altered::miscounting_idle),
-            1,
-            vec![write],
-        );
-        match report.check(Property::Recovers) {
+        assert_eq!(recovers_after_a_leader_write(|g| g), Check::Holds);
+        match recovers_after_a_leader_write(Altered::miscounting_idle) {
             Check::Violated(why) => {
                 assert!(
                     why.contains("answered idle after 0 ticks, but it ran"),
