@@ -37,6 +37,20 @@ fn named(g: &IsrGroup, what: &str) {
     assert!(why.contains(what), "{why}");
 }
 
+/// Records, now, node-3 leaving the ISR for `reason` after `lag_ticks`.
+fn forge_removal_of_node_3(g: &mut IsrGroup, reason: &'static str, lag_ticks: u64) {
+    let now = g.now();
+    record!(
+        g.trace_mut(),
+        now,
+        "isr_member_removed",
+        node = &n("node-3"),
+        reason = reason,
+        lag_ticks = lag_ticks,
+        isr = vec![n("node-1"), n("node-2")]
+    );
+}
+
 /// Records, now, `leader` receiving a fetch from `follower` that nothing
 /// sent.
 fn forge_fetch(g: &mut IsrGroup, leader: &str, follower: &str) {
@@ -78,17 +92,9 @@ fn an_fsync_reporting_another_offset_is_named() {
 #[test]
 fn a_removal_for_a_reason_that_does_not_hold_is_named() {
     let mut g = eventful();
-    let now = g.now();
     for reason in ["xyzzy", "crashed"] {
         let mut h = eventful();
-        record!(
-            h.trace_mut(),
-            now,
-            "isr_member_removed",
-            node = &n("node-3"),
-            reason = reason,
-            isr = vec![n("node-1"), n("node-2")]
-        );
+        forge_removal_of_node_3(&mut h, reason, 0);
         named(&h, "isr_member_removed of node-3 gives reason");
     }
     // An event left out: the restart was not recorded.
@@ -330,27 +336,11 @@ fn membership_and_hw_changes_that_change_nothing_or_come_late_are_named() {
     let mut g = eventful();
     g.crash(&n("node-3"), false).unwrap();
     let now = g.now();
-    record!(
-        g.trace_mut(),
-        now,
-        "isr_member_removed",
-        node = &n("node-3"),
-        reason = "crashed",
-        lag_ticks = 0u64,
-        isr = vec![n("node-1"), n("node-2")]
-    );
+    forge_removal_of_node_3(&mut g, "crashed", 0);
     named(&g, "isr_member_removed of node-3, which is not in the ISR");
     // The controller checks every tick: lag removes at the timeout (3).
     let mut g = eventful();
-    record!(
-        g.trace_mut(),
-        now,
-        "isr_member_removed",
-        node = &n("node-3"),
-        reason = "lag",
-        lag_ticks = 7u64,
-        isr = vec![n("node-1"), n("node-2")]
-    );
+    forge_removal_of_node_3(&mut g, "lag", 7);
     named(&g, "for lag after 7 ticks; the lag timeout is 3");
     let mut g = eventful();
     record!(
