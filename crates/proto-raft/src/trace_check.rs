@@ -146,7 +146,8 @@ impl Fold<'_> {
             .map(<[u64]>::to_vec);
         let log = &mut self.logs[i];
         if let Some(Value::UInt(from)) = e.field("truncated_from") {
-            log.truncate(from);
+            // Index 0 (the snapshot's sentinel) is never truncated.
+            log.truncate(from.max(1));
         }
         if first != log.last() + 1 || last < first {
             return Err(format!(

@@ -191,3 +191,32 @@ fn entries_appended_away_from_the_log_end_or_a_stale_snapshot_are_named() {
     g.trace_mut().set_enabled(true);
     named(&g, "the trace has");
 }
+
+#[test]
+fn a_forged_truncation_of_the_whole_log_is_an_answer_not_a_panic() {
+    let mut g = eventful();
+    let (leader, f, _, _) = leader_and_follower(&g);
+    let now = g.now();
+    for kind in ["message_sent", "message_delivered"] {
+        record!(
+            g.trace_mut(),
+            now,
+            kind,
+            id = 999_999u64,
+            src = &leader,
+            dst = &f,
+            msg = "append_entries"
+        );
+    }
+    record!(
+        g.trace_mut(),
+        now,
+        "raft_entries_appended",
+        node = &f,
+        leader = &leader,
+        first = 1u64,
+        last = 1u64,
+        truncated_from = 0u64
+    );
+    named(&g, &format!("the trace has {f} with"));
+}
