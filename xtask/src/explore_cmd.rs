@@ -103,6 +103,11 @@ pub struct Args {
     /// With --exhaustive: the most steps a schedule has.
     #[arg(long, default_value_t = 3, requires = "exhaustive", value_parser = clap::value_parser!(u8).range(0..=8))]
     depth: u8,
+    /// Run in a build with every `debug_assert!` and overflow check on
+    /// (the `checked` profile, which unwinds): a schedule that reaches an
+    /// assertion is reported, and the command exits 1.
+    #[arg(long, conflicts_with_all = ["planted"])]
+    debug_assertions: bool,
     /// Sweep exactly --schedules per configuration, also where a row asks
     /// for more (its verdicts may then differ from docs/guarantees.md).
     #[arg(long)]
@@ -137,7 +142,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     } else {
         &[]
     };
-    if let Some(code) = crate::optimized::reexec("explore", features)? {
+    if let Some(code) = crate::optimized::reexec_in("explore", features, args.debug_assertions)? {
         return Ok(code);
     }
     let jobs = args.jobs.map_or_else(
@@ -237,8 +242,8 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     if opts.write.is_some() || opts.check.is_some() {
         markdown.push_str(&crate::exhaustive_cmd::markdown(&configs, opts.jobs)?);
     }
-    if let Some(done) = write_or_check(opts, &markdown, "explore --write")? {
-        return Ok(done);
+    if let Some((text, code)) = write_or_check(opts, &markdown, "explore --write")? {
+        return Ok((text, failed_on_panics(code)));
     }
     let text = if opts.json {
         let mut v = json(&verdicts).to_string();
@@ -252,7 +257,21 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     } else {
         plain(&verdicts)
     };
-    Ok((text, ExitCode::SUCCESS))
+    Ok((text, failed_on_panics(ExitCode::SUCCESS)))
+}
+
+/// `code`, or 1 when a schedule panicked: a panic inside a protocol is a
+/// defect whatever the row's verdicts (the table is still printed; its
+/// *invariants* column names the panic).
+fn failed_on_panics(code: ExitCode) -> ExitCode {
+    let panics = explore::panics_caught();
+    if panics == 0 {
+        return code;
+    }
+    output::note(&format!(
+        "explore: {panics} schedule run(s) panicked inside a protocol (shrinking included); the invariants column names the panic and its replay id"
+    ));
+    ExitCode::FAILURE
 }
 
 /// The committed `docs/guarantees.md`.

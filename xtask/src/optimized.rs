@@ -19,12 +19,23 @@ use crate::output::{self, Failure};
 /// speed, and that build is made from scratch, 1m24s against about 2
 /// minutes on 2 cores).
 pub fn reexec(what: &str, features: &[&str]) -> Result<Option<ExitCode>, Failure> {
+    reexec_in(what, features, false)
+}
+
+/// [`reexec`], in the `checked` profile when `checked` is set: optimized,
+/// with every `debug_assert!` and overflow check on, and unwinding, so a
+/// panic is reported as a finding (`explore --debug-assertions`).
+pub fn reexec_in(
+    what: &str,
+    features: &[&str],
+    checked: bool,
+) -> Result<Option<ExitCode>, Failure> {
     // An optimized build without a feature the command needs (a release
     // xtask asked for a planted bug) re-executes too.
     let has_features = features
         .iter()
         .all(|f| *f != "planted" || cfg!(feature = "planted"));
-    if (!cfg!(debug_assertions) && has_features)
+    if (!cfg!(debug_assertions) && has_features && !checked)
         || std::env::var_os("MINIDIST_REEXEC").is_some_and(|v| v == "0")
     {
         return Ok(None);
@@ -41,7 +52,9 @@ pub fn reexec(what: &str, features: &[&str]) -> Result<Option<ExitCode>, Failure
     } else {
         target.join(format!("with-{}", features.join("-")))
     };
-    let profile = if features.is_empty() {
+    let profile = if checked {
+        "checked"
+    } else if features.is_empty() {
         "release"
     } else {
         "oracle"

@@ -29,8 +29,9 @@ pub struct Args {
     /// With --scenario: only this protocol [default: every one].
     #[arg(long, requires = "scenario", value_parser = crate::args::protocol_parser())]
     protocol: Option<crate::args::ProtocolArg>,
-    /// Explorer schedules per configuration (as `cargo xtask explore --schedules`).
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    /// Explorer schedules per configuration (as `cargo xtask explore
+    /// --schedules`; the default is docs/guarantees.md's).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     schedules: u64,
     /// Sweep exactly --schedules per configuration, also where a row asks
     /// for more (as `cargo xtask explore --ignore-floors`).

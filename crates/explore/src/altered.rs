@@ -7,7 +7,8 @@
 //! does not wait, an outage or a read refusal it does not have, a
 //! `run_until_idle` that answers idle at once or miscounts its ticks,
 //! refusals and failures that give no reason, a blocked read refused
-//! at submission, or a lease promised to lapse sooner than it does.
+//! at submission, a lease promised to lapse sooner than it does, or a
+//! `debug_assert!` reached on a power loss.
 
 use replication::{
     AckLevel, Bytes, ClientOp, Completion, GroupError, GroupSummary, NodeId, OpId, Outcome,
@@ -31,6 +32,7 @@ pub(crate) struct Altered {
     miscounting: bool,
     blocked_at_submit: bool,
     lease_bound: Option<u64>,
+    asserting: bool,
     /// Completions `submit` took to look at and hands on.
     held: Vec<Completion>,
 }
@@ -53,8 +55,15 @@ impl Altered {
             miscounting: false,
             blocked_at_submit: false,
             lease_bound: None,
+            asserting: false,
             held: Vec::new(),
         }
+    }
+
+    /// A power loss reaches a `debug_assert!` (a planted assertion).
+    pub(crate) fn asserting_on_power_loss(mut self) -> Self {
+        self.asserting = true;
+        self
     }
 
     /// A LINEARIZABLE read submitted before every tick.
@@ -290,6 +299,7 @@ impl ReplicationGroup for Altered {
         self.unquiet || self.raft.quiesces()
     }
     fn crash(&mut self, n: &NodeId, lose: bool) -> Result<(), GroupError> {
+        debug_assert!(!(self.asserting && lose), "planted: a power loss of {n}");
         self.raft.crash(n, lose)
     }
     fn restart(&mut self, n: &NodeId) -> Result<(), GroupError> {

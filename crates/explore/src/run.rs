@@ -68,7 +68,48 @@ impl RunOptions {
 
 /// Runs `schedule` on a fresh group of `config`, built with the schedule's
 /// seed and profile and put on the profile's network.
+///
+/// A panic inside the run (the protocol's own assertion, an `expect`, a
+/// `debug_assert!` in a build with debug assertions) is a finding: the
+/// report says *invariants* violated with the panic's location and message,
+/// every other property unknown, and the group is a fresh one (where the
+/// build unwinds; see the `panics` module).
 pub fn run_schedule(
+    config: &Configuration,
+    schedule: &Schedule,
+    options: RunOptions,
+) -> Result<RunReport, GroupError> {
+    match crate::panics::catch(|| run_unguarded(config, schedule, options)) {
+        Ok(report) => report,
+        Err(panic) => {
+            let group = (config.factory)(&schedule.profile.build(schedule.seed))?;
+            let unknown = || Check::Unknown("the run panicked".into());
+            Ok(RunReport {
+                history: Vec::new(),
+                final_values: BTreeMap::new(),
+                checks: [
+                    unknown(),
+                    unknown(),
+                    Check::Violated(format!("the protocol panicked at {panic}")),
+                    unknown(),
+                    unknown(),
+                ],
+                group,
+                // The run's own log went with it: the schedule's steps,
+                // then where it panicked.
+                log: schedule
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .map(|(index, step)| format!("{index:>3}       {step}"))
+                    .chain(std::iter::once(format!("panicked at {panic}")))
+                    .collect(),
+            })
+        }
+    }
+}
+
+fn run_unguarded(
     config: &Configuration,
     schedule: &Schedule,
     options: RunOptions,

@@ -369,4 +369,48 @@ mod tests {
         let note = recovers.note.as_deref().unwrap_or("");
         assert!(note.contains("no schedule decided: all 4"), "{note}");
     }
+
+    /// A `debug_assert!` that a schedule reaches (here a planted one, on a
+    /// power loss) is a finding: *invariants* violated, naming the
+    /// assertion, shrunk to a replayable schedule; every other verdict is
+    /// still given, and the process counts the panic (the command then
+    /// exits 1). The test harness has debug assertions on, as the
+    /// `checked` profile has.
+    #[test]
+    fn a_debug_assertion_a_schedule_reaches_is_a_shrunk_invariants_violation() {
+        let config = Configuration::new(
+            "raft",
+            AckLevel::Quorum,
+            ReadLevel::Linearizable,
+            "default",
+            |build: &crate::Build| {
+                let raft = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
+                let g = Altered::new(raft).asserting_on_power_loss();
+                Ok(Box::new(g) as Box<dyn ReplicationGroup>)
+            },
+        );
+        let before = crate::panics_caught();
+        let options = SweepOptions {
+            schedules: 40,
+            jobs: 2,
+            ..SweepOptions::default()
+        };
+        let verdicts = sweep(&config, &options).expect("sweeps");
+        assert_eq!(verdicts.len(), 5, "every property still has a verdict");
+        let invariants = &verdicts[Property::Invariants.index()];
+        assert_eq!(invariants.status, Status::Violated);
+        let cx = invariants.counterexample.as_ref().expect("shrunk");
+        assert!(
+            cx.reason.contains("panicked") && cx.reason.contains("planted: a power loss"),
+            "{}",
+            cx.reason
+        );
+        assert_eq!(cx.steps, 1, "one power loss is enough: {}", cx.replay);
+        let (_, replayed) = replay(&config, &cx.replay).expect("replays");
+        assert!(matches!(
+            replayed.check(Property::Invariants),
+            Check::Violated(why) if why.contains("planted: a power loss")
+        ));
+        assert!(crate::panics_caught() > before);
+    }
 }

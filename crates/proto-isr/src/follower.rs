@@ -13,6 +13,7 @@ use crate::probe::CatchUpMode;
 impl IsrNode {
     /// Packet fencing: epoch first, then source. Nothing is touched.
     fn fence(&self, epoch: u64, source: usize) -> Option<RejectReason> {
+        crate::planted::assert_current_epoch(self.planted, epoch, self.known_epoch);
         if crate::planted::takes_stale_epoch(self.planted, epoch, self.known_epoch) {
             // The bug: an older epoch's packet is taken as current.
             return None;
@@ -85,7 +86,17 @@ impl IsrNode {
         if skip < entries.len() && self.log.truncate_above(conflict_at) {
             truncated_to = Some(conflict_at);
         }
-        if p.kind == AppendKind::CatchUp && self.log.truncate_above(p.leader_log_end) {
+        // A catch-up also cuts a suffix the leader did not have when it
+        // sent it — unless this log is already confirmed in the packet's
+        // epoch: then it is a prefix of that leader's log, and a catch-up
+        // sent earlier (a late or duplicated datagram) knows only a shorter
+        // prefix of the same log. Cutting there threw away entries below
+        // HW, and the controller then elected an ISR member holding less
+        // than HW.
+        if p.kind == AppendKind::CatchUp
+            && self.matched_epoch != p.leader_epoch
+            && self.log.truncate_above(p.leader_log_end)
+        {
             truncated_to = Some(p.leader_log_end);
         }
         if let Some(above) = truncated_to {
@@ -131,6 +142,12 @@ impl IsrNode {
     ) {
         if let Some(reason) = self.fence(epoch, source) {
             self.reject(from, reason, epoch, out);
+            return;
+        }
+        if self.matched_epoch == epoch && log.len() as u64 <= self.log.end() {
+            // Confirmed in this epoch already: the snapshot is an earlier
+            // prefix of the same leader's log (a late or duplicated
+            // datagram), and installing it would drop entries below HW.
             return;
         }
         if self.log.end() > 0 {

@@ -17,6 +17,12 @@ pub const REJOIN_ON_EQUAL_LEO: &str = "isr_rejoin_on_equal_leo";
 /// a displaced leader's suffix lands on its followers.
 pub const NO_EPOCH_FENCE: &str = "isr_no_epoch_fence";
 
+/// A follower panics on a packet of an older leader epoch — the `assert!`
+/// of a programmer who took fencing for "cannot happen": the explorer's
+/// positive control for a panic inside a protocol, which it reports as an
+/// *invariants* violation naming the panic, and goes on.
+pub const PANIC_ON_STALE_EPOCH: &str = "isr_panic_on_stale_epoch";
+
 /// Every planted ISR bug with the explorer row and property it breaks.
 pub fn bugs() -> Vec<PlantedBug> {
     let row = ("all_isr", "linearizable", "default");
@@ -39,7 +45,23 @@ pub fn bugs() -> Vec<PlantedBug> {
             row,
             breaks: "durable",
         },
+        PlantedBug {
+            name: PANIC_ON_STALE_EPOCH,
+            doc: "a follower panics on a stale leader epoch's packet",
+            row,
+            breaks: "invariants",
+        },
     ]
+}
+
+/// [`PANIC_ON_STALE_EPOCH`]'s assertion (here, for the same reason as
+/// the others): with it on, a packet of an older epoch than the one
+/// `known` panics.
+pub(crate) fn assert_current_epoch(planted: Option<&'static str>, epoch: u64, known: u64) {
+    assert!(
+        !(on(planted, PANIC_ON_STALE_EPOCH) && epoch < known),
+        "planted: a packet of leader epoch {epoch} reached a follower of epoch {known}"
+    );
 }
 
 /// [`REJOIN_ON_EQUAL_LEO`]'s test: reachable, and a log end equal to the

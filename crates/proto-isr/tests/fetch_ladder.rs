@@ -4,7 +4,9 @@
 
 use proto_isr::fetch::{FetchGroup, Rung};
 use proto_isr::{IsrConfig, IsrGroup, IsrMode};
-use replication::{AckLevel, Bytes, ClientOp, GroupError, NodeId, ReadLevel, ReplicationGroup};
+use replication::{
+    AckLevel, Bytes, ClientOp, GroupError, NodeId, ReadLevel, Registration, ReplicationGroup,
+};
 
 fn n(name: &str) -> NodeId {
     NodeId::new(name)
@@ -256,4 +258,62 @@ fn a_write_below_min_insync_is_refused_before_append_and_changes_no_log() {
         g.set_slow(&n("node-1"), true),
         Err(GroupError::NotPermitted { .. })
     ));
+}
+
+/// The schedule an independent fuzzer found on the `elr` rung (7 steps,
+/// stream transport, delays of 2–4 ticks): the leader crashes, an ALL_ISR
+/// write is acknowledged by the new leader node-2 and node-3, node-3 loses
+/// power and restarts in the same tick, a tick passes, node-2 crashes.
+/// Returns the final linearizable read of the write's key once everything
+/// is healed and restarted.
+fn power_loss_then_rejoin(config: IsrConfig) -> Option<Bytes> {
+    let mut g = FetchGroup::new(config).expect("valid config");
+    g.set_network(sim_core::NetConfig::default().with_delay_range(2, 4))
+        .unwrap();
+    g.crash(&n("node-1"), false).unwrap();
+    assert_eq!(g.leader(), Some(n("node-2")));
+    acked(&mut g, "k0", "v");
+    g.crash(&n("node-3"), true).unwrap();
+    g.restart(&n("node-3")).unwrap();
+    g.tick();
+    g.crash(&n("node-2"), false).unwrap();
+    heal_everything(&mut g);
+    final_read(&mut g, "k0")
+}
+
+#[test]
+fn a_broker_restarted_after_a_power_loss_does_not_rejoin_on_the_leaders_stale_view() {
+    // Every fetch-mode explorer row, as the row builds it. Before KIP-903
+    // the leader's record of node-3's last fetch (offset 1, from before the
+    // power loss) brought it back into the ISR one tick after its restart,
+    // with an empty log, and it was elected: the write was lost on every
+    // rung (KAFKA-14139). From the `elr` rung on, the controller refuses an
+    // ISR addition under a broker epoch older than the broker's current
+    // registration. The rows that flush every record lose nothing to the
+    // power loss, except on the `hw` rung, whose restart truncates to the
+    // broker's own HW (KIP-101's first scenario, a row already violated);
+    // the rung below `elr` without a flush keeps its hole. Every row that
+    // claims durable keeps the write.
+    let rows = proto_isr::IsrRegistration.explorer_rows();
+    let fetch_rows: Vec<_> = rows
+        .iter()
+        .filter(|row| row.settings.get("mode") == Some("fetch"))
+        .collect();
+    assert_eq!(fetch_rows.len(), 8, "every fetch-mode row is run");
+    for row in fetch_rows {
+        let config = proto_isr::IsrRegistration::config(&row.settings).unwrap();
+        let kept = power_loss_then_rejoin(config);
+        let lost = matches!(row.setting, "fetch_hw" | "fetch_kip320_one_power_loss");
+        assert_eq!(
+            kept.is_none(),
+            lost,
+            "{}: the acknowledged write of k0 {}",
+            row.setting,
+            if lost {
+                "survived where the rung has the hole"
+            } else {
+                "was lost"
+            }
+        );
+    }
 }

@@ -38,6 +38,10 @@ pub enum AlterRefusal {
     FencedLeaderEpoch,
     /// The sender's partition epoch is stale.
     StalePartitionEpoch,
+    /// A replica it adds fetched under a broker epoch older than its
+    /// current registration: it restarted since (KIP-903; Kafka answers
+    /// `INELIGIBLE_REPLICA`). From the `elr` rung on.
+    StaleBrokerEpoch,
 }
 
 /// The controller's view of the partition.
@@ -51,6 +55,8 @@ pub struct PartitionController {
     partition_epoch: u64,
     isr: Vec<usize>,
     elr: Vec<usize>,
+    /// Each broker's current registration (1 at the start).
+    broker_epochs: Vec<u64>,
 }
 
 impl PartitionController {
@@ -71,6 +77,7 @@ impl PartitionController {
             partition_epoch: 1,
             isr: (0..n).collect(),
             elr: Vec::new(),
+            broker_epochs: vec![1; n],
         }
     }
 
@@ -97,6 +104,17 @@ impl PartitionController {
     /// The Eligible Leader Replicas (always empty below the `elr` rung).
     pub fn elr(&self) -> &[usize] {
         &self.elr
+    }
+
+    /// The broker epoch of `r`'s current registration.
+    pub fn broker_epoch(&self, r: usize) -> u64 {
+        self.broker_epochs[r]
+    }
+
+    /// The restarted broker `r` registers: a new broker epoch, returned.
+    pub fn register(&mut self, r: usize) -> u64 {
+        self.broker_epochs[r] += 1;
+        self.broker_epochs[r]
     }
 
     /// `min.insync.replicas`.
@@ -134,14 +152,20 @@ impl PartitionController {
     }
 
     /// AlterPartition from `from` (leader epoch, partition epoch, the ISR
-    /// it proposes): accepted from the current leader with current epochs;
-    /// returns the new partition epoch.
+    /// it proposes with the broker epoch it last saw fetch from each
+    /// replica): accepted from the current leader with current epochs;
+    /// returns the new partition epoch. From the `elr` rung on (KIP-903),
+    /// a replica added under a broker epoch that is not its current
+    /// registration is refused: the leader's view of it predates a
+    /// restart, and a broker that lost unflushed records would otherwise
+    /// rejoin on the strength of records it no longer holds.
     pub fn alter_partition(
         &mut self,
         from: usize,
         leader_epoch: u64,
         partition_epoch: u64,
         proposed: &[usize],
+        seen_broker_epochs: &[u64],
         unclean: &[bool],
     ) -> Result<u64, AlterRefusal> {
         if self.leader != Some(from) {
@@ -152,6 +176,11 @@ impl PartitionController {
         }
         if partition_epoch != self.partition_epoch {
             return Err(AlterRefusal::StalePartitionEpoch);
+        }
+        let stale =
+            |&r: &usize| !self.isr.contains(&r) && seen_broker_epochs[r] != self.broker_epochs[r];
+        if self.rung.elr() && proposed.iter().any(stale) {
+            return Err(AlterRefusal::StaleBrokerEpoch);
         }
         let removed: Vec<usize> = self
             .isr
@@ -258,9 +287,9 @@ mod tests {
     fn elr_keeps_the_replicas_removed_below_min_insync_and_elects_from_them() {
         let none = [false; 3];
         let mut c = PartitionController::new(Rung::Elr, 2, false, 3, 0);
-        c.alter_partition(0, 1, 1, &[0, 1], &none).unwrap();
+        c.alter_partition(0, 1, 1, &[0, 1], &[1; 3], &none).unwrap();
         assert_eq!(c.elr(), &[] as &[usize], "2 is still min.insync");
-        c.alter_partition(0, 1, 2, &[0], &none).unwrap();
+        c.alter_partition(0, 1, 2, &[0], &[1; 3], &none).unwrap();
         assert_eq!(c.elr(), &[1]);
         let up = [false, true, true];
         assert_eq!(
@@ -269,8 +298,8 @@ mod tests {
         );
         // Below the elr rung the same shrink leaves nobody to elect.
         let mut k = PartitionController::new(Rung::Kip320, 2, false, 3, 0);
-        k.alter_partition(0, 1, 1, &[0, 1], &none).unwrap();
-        k.alter_partition(0, 1, 2, &[0], &none).unwrap();
+        k.alter_partition(0, 1, 1, &[0, 1], &[1; 3], &none).unwrap();
+        k.alter_partition(0, 1, 2, &[0], &[1; 3], &none).unwrap();
         assert_eq!(k.candidate(&up, &none, Some(0)), None);
     }
 
@@ -279,17 +308,41 @@ mod tests {
         let none = [false; 3];
         let mut c = PartitionController::new(Rung::Hw, 2, false, 3, 0);
         assert_eq!(
-            c.alter_partition(1, 1, 1, &[1], &none),
+            c.alter_partition(1, 1, 1, &[1], &[1; 3], &none),
             Err(AlterRefusal::NotLeader)
         );
         assert_eq!(
-            c.alter_partition(0, 2, 1, &[0], &none),
+            c.alter_partition(0, 2, 1, &[0], &[1; 3], &none),
             Err(AlterRefusal::FencedLeaderEpoch)
         );
         assert_eq!(
-            c.alter_partition(0, 1, 0, &[0], &none),
+            c.alter_partition(0, 1, 0, &[0], &[1; 3], &none),
             Err(AlterRefusal::StalePartitionEpoch)
         );
         assert_eq!(c.isr(), &[0, 1, 2]);
+    }
+
+    #[test]
+    fn from_the_elr_rung_a_replica_added_under_a_stale_broker_epoch_is_refused() {
+        let none = [false; 3];
+        for (rung, refused) in [(Rung::Kip320, false), (Rung::Elr, true)] {
+            let mut c = PartitionController::new(rung, 2, false, 3, 0);
+            c.alter_partition(0, 1, 1, &[0, 1], &[1; 3], &none).unwrap();
+            assert_eq!(c.register(2), 2, "broker 2 restarted: a new registration");
+            let add = c.alter_partition(0, 1, 2, &[0, 1, 2], &[1, 1, 1], &none);
+            assert_eq!(
+                add == Err(AlterRefusal::StaleBrokerEpoch),
+                refused,
+                "{rung:?}: {add:?}"
+            );
+            if refused {
+                assert_eq!(c.isr(), &[0, 1], "a refusal changes nothing");
+                assert_eq!(
+                    c.alter_partition(0, 1, 2, &[0, 1, 2], &[1, 1, 2], &none),
+                    Ok(3),
+                    "a fetch from the new registration is accepted"
+                );
+            }
+        }
     }
 }

@@ -411,10 +411,12 @@ impl FetchGroup {
         };
         let old = state.isr.clone();
         let (epoch, pe) = (self.replicas[i].epoch(), state.partition_epoch);
+        let mut seen: Vec<u64> = state.remote.iter().map(|r| r.broker_epoch).collect();
+        seen[i] = self.replicas[i].broker_epoch();
         let unclean = self.unclean();
         let Ok(pe) = self
             .controller
-            .alter_partition(i, epoch, pe, &isr, &unclean)
+            .alter_partition(i, epoch, pe, &isr, &seen, &unclean)
         else {
             return;
         };

@@ -44,6 +44,9 @@ pub struct Remote {
     pub caught_up_at: Option<Tick>,
     /// The current leader epoch its last fetch carried.
     pub fetched_epoch: u64,
+    /// The broker epoch its last fetch carried (KIP-903): the leader's
+    /// AlterPartition names it for every replica it adds to the ISR.
+    pub broker_epoch: u64,
     /// The leader's log end when it answered the follower's previous fetch.
     last_fetch_leader_end: u64,
     /// When that previous fetch arrived.
@@ -141,6 +144,8 @@ pub struct Replica {
     leader: Option<usize>,
     phase: Phase,
     unclean: bool,
+    /// The broker epoch the controller gave it at its last registration.
+    broker_epoch: u64,
     /// A slow broker's fetcher is stalled: it sends no fetches.
     pub(crate) stalled: bool,
 }
@@ -161,6 +166,7 @@ impl Replica {
             leader: None,
             phase: Phase::Offline,
             unclean: false,
+            broker_epoch: 1,
             stalled: false,
         }
     }
@@ -222,6 +228,17 @@ impl Replica {
     /// with a leader again.
     pub fn unclean(&self) -> bool {
         self.unclean
+    }
+
+    /// The broker epoch of its current registration (1 at the start, a new
+    /// one at every restart).
+    pub fn broker_epoch(&self) -> u64 {
+        self.broker_epoch
+    }
+
+    /// The controller registered the restarted broker as `broker_epoch`.
+    pub fn register(&mut self, broker_epoch: u64) {
+        self.broker_epoch = broker_epoch;
     }
 
     /// The key → value map of its first `upto` records.
@@ -390,6 +407,7 @@ impl Replica {
                 fetch_offset: self.log_end(),
                 last_fetched_epoch: self.last_epoch(),
                 current_leader_epoch: self.epoch,
+                broker_epoch: self.broker_epoch,
             },
         });
     }
@@ -476,8 +494,15 @@ impl Replica {
             FetchMessage::Fetch {
                 fetch_offset,
                 current_leader_epoch,
+                broker_epoch,
                 ..
-            } => self.on_fetch(from, fetch_offset, current_leader_epoch, now, out),
+            } => self.on_fetch(
+                from,
+                fetch_offset,
+                (current_leader_epoch, broker_epoch),
+                now,
+                out,
+            ),
             FetchMessage::EpochQuery {
                 epoch,
                 current_leader_epoch,
@@ -558,7 +583,7 @@ impl Replica {
         &mut self,
         from: usize,
         fetch_offset: u64,
-        current_leader_epoch: u64,
+        (current_leader_epoch, broker_epoch): (u64, u64),
         now: Tick,
         out: &mut Vec<Output>,
     ) {
@@ -581,6 +606,7 @@ impl Replica {
             r.last_fetch_at = now;
             r.log_end = Some(fetch_offset);
             r.fetched_epoch = current_leader_epoch;
+            r.broker_epoch = broker_epoch;
             let upto = (fetch_offset as usize + MAX_FETCH_RECORDS).min(end as usize);
             records = self.log[fetch_offset as usize..upto].into();
             self.maybe_advance_hw();

@@ -109,12 +109,17 @@ impl ReplicationGroup for FetchGroup {
         Ok(())
     }
 
-    /// The harness's restart; after an unclean shutdown the `elr` rung's
-    /// controller removes the broker from ISR and ELR. The controller then
+    /// The harness's restart: the broker registers with a new broker epoch
+    /// (from the `elr` rung on, the leader's view of it from before the
+    /// restart cannot bring it back into the ISR, KIP-903); after an
+    /// unclean shutdown the `elr` rung's controller removes it from ISR
+    /// and ELR. The controller then
     /// tells it the leader (it may be elected itself when the partition was
     /// offline).
     fn restart(&mut self, node: &NodeId) -> Result<(), GroupError> {
         let i = self.cluster.restart(node)?;
+        let broker_epoch = self.controller.register(i);
+        self.replicas[i].register(broker_epoch);
         if self.replicas[i].unclean() && self.controller.unclean_restart(i) {
             let now = self.now();
             record!(self.cluster.trace, now, "isr_unclean_restart", node = node);

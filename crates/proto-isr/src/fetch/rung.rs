@@ -13,7 +13,7 @@ use std::fmt;
 /// | `kip101` | a leader-epoch cache (epoch → start offset) on every replica; a new follower asks the leader `OffsetsForLeaderEpoch` for the end of its last epoch and truncates there | KIP-101, KAFKA-1211 |
 /// | `kip279` | the answer names the epoch it found, the follower truncates to the smaller of both ends of that epoch; a new leader records (its epoch, its log end) in its cache at once | KIP-279, KAFKA-6361 |
 /// | `kip320` | fetches and epoch queries carry the current leader epoch; a leader answers `FENCED_LEADER_EPOCH` / `UNKNOWN_LEADER_EPOCH` to another epoch, a follower drops answers of another epoch (the truncation phase fenced too); HW advances only once every ISR member has fetched in the leader's epoch; rejoin only past the start of the leader's epoch | KIP-320, KAFKA-6880 |
-/// | `elr` | Eligible Leader Replicas: a replica removed while the ISR is below `min.insync.replicas` joins the ELR; HW does not advance below min.insync; a replica that restarts after an unclean shutdown leaves ISR and ELR; the controller elects from ISR ∪ ELR | KIP-966 |
+/// | `elr` | Eligible Leader Replicas: a replica removed while the ISR is below `min.insync.replicas` joins the ELR; HW does not advance below min.insync; a replica that restarts after an unclean shutdown leaves ISR and ELR; the controller elects from ISR ∪ ELR; a restart registers a new broker epoch, and the controller refuses an ISR addition made under an older one (KIP-903, its prerequisite) | KIP-966, KIP-903 |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Rung {

@@ -60,6 +60,9 @@ pub enum FetchMessage {
         last_fetched_epoch: u64,
         /// The leader epoch the follower knows (checked from KIP-320 on).
         current_leader_epoch: u64,
+        /// The follower's broker epoch: the registration it fetches from
+        /// (KIP-903's `ReplicaEpoch`; a restart registers anew).
+        broker_epoch: u64,
     },
     /// Leader → follower: records after `fetch_offset` and the leader's HW.
     FetchResponse {
