@@ -257,7 +257,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
     }
 }
 
-/// The binary's allocator (README, Dependencies): the explorer and the bench
+/// The binary's allocator (docs/using-a-crate.md, Dependencies): the explorer and the bench
 /// workers allocate per step, and mimalloc's thread-local free lists are
 /// measurably cheaper there. Library crates leave the choice to their users.
 #[global_allocator]

@@ -1,4 +1,4 @@
-//! The README's "Operations in flight" example, compiled and run.
+//! The guide's "Operations in flight" example (docs/scenarios.md), compiled and run.
 
 use proto_raft::prelude::*;
 use proto_raft::{RaftConfig, RaftGroup};
