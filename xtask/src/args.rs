@@ -191,6 +191,8 @@ pub enum Workload {
     PipelinedRaft,
     /// N checked explorer schedules of isr all_isr/linearizable, all cores
     ExploreIsr,
+    /// the model checker on raft quorum/linearizable (3 nodes), N x 50 distinct states, all cores
+    CheckRaft,
     /// lincheck on a 10,000-operation history (5 clients, 10 keys)
     Lincheck,
     /// lincheck on a Jepsen-shaped compare-and-set register history
@@ -212,6 +214,7 @@ impl Workload {
             Workload::PipelinedIsr => "pipelined-isr",
             Workload::PipelinedRaft => "pipelined-raft",
             Workload::ExploreIsr => "explore-isr",
+            Workload::CheckRaft => "check-raft",
             Workload::Lincheck => "lincheck",
             Workload::LincheckHard => "lincheck-hard",
             Workload::LincheckPartitions => "lincheck-partitions",
@@ -299,4 +302,27 @@ mod tests {
             assert_eq!(value_name(arg), arg.name());
         }
     }
+}
+
+/// An acknowledgement level, as the verdict table names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AckArg {
+    /// The leader / primary alone
+    Leader,
+    /// A protocol-defined quorum (Raft majority; WAL synchronous standbys)
+    Quorum,
+    /// Every current in-sync replica (Kafka acks=all)
+    #[value(name = "all_isr")]
+    AllIsr,
+}
+
+/// A read level, as the verdict table names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadArg {
+    /// A node's local state
+    Local,
+    /// The current leader's local state
+    Leader,
+    /// Only a value no later acknowledged write can contradict
+    Linearizable,
 }

@@ -22,7 +22,7 @@ use crate::{bench_lincheck, bench_report};
 pub const MAX_WRITES: u64 = 10_000_000;
 
 /// Every workload, in report order.
-pub const WORKLOADS: [Workload; 12] = [
+pub const WORKLOADS: [Workload; 13] = [
     Workload::Matrix,
     Workload::WritesAsync,
     Workload::WritesWal,
@@ -32,6 +32,7 @@ pub const WORKLOADS: [Workload; 12] = [
     Workload::PipelinedIsr,
     Workload::PipelinedRaft,
     Workload::ExploreIsr,
+    Workload::CheckRaft,
     Workload::Lincheck,
     Workload::LincheckHard,
     Workload::LincheckPartitions,
@@ -207,6 +208,38 @@ fn measure_once(
             Ok(Sample {
                 seconds,
                 ops: writes,
+                trace_events: None,
+                steps: None,
+                cpu_seconds: None,
+            })
+        }
+        Workload::CheckRaft => {
+            let config = labs::explore_configs()
+                .into_iter()
+                .find(|c| c.key() == "raft.quorum.linearizable.default")
+                .ok_or("no raft explore configuration")?;
+            let bounds = explore::model::Bounds {
+                depth: 64,
+                faults: 2,
+                writes: 2,
+                reads: 1,
+                max_states: writes.saturating_mul(50),
+                jobs: std::thread::available_parallelism().map_or(1, usize::from),
+                dedup: true,
+            };
+            let start = Instant::now();
+            let verdict = explore::model::check(&config, &bounds, &|_, _| {}).map_err(err)?;
+            let seconds = start.elapsed().as_secs_f64();
+            if verdict
+                .properties
+                .iter()
+                .any(|(_, status, _)| *status == explore::Status::Violated)
+            {
+                return Err("the raft quorum/linearizable check found a violation".into());
+            }
+            Ok(Sample {
+                seconds,
+                ops: verdict.distinct,
                 trace_events: None,
                 steps: None,
                 cpu_seconds: None,

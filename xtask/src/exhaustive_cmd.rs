@@ -73,10 +73,6 @@ pub fn run(
     Ok((out, ExitCode::SUCCESS))
 }
 
-/// The depth `docs/guarantees.md` is enumerated to (about 7,400 schedules
-/// a row, seconds for the whole table).
-pub const TABLE_DEPTH: usize = 4;
-
 /// A bounded result as a table cell.
 fn cell(b: &Bounded, schedules: u64) -> String {
     match &b.witness {
@@ -91,43 +87,4 @@ fn cell(b: &Bounded, schedules: u64) -> String {
         None if b.undecided > 0 => format!("holds ({}; {} undecided)", b.held, b.undecided),
         None => format!("holds (all {schedules})"),
     }
-}
-
-/// The bounded exhaustive section of `docs/guarantees.md`: every
-/// configuration enumerated to [`TABLE_DEPTH`].
-pub fn markdown(configs: &[Configuration], jobs: usize) -> Result<String, Stop> {
-    let letters: Vec<String> = exhaustive::alphabet()
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let mut out = format!(
-        "\n## Bounded exhaustive: every schedule of at most {TABLE_DEPTH} steps\n\n\
-         `cargo xtask explore --exhaustive --depth {TABLE_DEPTH}` runs every sequence of at most \
-         {TABLE_DEPTH} steps over a small alphabet — {} — after a warm-up ({}), on the \
-         protocol's transport with a 1-tick delay and no loss, each to the end (heal, restart, \
-         quiesce, read every key). `holds (all N)` is a bounded proof over that alphabet: no \
-         such schedule breaks it. It covers the order and timing of operations and faults, not \
-         message loss or reordering (the random sweep's job). A violation shows the first, so \
-         shortest, schedule that breaks it.\n\n\
-         | protocol | ack | read | setting | durable | linearizable | invariants | recovers | available |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
-        letters.join(", "),
-        exhaustive::WARM_UP
-    );
-    for config in configs {
-        let found = exhaustive::search(config, TABLE_DEPTH, jobs)
-            .map_err(|e| Stop::Failed(format!("{}: {e}", config.key())))?;
-        let cells: Vec<String> = found
-            .properties
-            .iter()
-            .map(|b| cell(b, found.schedules))
-            .collect();
-        let _ = writeln!(
-            out,
-            "| {} | {} |",
-            config.key().replace('.', " | "),
-            cells.join(" | ")
-        );
-    }
-    Ok(out)
 }

@@ -6,7 +6,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::ValueEnum;
 use clap::error::ErrorKind;
 use explore::{
     Configuration, HistoryOp, Property, ReplayId, RunReport, Schedule, Status, SweepOptions,
@@ -15,32 +14,9 @@ use explore::{
 
 use explore::table::{cell, rows};
 
-use crate::args::ProtocolArg;
+use crate::args::{AckArg, ProtocolArg, ReadArg};
 use crate::output::{self, Failure};
 pub use crate::sweep_all::{Options, Stop, sweep_all, write_or_check};
-
-/// An acknowledgement level, as the verdict table names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AckArg {
-    /// The leader / primary alone
-    Leader,
-    /// A protocol-defined quorum (Raft majority; WAL synchronous standbys)
-    Quorum,
-    /// Every current in-sync replica (Kafka acks=all)
-    #[value(name = "all_isr")]
-    AllIsr,
-}
-
-/// A read level, as the verdict table names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReadArg {
-    /// A node's local state
-    Local,
-    /// The current leader's local state
-    Leader,
-    /// Only a value no later acknowledged write can contradict
-    Linearizable,
-}
 
 /// `cargo xtask explore`.
 #[derive(clap::Args)]
@@ -240,7 +216,7 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     let verdicts = sweep_all(&configs, &sweep, opts.progress)?;
     let mut markdown = markdown(&verdicts, &sweep);
     if opts.write.is_some() || opts.check.is_some() {
-        markdown.push_str(&crate::exhaustive_cmd::markdown(&configs, opts.jobs)?);
+        markdown.push_str(&crate::check_cmd::markdown(&configs, opts.jobs).map_err(Failed)?);
     }
     if let Some((text, code)) = write_or_check(opts, &markdown, "explore --write")? {
         return Ok((text, failed_on_panics(code)));

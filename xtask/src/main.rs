@@ -24,6 +24,7 @@ mod bench_baseline;
 mod bench_compare;
 mod bench_lincheck;
 mod bench_report;
+mod check_cmd;
 mod colour;
 mod diagram_cmd;
 mod exhaustive_cmd;
@@ -155,6 +156,8 @@ enum Command {
     Run(run_cmd::Args),
     /// Check every guarantee over seeded fault schedules; shrink and replay counterexamples.
     Explore(explore_cmd::Args),
+    /// Model-check the real protocol code: every path within the bounds, states deduplicated, shortest counterexamples.
+    Check(check_cmd::Args),
     /// Write the HTML report (matrix, guarantees, a page per run and per counterexample).
     Report(report_cmd::Args),
     /// Mutation testing (cargo-mutants) of each protocol crate's safety
@@ -246,6 +249,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Diagram(args) => diagram_cmd::run(args),
         Command::Run(args) => run_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
+        Command::Check(args) => check_cmd::command(args),
         Command::Report(args) => report_cmd::run(args),
         Command::Mutants(args) => mutants_cmd::run(args),
         Command::BenchWorker {

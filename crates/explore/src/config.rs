@@ -167,3 +167,9 @@ pub fn read_snake(level: ReadLevel) -> &'static str {
         ReadLevel::Linearizable => "linearizable",
     }
 }
+
+/// The group's node count with default settings (the profile's default).
+pub(crate) fn default_nodes(config: &Configuration) -> Result<u8, GroupError> {
+    let nodes = (config.factory)(&Build::seed(0))?.node_ids().len();
+    Ok(u8::try_from(nodes).unwrap_or(u8::MAX))
+}

@@ -20,11 +20,11 @@ use replication::GroupError;
 use replication::NetConfig;
 
 use crate::config::Configuration;
+use crate::config::default_nodes;
 use crate::profile::{FaultKind, Profile, STORM};
 use crate::property::{Check, Property};
 use crate::run::{RunOptions, run_schedule};
 use crate::schedule::{NodeRef, Schedule, Step};
-use crate::sweep::default_nodes;
 
 /// The alphabet: client 0 writes `k0` (each write a new value), client 1
 /// reads `k0`, the stale client 3 — stuck to the first node, as a client
@@ -143,6 +143,8 @@ fn profile(config: &Configuration, nodes: u8, steps: usize) -> Profile {
             .with_delay_range(1, 1)
             .with_capacity(STORM),
         knobs: Vec::new(),
+        steered: false,
+        warm_up: 0,
     }
 }
 

@@ -117,6 +117,13 @@ pub struct Profile {
     pub net: NetConfig,
     /// Knob values, `(setting, value)`.
     pub knobs: Vec<(&'static str, String)>,
+    /// The network holds every message until a step delivers, drops or
+    /// duplicates it ([`Step::Deliver`](crate::Step::Deliver)): the model
+    /// checker's runs. Never drawn.
+    pub steered: bool,
+    /// With `steered`: ticks the network delivers by itself before it is
+    /// held (a group that starts without a leader elects one first).
+    pub warm_up: u8,
 }
 
 impl Profile {
@@ -167,6 +174,8 @@ impl Profile {
             faults,
             net,
             knobs,
+            steered: false,
+            warm_up: 0,
         }
     }
 

@@ -98,3 +98,32 @@ impl fmt::Display for Check {
         }
     }
 }
+
+/// A verdict's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Status {
+    /// No schedule broke it.
+    Holds,
+    /// A schedule broke it; see the counterexample.
+    Violated,
+    /// No schedule broke it, but some could not decide.
+    Unknown,
+}
+
+impl Status {
+    /// `holds`, `violated`, `unknown`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Holds => "holds",
+            Status::Violated => "violated",
+            Status::Unknown => "unknown",
+        }
+    }
+
+    /// The status of `name` (`holds`, `violated`, `unknown`).
+    pub fn from_name(name: &str) -> Option<Status> {
+        [Status::Holds, Status::Violated, Status::Unknown]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+}

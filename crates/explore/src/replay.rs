@@ -18,10 +18,23 @@ pub struct ReplayId {
     pub seed: u64,
     /// Indices of the kept steps; `None` = every step.
     pub kept: Option<Vec<usize>>,
+    /// A model checker's path (`…-m-w0.d0.t`): these steps on a steered
+    /// run of the model checker's seed (`model::SEED`), instead of a seed's
+    /// schedule.
+    pub path: Option<Vec<crate::Step>>,
 }
 
 impl fmt::Display for ReplayId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(path) = &self.path {
+            let codes: Vec<String> = path.iter().filter_map(crate::step_codes::encode).collect();
+            let codes = if codes.is_empty() {
+                "none".to_string()
+            } else {
+                codes.join(".")
+            };
+            return write!(f, "{}-m-{codes}", self.config);
+        }
         write!(f, "{}-s{}-", self.config, self.seed)?;
         match &self.kept {
             None => f.write_str("all"),
@@ -55,6 +68,25 @@ impl FromStr for ReplayId {
         if !matches!(config.split('.').count(), 4 | 5) || !config.split('.').all(word) {
             return Err(bad());
         }
+        if seed == "m" {
+            let path = match steps {
+                "none" => Vec::new(),
+                list => list
+                    .split('.')
+                    .map(|code| {
+                        crate::step_codes::decode(code).ok_or_else(|| {
+                            format!("replay id `{text}`: `{code}` is not a model checker step")
+                        })
+                    })
+                    .collect::<Result<Vec<_>, String>>()?,
+            };
+            return Ok(ReplayId {
+                config: config.to_string(),
+                seed: crate::step_codes::MODEL_SEED,
+                kept: None,
+                path: Some(path),
+            });
+        }
         let seed = seed
             .strip_prefix('s')
             .and_then(|s| s.parse().ok())
@@ -79,6 +111,7 @@ impl FromStr for ReplayId {
             config: config.to_string(),
             seed,
             kept,
+            path: None,
         })
     }
 }

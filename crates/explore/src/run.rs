@@ -51,6 +51,13 @@ pub struct RunOptions {
     pub trace: bool,
     /// Check linearizability (off when shrinking another property).
     pub linearizable: bool,
+    /// The model checker's end of a path: a group that never goes idle
+    /// (heartbeats) settles for twice its recovery bound instead of
+    /// `SETTLE_TICKS`, and *recovers* is the write and read probes alone
+    /// (no convergence, lease, steady-state or failover probe); the
+    /// availability, lease-lapse and trace probes are not run. A replay
+    /// of a checker's path runs the full end.
+    pub light: bool,
 }
 
 impl RunOptions {
@@ -58,11 +65,19 @@ impl RunOptions {
     pub const SWEEP: RunOptions = RunOptions {
         trace: false,
         linearizable: true,
+        light: false,
     };
     /// A replay: the trace kept, every property.
     pub const REPLAY: RunOptions = RunOptions {
         trace: true,
         linearizable: true,
+        light: false,
+    };
+    /// The model checker's judgement of a state.
+    pub const MODEL: RunOptions = RunOptions {
+        trace: false,
+        linearizable: true,
+        light: true,
     };
 }
 
@@ -114,118 +129,222 @@ fn run_unguarded(
     schedule: &Schedule,
     options: RunOptions,
 ) -> Result<RunReport, GroupError> {
-    let profile = &schedule.profile;
-    let mut group = (config.factory)(&profile.build(schedule.seed))?;
-    let traced = schedule.checks_its_trace();
-    group.trace_mut().set_enabled(options.trace || traced);
-    let network = group.set_network(profile.net.clone());
-    let nodes = group.node_ids();
-    let clients = profile.clients;
-    let mut run = Runner {
-        config,
-        bound: group.recovery_bound(),
-        group,
-        nodes,
-        clients,
-        stale: (0..clients).map(|c| profile.is_stale(c)).collect(),
-        busy: vec![None; usize::from(clients) + 1],
-        pending: BTreeMap::new(),
-        // About half the steps are client operations; the final reads
-        // and probes add a few (a history grown from empty moved its
-        // large entries 6-8 times).
-        history: Vec::with_capacity(schedule.steps.len() / 2 + 8),
-        clock: 0,
-        invariants: Check::Holds,
-        available: Check::Holds,
-        tolerance: Tolerance::default(),
-        faults: Faults::default(),
-        log: Vec::new(),
-        power_losses: 0,
-        unquiet: None,
-    };
-    if let Err(e) = network
-        && options.trace
-    {
-        run.log.push(format!("network unchanged: {e}"));
-    }
-    run.observe_tolerance();
+    let mut run = Runner::start(config, schedule, options)?;
     for (index, step) in schedule.steps.iter().enumerate() {
-        let at = run.group.now();
-        let what = run.step(index, step);
+        run.apply(index, step, options);
+        if run.stormed() {
+            break;
+        }
+    }
+    Ok(run.finish(schedule, options))
+}
+
+impl<'a> Runner<'a> {
+    /// A fresh group of `config` for `schedule`'s seed and profile, on the
+    /// profile's network (held, for a steered profile).
+    pub(crate) fn start(
+        config: &'a Configuration,
+        schedule: &Schedule,
+        options: RunOptions,
+    ) -> Result<Runner<'a>, GroupError> {
+        let profile = &schedule.profile;
+        let mut group = (config.factory)(&profile.build(schedule.seed))?;
+        let traced = schedule.checks_its_trace();
+        group.trace_mut().set_enabled(options.trace || traced);
+        let network = group.set_network(profile.net.clone());
+        let nodes = group.node_ids();
+        let clients = profile.clients;
+        let mut run = Runner {
+            config,
+            bound: group.recovery_bound(),
+            group,
+            nodes,
+            clients,
+            stale: (0..clients).map(|c| profile.is_stale(c)).collect(),
+            busy: vec![None; usize::from(clients) + 1],
+            pending: BTreeMap::new(),
+            // About half the steps are client operations; the final reads
+            // and probes add a few (a history grown from empty moved its
+            // large entries 6-8 times).
+            history: Vec::with_capacity(schedule.steps.len() / 2 + 8),
+            clock: 0,
+            invariants: Check::Holds,
+            available: Check::Holds,
+            tolerance: Tolerance::default(),
+            faults: Faults::default(),
+            log: Vec::new(),
+            power_losses: 0,
+            unquiet: None,
+            steered: profile.steered,
+            light: false,
+        };
+        if let Err(e) = network
+            && options.trace
+        {
+            run.log.push(format!("network unchanged: {e}"));
+        }
+        if profile.steered {
+            for _ in 0..profile.warm_up {
+                run.tick();
+            }
+            match run.group.steerable_mut() {
+                Some(steer) => steer.hold(true)?,
+                None => {
+                    return Err(GroupError::config(
+                        "steered",
+                        format!("{} offers no steerable run", config.protocol),
+                    ));
+                }
+            }
+        }
+        run.observe_tolerance();
+        Ok(run)
+    }
+
+    /// Applies step `index` and what follows it (its completions
+    /// collected, the tolerance observed, the invariants checked).
+    pub(crate) fn apply(&mut self, index: usize, step: &Step, options: RunOptions) {
+        let at = self.group.now();
+        let what = self.step(index, step);
         if options.trace {
-            run.log.push(format!("{index:>3} @{at:<4} {step}: {what}"));
+            self.log.push(format!("{index:>3} @{at:<4} {step}: {what}"));
         }
         if step.is_nemesis() && !matches!(step, Step::Fsync(_)) {
             // A fault or an operator's move (a failover deposes a leader
             // on purpose): what is in flight, or completed by the step
             // itself, is not judged, and the recovery bound starts again.
-            run.disturbed();
-            run.after_step(index, step);
+            self.disturbed();
+            self.after_step(index, step);
         } else if !(step.only_ticks() || matches!(what, StepResult::Skipped(_))) {
             // (A step that only ticked, or did nothing, changed nothing
             // since the last tick's collection, tolerance and invariant
             // check, or the previous step's: they would find the same.)
-            run.after_step(index, step);
+            self.after_step(index, step);
         }
-        if run.stormed() {
+        if self.stormed() && options.trace {
             // Every further tick would deliver thousands of messages.
-            if options.trace {
-                run.log
-                    .push("stopped: a message storm filled the network".into());
+            self.log
+                .push("stopped: a message storm filled the network".into());
+        }
+    }
+
+    /// An independent copy of this run (its group forked), or `None` when
+    /// the group cannot be forked.
+    pub(crate) fn fork(&self) -> Option<Runner<'a>> {
+        let group: Box<dyn ReplicationGroup> = self.group.steerable()?.fork();
+        Some(Runner {
+            config: self.config,
+            group,
+            nodes: self.nodes.clone(),
+            clients: self.clients,
+            stale: self.stale.clone(),
+            busy: self.busy.clone(),
+            pending: self.pending.clone(),
+            history: self.history.clone(),
+            clock: self.clock,
+            invariants: self.invariants.clone(),
+            available: self.available.clone(),
+            bound: self.bound,
+            tolerance: self.tolerance.clone(),
+            faults: self.faults.clone(),
+            log: self.log.clone(),
+            power_losses: self.power_losses,
+            unquiet: self.unquiet.clone(),
+            steered: self.steered,
+            light: self.light,
+        })
+    }
+
+    /// The group, to inspect.
+    pub(crate) fn group(&self) -> &dyn ReplicationGroup {
+        self.group.as_ref()
+    }
+
+    /// The client history so far.
+    pub(crate) fn history(&self) -> &[HistoryOp] {
+        &self.history
+    }
+
+    /// The nodes the run crashed and isolated and has not restored, by
+    /// position, and its power losses so far.
+    pub(crate) fn fault_state(&self) -> (&[usize], &[usize], u32) {
+        (
+            &self.faults.crashed,
+            &self.faults.isolated,
+            self.power_losses,
+        )
+    }
+
+    /// The invariants' answer so far (broken at the first step that broke
+    /// them).
+    pub(crate) fn invariants_so_far(&self) -> &Check {
+        &self.invariants
+    }
+
+    /// The run's end: heal and restart everything, let it settle, read
+    /// every key at the strongest level, and judge every property.
+    pub(crate) fn finish(mut self, schedule: &Schedule, options: RunOptions) -> RunReport {
+        let config = self.config;
+        let linearizable = |history: &[HistoryOp]| {
+            if options.linearizable {
+                check::linearizable(history)
+            } else {
+                Check::Unknown("not checked".into())
             }
-            break;
+        };
+        if self.stormed() {
+            let stopped = || Check::Unknown("the run stopped at a message storm".into());
+            return RunReport {
+                checks: [
+                    stopped(),
+                    linearizable(&self.history),
+                    self.invariants,
+                    stopped(),
+                    self.available,
+                ],
+                history: self.history,
+                final_values: BTreeMap::new(),
+                group: self.group,
+                log: self.log,
+            };
         }
-    }
-    let linearizable = |history: &[HistoryOp]| {
-        if options.linearizable {
-            check::linearizable(history)
-        } else {
-            Check::Unknown("not checked".into())
+        if schedule.profile.steered
+            && let Some(steer) = self.group.steerable_mut()
+        {
+            // The end is not steered: everything held is delivered at the
+            // next tick, and the network delivers by itself again.
+            let _ = steer.hold(false);
+            self.steered = false;
         }
-    };
-    if run.stormed() {
-        let stopped = || Check::Unknown("the run stopped at a message storm".into());
-        return Ok(RunReport {
+        self.light = options.light;
+        self.settle();
+        let final_values = self.final_reads();
+        let durable = check::durable(&self.history, &final_values, config.ack);
+        let linearizable = linearizable(&self.history);
+        let recovers = self.recovers();
+        if recovers == Check::Holds && !options.light {
+            self.available_without_a_follower();
+            if schedule.probes_its_lease() {
+                self.lease_lapses();
+            }
+        }
+        if schedule.checks_its_trace() && !options.light {
+            self.check_trace();
+        }
+        RunReport {
             checks: [
-                stopped(),
-                linearizable(&run.history),
-                run.invariants,
-                stopped(),
-                run.available,
+                durable,
+                linearizable,
+                self.invariants,
+                recovers,
+                self.available,
             ],
-            history: run.history,
-            final_values: BTreeMap::new(),
-            group: run.group,
-            log: run.log,
-        });
-    }
-    run.settle();
-    let final_values = run.final_reads();
-    let durable = check::durable(&run.history, &final_values, config.ack);
-    let linearizable = linearizable(&run.history);
-    let recovers = run.recovers();
-    if recovers == Check::Holds {
-        run.available_without_a_follower();
-        if schedule.probes_its_lease() {
-            run.lease_lapses();
+            history: self.history,
+            final_values: final_values.values,
+            group: self.group,
+            log: self.log,
         }
     }
-    if traced {
-        run.check_trace();
-    }
-    Ok(RunReport {
-        history: run.history,
-        final_values: final_values.values,
-        checks: [
-            durable,
-            linearizable,
-            run.invariants,
-            recovers,
-            run.available,
-        ],
-        group: run.group,
-        log: run.log,
-    })
 }
 
 /// What one step did, formatted only for replays.
@@ -261,7 +380,7 @@ impl std::fmt::Display for StepResult {
 }
 
 /// The faults the run made and has not undone, by node position.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Faults {
     crashed: Vec<usize>,
     isolated: Vec<usize>,
@@ -280,7 +399,7 @@ fn remove(set: &mut Vec<usize>, i: usize) {
 }
 
 /// How long the faults in force have been tolerated.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Tolerance {
     /// The tick since which they have been, while they are.
     since: Option<Tick>,
@@ -302,7 +421,7 @@ struct InFlight {
     excused: bool,
 }
 
-struct Runner<'a> {
+pub(crate) struct Runner<'a> {
     config: &'a Configuration,
     group: Box<dyn ReplicationGroup>,
     nodes: Vec<NodeId>,
@@ -324,6 +443,12 @@ struct Runner<'a> {
     power_losses: u32,
     /// Why the healed group did not quiesce, if it did not.
     unquiet: Option<String>,
+    /// The network holds every message for a chooser: nothing is judged
+    /// for availability (a held message may wait for ever) until the end
+    /// lets the network deliver by itself.
+    steered: bool,
+    /// The end is the model checker's ([`RunOptions::light`]).
+    light: bool,
 }
 
 impl Runner<'_> {
@@ -399,7 +524,10 @@ impl Runner<'_> {
     /// The faults in force are tolerated when the protocol says so and it
     /// states no reason it cannot serve ([`ReplicationGroup::unavailable`]).
     fn observe_tolerance(&mut self) {
-        if self.group.tolerates_current_faults() && self.group.unavailable().is_none() {
+        if !self.steered
+            && self.group.tolerates_current_faults()
+            && self.group.unavailable().is_none()
+        {
             if self.tolerance.since.is_none() {
                 self.tolerance.since = Some(self.group.now());
             }
@@ -736,6 +864,33 @@ impl Runner<'_> {
                     Acted::Node(id.clone())
                 }),
             },
+            Step::Deliver(n) | Step::Drop(n) | Step::Duplicate(n) => {
+                let Some(steer) = self.group.steerable_mut() else {
+                    return StepResult::Skipped("not a steered run");
+                };
+                let held = steer.held();
+                let pick = match step {
+                    Step::Deliver(_) => held.iter().filter(|h| h.deliverable).nth(usize::from(n)),
+                    _ => held.get(usize::from(n)),
+                };
+                let Some(h) = pick else {
+                    return StepResult::Skipped("no such held message");
+                };
+                let (a, b) = (self.nodes[h.from].clone(), self.nodes[h.to].clone());
+                let id = h.id;
+                let done = match step {
+                    Step::Deliver(_) => steer.release(id),
+                    Step::Drop(_) => steer.drop_held(id),
+                    _ => steer.duplicate_held(id),
+                };
+                if let Err(e) = done {
+                    return StepResult::Refused(e);
+                }
+                if matches!(step, Step::Deliver(_)) {
+                    self.tick();
+                }
+                Ok(Acted::Link(a, b))
+            }
             Step::Failover(target) => {
                 let target = match target {
                     Some(n) => match self.node(n, index) {
@@ -788,7 +943,12 @@ impl Runner<'_> {
             self.collect();
         }
         let before = self.group.now();
-        match self.group.run_until_idle(SETTLE_TICKS) {
+        let budget = if self.light && !self.group.quiesces() {
+            self.bound.saturating_mul(2).min(SETTLE_TICKS)
+        } else {
+            SETTLE_TICKS
+        };
+        match self.group.run_until_idle(budget) {
             Err(e) if self.group.quiesces() => self.unquiet = Some(e.to_string()),
             Ok(ticks) => {
                 // It answers the ticks it ran: the clock says how many.
@@ -1055,6 +1215,9 @@ impl Runner<'_> {
                     }
                 }
             }
+        }
+        if self.light {
+            return Check::Holds;
         }
         // Then, in order, each part of recovering that follows the probes;
         // the first broken one is the answer.

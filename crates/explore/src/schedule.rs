@@ -91,6 +91,16 @@ pub enum Step {
     Slow(NodeRef, bool),
     /// The protocol's failover, to a named node or the protocol's choice.
     Failover(Option<NodeRef>),
+    /// A steered run ([`Profile::steered`](crate::Profile::steered)):
+    /// deliver the `n`-th deliverable held message (send order) at the
+    /// next tick, and let that tick pass.
+    Deliver(u16),
+    /// A steered run: drop the `n`-th held message (send order; on a
+    /// stream only one that is first on its link).
+    Drop(u16),
+    /// A steered run on datagrams: hold a second copy of the `n`-th held
+    /// message.
+    Duplicate(u16),
 }
 
 impl Step {
@@ -112,6 +122,7 @@ impl Step {
                 | Step::Wait(_)
                 | Step::AwaitLeader(_)
                 | Step::AwaitApplied(_)
+                | Step::Deliver(_)
         )
     }
 }
@@ -153,6 +164,9 @@ impl fmt::Display for Step {
             Step::Slow(n, false) => write!(f, "unslow {n}"),
             Step::Failover(None) => f.write_str("failover"),
             Step::Failover(Some(n)) => write!(f, "failover to {n}"),
+            Step::Deliver(n) => write!(f, "deliver held message {n}"),
+            Step::Drop(n) => write!(f, "drop held message {n}"),
+            Step::Duplicate(n) => write!(f, "duplicate held message {n}"),
         }
     }
 }

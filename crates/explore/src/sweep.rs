@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use replication::GroupError;
 
-use crate::config::{Build, Configuration, read_snake};
+use crate::config::{Configuration, default_nodes, read_snake};
 use crate::profile::Profile;
-use crate::property::{Check, Property};
+use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
 use crate::run::{RunOptions, RunReport, run_schedule};
 use crate::schedule::Schedule;
@@ -48,35 +48,6 @@ impl Default for SweepOptions {
             shrink: true,
             floors: true,
         }
-    }
-}
-
-/// A verdict's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Status {
-    /// No schedule broke it.
-    Holds,
-    /// A schedule broke it; see the counterexample.
-    Violated,
-    /// No schedule broke it, but some could not decide.
-    Unknown,
-}
-
-impl Status {
-    /// `holds`, `violated`, `unknown`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Holds => "holds",
-            Status::Violated => "violated",
-            Status::Unknown => "unknown",
-        }
-    }
-
-    /// The status of `name` (`holds`, `violated`, `unknown`).
-    pub fn from_name(name: &str) -> Option<Status> {
-        [Status::Holds, Status::Violated, Status::Unknown]
-            .into_iter()
-            .find(|s| s.name() == name)
     }
 }
 
@@ -139,12 +110,6 @@ impl Answer {
             Check::Undecided(_) => Answer::Undecided,
         }
     }
-}
-
-/// The group's node count with default settings (the profile's default).
-pub(crate) fn default_nodes(config: &Configuration) -> Result<u8, GroupError> {
-    let nodes = (config.factory)(&Build::seed(0))?.node_ids().len();
-    Ok(u8::try_from(nodes).unwrap_or(u8::MAX))
 }
 
 /// The schedule of `seed` for `config`.
@@ -276,6 +241,7 @@ fn shrink(
     let options = RunOptions {
         trace: false,
         linearizable: property == Property::Linearizable,
+        light: false,
     };
     let mut failure = None;
     let kept = minimize(
@@ -303,6 +269,7 @@ fn shrink(
             config: config.key(),
             seed,
             kept: Some(kept),
+            path: None,
         },
         reason,
     })
@@ -311,6 +278,11 @@ fn shrink(
 /// Runs the schedule named by `id` on `config` with the trace on. An id
 /// naming a step the schedule of its seed does not have is an error.
 pub fn replay(config: &Configuration, id: &ReplayId) -> Result<(Schedule, RunReport), GroupError> {
+    if let Some(path) = &id.path {
+        let schedule = crate::model::schedule(config, path.clone())?;
+        let report = run_schedule(config, &schedule, RunOptions::REPLAY)?;
+        return Ok((schedule, report));
+    }
     let full = schedule_of(config, id.seed, default_nodes(config)?);
     let schedule = match &id.kept {
         None => full,

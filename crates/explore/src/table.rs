@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use crate::property::Property;
-use crate::sweep::{Status, Verdict};
+use crate::property::Status;
+use crate::sweep::Verdict;
 
 /// Properties per row.
 const N: usize = Property::ALL.len();

@@ -42,6 +42,7 @@ impl<M: Payload> Peers for Cluster<M> {
 /// `PSYNC` (partial from the backlog, or full). Promotion is manual
 /// ([`AsyncPrimaryGroup::promote`]) and plays the part of Redis Sentinel:
 /// it bumps the generation and reconfigures every other node.
+#[derive(Clone)]
 pub struct AsyncPrimaryGroup {
     pub(crate) config: AsyncConfig,
     /// Ids (ordered by node id), network, rng, trace, client operations
@@ -399,4 +400,22 @@ impl AsyncPrimaryGroup {
             self.cluster.is_alive(self.sentinel.primary()),
         )
     }
+}
+
+/// A run you can steer: the group's whole state is its nodes, the
+/// Sentinel's view and the client operations waiting for an answer.
+impl replication::Steer for AsyncPrimaryGroup {
+    fn fork(&self) -> Box<dyn replication::Steer> {
+        Box::new(self.clone())
+    }
+
+    fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(
+            out,
+            "{:?}|{:?}|{:?}",
+            self.nodes, self.sentinel, self.pending
+        )
+    }
+
+    replication::steer_through_cluster!(cluster);
 }

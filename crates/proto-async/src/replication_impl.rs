@@ -189,6 +189,14 @@ impl ReplicationGroup for AsyncPrimaryGroup {
         self.cluster.restore_link(from, to).map(drop)
     }
 
+    fn steerable(&self) -> Option<&dyn replication::Steer> {
+        Some(self)
+    }
+
+    fn steerable_mut(&mut self) -> Option<&mut dyn replication::Steer> {
+        Some(self)
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.cluster.check_network()?;
         AsyncPrimaryGroup::check_invariants(self)

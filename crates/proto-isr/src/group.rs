@@ -22,6 +22,7 @@ use crate::probe::IsrProbe;
 /// A Kafka-shaped partition: replicas, an in-process controller (leader,
 /// leader epoch, controller epoch, ISR, high watermark, lease), and one
 /// deterministic simulator. See the crate docs for the mechanism.
+#[derive(Clone)]
 pub struct IsrGroup {
     pub(crate) config: IsrConfig,
     /// Ids, network, rng, trace, client operations and faults.
@@ -403,4 +404,24 @@ impl IsrGroup {
     pub(crate) fn tick_now(&self) -> Tick {
         self.cluster.now()
     }
+}
+
+/// A run you can steer: the chapter-mode partition's whole state is its
+/// replicas, its controller, its pending ALL_ISR writes and the first
+/// violation a per-tick check saw; the scratch buffers and the invariant
+/// checker's cache are left out.
+impl replication::Steer for IsrGroup {
+    fn fork(&self) -> Box<dyn replication::Steer> {
+        Box::new(self.clone())
+    }
+
+    fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(
+            out,
+            "{:?}|{:?}|{:?}|{:?}|{:?}",
+            self.nodes, self.controller, self.pending, self.answered, self.violation
+        )
+    }
+
+    replication::steer_through_cluster!(cluster);
 }

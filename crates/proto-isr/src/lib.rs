@@ -252,6 +252,8 @@ mod registration;
 mod replication_impl;
 mod role;
 mod state_line;
+#[cfg(test)]
+mod steer_tests;
 mod trace_check;
 
 pub use config::{IsrConfig, IsrMode};

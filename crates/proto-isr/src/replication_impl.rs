@@ -190,6 +190,14 @@ impl ReplicationGroup for IsrGroup {
         self.set_replica_slow(node, slow)
     }
 
+    fn steerable(&self) -> Option<&dyn replication::Steer> {
+        Some(self)
+    }
+
+    fn steerable_mut(&mut self) -> Option<&mut dyn replication::Steer> {
+        Some(self)
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.cluster.check_network()?;
         IsrGroup::check_invariants(self)

@@ -20,6 +20,7 @@ use crate::probe::{self, RaftProbe};
 /// Drive it through [`ReplicationGroup`](replication::ReplicationGroup) or
 /// the Raft-specific helpers below. Everything random (election deadlines)
 /// comes from one [`Rng`](sim_core::Rng) seeded with [`RaftConfig::seed`].
+#[derive(Clone)]
 pub struct RaftGroup {
     pub(crate) config: RaftConfig,
     /// Ids, network, rng, trace, client operations and faults.
@@ -444,4 +445,18 @@ impl InvariantChecker {
     pub fn check(&mut self, group: &RaftGroup) -> Result<(), String> {
         self.check_nodes(group.cluster.ids(), &group.nodes, group.cluster.now())
     }
+}
+
+/// A run you can steer: the group's whole state is its servers and the
+/// client operations it has accepted and not yet completed.
+impl replication::Steer for RaftGroup {
+    fn fork(&self) -> Box<dyn replication::Steer> {
+        Box::new(self.clone())
+    }
+
+    fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(out, "{:?}|{:?}", self.nodes, self.clients)
+    }
+
+    replication::steer_through_cluster!(cluster);
 }

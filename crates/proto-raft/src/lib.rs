@@ -202,6 +202,8 @@ mod role;
 mod snapshot;
 mod state_line;
 #[cfg(test)]
+mod steer_tests;
+#[cfg(test)]
 mod test_support;
 mod trace_check;
 mod transfer;

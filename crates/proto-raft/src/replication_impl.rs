@@ -123,6 +123,14 @@ impl ReplicationGroup for RaftGroup {
         self.cluster.restore_link(from, to).map(drop)
     }
 
+    fn steerable(&self) -> Option<&dyn replication::Steer> {
+        Some(self)
+    }
+
+    fn steerable_mut(&mut self) -> Option<&mut dyn replication::Steer> {
+        Some(self)
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.cluster.check_network()?;
         RaftGroup::check_invariants(self)

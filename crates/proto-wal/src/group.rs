@@ -31,6 +31,7 @@ pub(crate) const PROTOCOL: &str = "wal";
 /// [`write_at`](WalShippingGroup::write_at),
 /// [`deliver_raw`](WalShippingGroup::deliver_raw) and
 /// [`probe`](WalShippingGroup::probe).
+#[derive(Clone)]
 pub struct WalShippingGroup {
     pub(crate) config: WalConfig,
     /// Ids, network, rng, trace, client operations and faults.
@@ -397,4 +398,23 @@ impl WalShippingGroup {
     pub(crate) fn now_tick(&self) -> Tick {
         self.cluster.now()
     }
+}
+
+/// A run you can steer: the group's whole state is its nodes, their disks,
+/// the operator's view, the synchronous standbys and the writes waiting
+/// for their flush.
+impl replication::Steer for WalShippingGroup {
+    fn fork(&self) -> Box<dyn replication::Steer> {
+        Box::new(self.clone())
+    }
+
+    fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(
+            out,
+            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+            self.nodes, self.disk, self.operator, self.synchronous, self.pending, self.answered
+        )
+    }
+
+    replication::steer_through_cluster!(cluster);
 }

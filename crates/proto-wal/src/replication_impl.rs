@@ -159,6 +159,14 @@ impl ReplicationGroup for WalShippingGroup {
         Ok(())
     }
 
+    fn steerable(&self) -> Option<&dyn replication::Steer> {
+        Some(self)
+    }
+
+    fn steerable_mut(&mut self) -> Option<&mut dyn replication::Steer> {
+        Some(self)
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.cluster.check_network()?;
         WalShippingGroup::check_invariants(self)

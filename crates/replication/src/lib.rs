@@ -28,6 +28,7 @@
 mod cluster;
 mod error;
 mod group;
+mod held;
 mod inflight;
 mod kv;
 mod level;
@@ -45,7 +46,8 @@ mod validate;
 pub use bytes::Bytes;
 pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
-pub use group::{AWAIT_BOUND, Crash, ReplicationGroup};
+pub use group::{AWAIT_BOUND, Crash, ReplicationGroup, Steer, state_fingerprint};
+pub use held::{HeldMessage, StateHasher};
 pub use inflight::ClientOps;
 pub use kv::KvState;
 pub use level::{AckLevel, ReadLevel};

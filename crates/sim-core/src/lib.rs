@@ -65,7 +65,7 @@ mod trace;
 pub use clock::{SimClock, Tick};
 pub use durable::DurableImages;
 pub use error::SimError;
-pub use net::{Envelope, MessageId, NetConfig, Payload, SimNet, Transport};
+pub use net::{Envelope, Held, MessageId, NetConfig, Payload, SimNet, Transport};
 pub use node::NodeId;
 pub use rng::Rng;
 pub use scheduler::Scheduler;

@@ -51,6 +51,7 @@ impl Ord for Key {
 /// s.run_until_idle(10, |_, _, e| seen.push(e)).unwrap();
 /// assert_eq!(seen, ["a", "b"]);
 /// ```
+#[derive(Clone)]
 pub struct Scheduler<E> {
     clock: SimClock,
     /// The order: one small key per queued event.
@@ -131,6 +132,19 @@ impl<E> Scheduler<E> {
         let key = self.heap.pop()?;
         self.free.push(key.slot);
         self.slab[key.slot as usize].take()
+    }
+
+    /// Removes and returns every queued event, due or not, in the order
+    /// they would run (due tick, then insertion order).
+    pub fn drain(&mut self) -> Vec<E> {
+        let mut out = Vec::with_capacity(self.heap.len());
+        while let Some(key) = self.heap.pop() {
+            self.free.push(key.slot);
+            if let Some(event) = self.slab[key.slot as usize].take() {
+                out.push(event);
+            }
+        }
+        out
     }
 
     /// The due tick of the earliest queued event.

@@ -31,6 +31,7 @@ pub(crate) struct Pending {
 /// the leader, the leader's HW follows the ISR's fetch offsets, and the
 /// truncation rule is the configured [`Rung`] of the Kafka ladder. See the
 /// [`fetch`](crate::fetch) module docs.
+#[derive(Clone)]
 pub struct FetchGroup {
     pub(crate) config: IsrConfig,
     pub(crate) rung: Rung,
@@ -451,4 +452,23 @@ impl FetchGroup {
         }
         self.replicas[i].isr_changed(isr, pe);
     }
+}
+
+/// A run you can steer: the fetch-mode partition's whole state is its
+/// replicas, its controller, its pending `acks=all` writes and the first
+/// broken invariant seen.
+impl replication::Steer for FetchGroup {
+    fn fork(&self) -> Box<dyn replication::Steer> {
+        Box::new(self.clone())
+    }
+
+    fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(
+            out,
+            "{:?}|{:?}|{:?}|{:?}",
+            self.replicas, self.controller, self.pending, self.violation
+        )
+    }
+
+    replication::steer_through_cluster!(cluster);
 }

@@ -764,3 +764,55 @@ impl Replica {
         }
     }
 }
+
+/// A named change to one replica (the fingerprint test's).
+#[cfg(test)]
+pub(crate) type FieldChange = (&'static str, fn(&mut Replica));
+
+#[cfg(test)]
+impl Replica {
+    /// One change per field, named (the destructuring fails to compile
+    /// when a field is added), for the fingerprint test.
+    pub(crate) fn field_changes() -> Vec<FieldChange> {
+        let probe = Replica::new(0, Rung::Elr, 2, None);
+        let Replica {
+            me: _,
+            rung: _,
+            min_insync: _,
+            flush_messages: _,
+            log: _,
+            flushed: _,
+            hw: _,
+            cache: _,
+            epoch: _,
+            leader: _,
+            phase: _,
+            unclean: _,
+            broker_epoch: _,
+            stalled: _,
+        } = probe;
+        vec![
+            ("me", |r| r.me += 7),
+            ("rung", |r| r.rung = Rung::Hw),
+            ("min_insync", |r| r.min_insync += 1),
+            ("flush_messages", |r| r.flush_messages = Some(9)),
+            ("log", |r| {
+                let rec = Arc::new(Record {
+                    epoch: 9,
+                    key: Bytes::from_static(b"z"),
+                    value: Bytes::from_static(b"z"),
+                });
+                r.log.push(rec);
+            }),
+            ("flushed", |r| r.flushed += 1),
+            ("hw", |r| r.hw += 1),
+            ("cache", |r| r.cache.assign(99, 0)),
+            ("epoch", |r| r.epoch += 1),
+            ("leader", |r| r.leader = Some(9)),
+            ("phase", |r| r.phase = Phase::Offline),
+            ("unclean", |r| r.unclean = !r.unclean),
+            ("broker_epoch", |r| r.broker_epoch += 1),
+            ("stalled", |r| r.stalled = !r.stalled),
+        ]
+    }
+}

@@ -178,6 +178,14 @@ impl ReplicationGroup for FetchGroup {
         self.cluster.set_network(net)
     }
 
+    fn steerable(&self) -> Option<&dyn replication::Steer> {
+        Some(self)
+    }
+
+    fn steerable_mut(&mut self) -> Option<&mut dyn replication::Steer> {
+        Some(self)
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.cluster.check_network()?;
         invariants::check(

@@ -83,6 +83,7 @@ pub struct Delivery<M> {
 /// names an unknown node is [`GroupError::UnknownNode`] and changes
 /// nothing; crashing a down node is [`GroupError::NodeDown`], restarting a
 /// running one [`GroupError::AlreadyRunning`].
+#[derive(Clone)]
 pub struct Cluster<M> {
     /// The run's trace. Public so a group can record while it reads its
     /// nodes (a field borrow, not a method call).
@@ -430,5 +431,93 @@ impl<M: Payload> Cluster<M> {
     fn record_node(&mut self, kind: &'static str, i: usize) {
         let now = self.net.now();
         record!(self.trace, now, kind, node = &self.ids[i]);
+    }
+}
+
+/// Steering (see [`Steer`](crate::Steer)): what a group's `Steer` impl
+/// forwards to.
+impl<M: Payload + std::fmt::Debug> Cluster<M> {
+    /// Holds the network (`true`) or lets it deliver again (`false`).
+    pub fn hold(&mut self, on: bool) -> Result<(), GroupError> {
+        self.net.hold(on)?;
+        Ok(())
+    }
+
+    /// The messages held, in send order.
+    pub fn held(&self) -> Vec<crate::HeldMessage> {
+        self.net
+            .held()
+            .into_iter()
+            .map(|h| crate::HeldMessage {
+                id: h.id,
+                from: h.src,
+                to: h.dst,
+                label: h.msg.label(),
+                deliverable: h.deliverable,
+            })
+            .collect()
+    }
+
+    /// Delivers held message `id` at the next tick.
+    pub fn release(&mut self, id: MessageId) -> Result<(), GroupError> {
+        self.net.release(id)?;
+        Ok(())
+    }
+
+    /// Drops held message `id`.
+    pub fn drop_held(&mut self, id: MessageId) -> Result<(), GroupError> {
+        self.net.drop_held(id, &mut self.trace)?;
+        Ok(())
+    }
+
+    /// Holds a second copy of message `id`.
+    pub fn duplicate_held(&mut self, id: MessageId) -> Result<(), GroupError> {
+        self.net.duplicate_held(id, &mut self.trace)?;
+        Ok(())
+    }
+
+    /// The harness's state for a fingerprint: tick, rng, faults, client
+    /// operations waiting to be taken, stream resets, the messages held
+    /// (per link, in order; links sorted; no ids) and those scheduled.
+    pub fn write_harness(&self, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        write!(
+            out,
+            "t{} {:?} {:?} {:?} {:?} o{}|",
+            self.net.now(),
+            self.rng,
+            self.faults,
+            self.ops,
+            self.resets,
+            self.net.overflowed()
+        )?;
+        // Each message hashed alone (no text kept), then in a canonical
+        // order: per link in send order on a stream (its order is state),
+        // sorted on datagrams (a multiset).
+        let mut held: Vec<(usize, usize, u64)> = self
+            .net
+            .held()
+            .into_iter()
+            .map(|h| (h.src, h.dst, crate::StateHasher::of_debug(h.msg)))
+            .collect();
+        if self.net.config().transport == sim_core::Transport::Datagram {
+            held.sort_unstable();
+        } else {
+            held.sort_by_key(|(a, b, _)| (*a, *b));
+        }
+        for (a, b, m) in held {
+            write!(out, "{a}>{b}:{m:x};")?;
+        }
+        if !self.net.is_holding() {
+            let mut scheduled: Vec<String> = self
+                .net
+                .pending()
+                .map(|e| format!("{}>{}@{}:{:?}", e.src, e.dst, e.sent_at, e.msg))
+                .collect();
+            scheduled.sort();
+            for m in scheduled {
+                write!(out, "{m};")?;
+            }
+        }
+        Ok(())
     }
 }

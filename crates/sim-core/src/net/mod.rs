@@ -66,6 +66,7 @@ type Queued<M> = Envelope<M, u32>;
 /// it after a seeded delay. [`SimNet::next_delivery`] pops due messages,
 /// dropping those whose link is cut at delivery time
 /// (`partition_at_delivery`) and recording `message_delivered` for the rest.
+#[derive(Clone)]
 pub struct SimNet<M> {
     config: NetConfig,
     queue: Scheduler<Queued<M>>,
@@ -78,6 +79,9 @@ pub struct SimNet<M> {
     overflowed: u64,
     /// Every node registered or sent between, in that order.
     nodes: Vec<NodeId>,
+    /// Steering: `Some` while the network holds what is sent until a
+    /// chooser releases it ([`SimNet::hold`]), in send order.
+    held: Option<Vec<Queued<M>>>,
 }
 
 impl<M: Payload> SimNet<M> {
@@ -92,6 +96,7 @@ impl<M: Payload> SimNet<M> {
             link_due: LinkDue::default(),
             overflowed: 0,
             nodes: Vec::new(),
+            held: None,
         })
     }
 
@@ -144,7 +149,7 @@ impl<M: Payload> SimNet<M> {
     /// is judged by two settings.
     pub fn set_config(&mut self, config: NetConfig) -> Result<(), SimError> {
         config.validate()?;
-        if !self.queue.is_empty() {
+        if self.in_flight() > 0 {
             return Err(SimError::Config {
                 setting: "transport",
                 reason: format!(
@@ -241,10 +246,10 @@ impl<M: Payload> SimNet<M> {
         );
         let reason = if self.is_cut(src, dst) {
             Some("partition")
-        } else if self.queue.len() >= self.config.capacity {
+        } else if self.in_flight() >= self.config.capacity {
             self.overflowed += 1;
             Some("network_full")
-        } else if rng.chance(self.config.drop_rate) {
+        } else if self.held.is_none() && rng.chance(self.config.drop_rate) {
             Some("seeded_drop")
         } else {
             None
@@ -269,6 +274,10 @@ impl<M: Payload> SimNet<M> {
             sent_at: now,
             msg,
         };
+        if let Some(held) = &mut self.held {
+            held.push(envelope);
+            return id;
+        }
         match self.config.transport {
             Transport::Datagram => {
                 let due = now + self.datagram_delay(rng);
@@ -516,7 +525,10 @@ impl<M: Payload> SimNet<M> {
     /// The messages in flight, in no particular order (for inspection and
     /// counting; never let this order reach a trace).
     pub fn pending(&self) -> impl Iterator<Item = Envelope<&M, &NodeId>> {
-        self.queue.pending().map(|env| self.view(env))
+        self.queue
+            .pending()
+            .chain(self.held.iter().flatten())
+            .map(|env| self.view(env))
     }
 
     /// A queued message with its ends by name.
@@ -532,7 +544,7 @@ impl<M: Payload> SimNet<M> {
 
     /// Number of messages in flight.
     pub fn in_flight(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.held.as_ref().map_or(0, Vec::len)
     }
 
     /// Messages dropped because [`NetConfig::capacity`] were in flight.
@@ -552,6 +564,7 @@ impl<M: Payload> SimNet<M> {
         let mut lost: Vec<(MessageId, u32, u32, &'static str)> = self
             .queue
             .pending()
+            .chain(self.held.iter().flatten())
             .filter(|env| lose(&self.view(env)))
             .map(|env| (env.id, env.src, env.dst, env.msg.label()))
             .collect();
@@ -561,8 +574,158 @@ impl<M: Payload> SimNet<M> {
         lost.sort_by_key(|(id, ..)| *id);
         let ids: BTreeSet<MessageId> = lost.iter().map(|(id, ..)| *id).collect();
         self.queue.retain(|env| !ids.contains(&env.id));
+        if let Some(held) = &mut self.held {
+            held.retain(|env| !ids.contains(&env.id));
+        }
         for (id, src, dst, label) in lost {
             self.record_dropped(id, self.node(src), self.node(dst), label, reason, trace);
         }
+    }
+}
+
+/// A message the network holds for a chooser ([`SimNet::hold`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held<'a, M> {
+    /// Its id.
+    pub id: MessageId,
+    /// Sender and receiver, as positions in [`SimNet::nodes`].
+    pub src: usize,
+    /// Receiver.
+    pub dst: usize,
+    /// The message.
+    pub msg: &'a M,
+    /// True when it may be delivered next: on a datagram network always,
+    /// on a stream only the oldest held message of its link (FIFO).
+    pub deliverable: bool,
+}
+
+impl<M: Payload> SimNet<M> {
+    /// Steering on (`true`): from now on nothing sent is scheduled; it is
+    /// held until [`SimNet::release`], [`SimNet::drop_held`] or
+    /// [`SimNet::duplicate_held`] says what happens to it, and no seeded
+    /// drop or duplicate applies; what was already scheduled is held too,
+    /// in the order it was due. Off (`false`): every held message is
+    /// scheduled for the next tick, in that order, and sends are scheduled
+    /// again.
+    pub fn hold(&mut self, on: bool) -> Result<(), SimError> {
+        match (on, self.held.take()) {
+            (true, None) => {
+                self.held = Some(self.queue.drain());
+            }
+            (true, Some(held)) => self.held = Some(held),
+            (false, held) => {
+                let due = self.queue.now() + 1;
+                for env in held.into_iter().flatten() {
+                    self.queue.schedule_at(due, env);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// True while the network holds what is sent.
+    pub fn is_holding(&self) -> bool {
+        self.held.is_some()
+    }
+
+    /// The held messages, in send order.
+    pub fn held(&self) -> Vec<Held<'_, M>> {
+        let Some(held) = &self.held else {
+            return Vec::new();
+        };
+        let stream = self.config.transport == Transport::Stream;
+        held.iter()
+            .enumerate()
+            .map(|(i, env)| Held {
+                id: env.id,
+                src: env.src as usize,
+                dst: env.dst as usize,
+                msg: &env.msg,
+                deliverable: !stream
+                    || !held[..i]
+                        .iter()
+                        .any(|e| e.src == env.src && e.dst == env.dst),
+            })
+            .collect()
+    }
+
+    fn take_held(&mut self, id: MessageId) -> Result<Queued<M>, SimError> {
+        let unknown = || SimError::Config {
+            setting: "message",
+            reason: format!("message {id} is not held"),
+        };
+        let held = self.held.as_mut().ok_or_else(unknown)?;
+        let at = held.iter().position(|e| e.id == id).ok_or_else(unknown)?;
+        Ok(held.remove(at))
+    }
+
+    /// Schedules held message `id` for the next tick (a stream's message
+    /// only when it is the oldest held on its link), or an error naming it.
+    pub fn release(&mut self, id: MessageId) -> Result<(), SimError> {
+        if !self.held().iter().any(|h| h.id == id && h.deliverable) {
+            return Err(SimError::Config {
+                setting: "message",
+                reason: format!("message {id} is not held, or not first on its stream"),
+            });
+        }
+        let env = self.take_held(id)?;
+        let due = self.queue.now() + 1;
+        self.queue.schedule_at(due, env);
+        Ok(())
+    }
+
+    /// Drops held message `id` (`message_dropped`, reason `chosen`); on a
+    /// stream only the oldest of its link.
+    pub fn drop_held(&mut self, id: MessageId, trace: &mut Trace) -> Result<(), SimError> {
+        let env = self.take_held(id)?;
+        self.record_dropped(
+            env.id,
+            self.node(env.src),
+            self.node(env.dst),
+            env.msg.label(),
+            "chosen",
+            trace,
+        );
+        Ok(())
+    }
+
+    /// Holds a second copy of held message `id` (datagrams: a message type
+    /// that can be duplicated); records `message_duplicated`.
+    pub fn duplicate_held(&mut self, id: MessageId, trace: &mut Trace) -> Result<(), SimError> {
+        let not = |why: &str| SimError::Config {
+            setting: "message",
+            reason: format!("message {id} {why}"),
+        };
+        if self.config.transport == Transport::Stream {
+            return Err(not("is on a stream, which never duplicates"));
+        }
+        let held = self.held.as_mut().ok_or_else(|| not("is not held"))?;
+        let env = held
+            .iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| not("is not held"))?;
+        let copy = env
+            .msg
+            .duplicate()
+            .ok_or_else(|| not("cannot be duplicated"))?;
+        let copy = Envelope {
+            id: env.id,
+            src: env.src,
+            dst: env.dst,
+            sent_at: env.sent_at,
+            msg: copy,
+        };
+        let (src, dst, label) = (copy.src, copy.dst, copy.msg.label());
+        held.push(copy);
+        record!(
+            trace,
+            self.queue.now(),
+            "message_duplicated",
+            id = id,
+            src = self.node(src),
+            dst = self.node(dst),
+            msg = label
+        );
+        Ok(())
     }
 }

@@ -1,0 +1,553 @@
+//! A model checker over the real protocol code: breadth-first over every
+//! sequence of steps within a bound, on a steered run
+//! ([`Steer`](replication::Steer): the network holds every message until a
+//! step delivers, drops or duplicates it; a timer fires when a step lets a
+//! tick pass), states deduplicated by a fingerprint of the group's whole
+//! state and of the client history, every distinct state judged as the
+//! explorer judges a schedule's end (heal and restart everything, settle,
+//! read every key at the strongest level: *durable*, *linearizable*,
+//! *invariants*, *recovers*, *available*). The first violation found at
+//! each property is a shortest path (breadth-first), with a replay id
+//! that `cargo xtask explore --replay` opens.
+//!
+//! Mirrors stateright's breadth-first checker and DSLabs' search tests
+//! (deliveries and timers as actions, deduplicated states, shortest
+//! traces). Omits symmetry reduction, and time is concrete: a state's tick
+//! is part of its fingerprint (nodes keep absolute deadlines), so states
+//! merge only at the same tick. The search is stateless between levels:
+//! a state is rebuilt from its path on the worker that expands it, so a
+//! level of a million states costs a million paths of memory, not a
+//! million groups.
+
+use std::collections::HashSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use replication::{GroupError, NetConfig, Transport};
+
+pub use crate::step_codes::MODEL_SEED as SEED;
+
+use crate::config::{Configuration, default_nodes};
+use crate::profile::Profile;
+use crate::property::{Check, Property, Status};
+use crate::replay::ReplayId;
+use crate::run::{RunOptions, Runner};
+use crate::schedule::{NodeRef, Schedule, Step};
+
+/// How far the search goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Steps in a path at most.
+    pub depth: u16,
+    /// Faults in a path at most: crashes, isolations, failovers, and on a
+    /// datagram network drops and duplicates (restarts and heals are free).
+    pub faults: u8,
+    /// Client writes in a path at most (each from its own client).
+    pub writes: u8,
+    /// Client reads in a path at most.
+    pub reads: u8,
+    /// Distinct states at most; the search stops at the level that
+    /// reaches it.
+    pub max_states: u64,
+    /// Worker threads (the result does not depend on it).
+    pub jobs: usize,
+    /// Deduplicate states by fingerprint (off: a tree search, for the
+    /// soundness test).
+    pub dedup: bool,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            depth: 8,
+            faults: 2,
+            writes: 2,
+            reads: 1,
+            max_states: 200_000,
+            jobs: 1,
+            dedup: true,
+        }
+    }
+}
+
+/// A property broken on a shortest path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The path, step by step.
+    pub path: Vec<Step>,
+    /// How to replay it.
+    pub replay: ReplayId,
+    /// What it broke, in words.
+    pub reason: String,
+}
+
+/// The checker's answer for one configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelVerdict {
+    /// `protocol.ack.read.setting`.
+    pub config: String,
+    /// Per property in [`Property::ALL`] order: its status and, when
+    /// violated, the shortest path found.
+    pub properties: Vec<(Property, Status, Option<Finding>)>,
+    /// States generated (every step applied), duplicates included.
+    pub generated: u64,
+    /// Distinct states judged.
+    pub distinct: u64,
+    /// Every path of at most this many steps was explored.
+    pub depth: u16,
+    /// True when no path longer than `depth` was left within the bounds
+    /// (the whole bounded space), false when `max_states` stopped it.
+    pub complete: bool,
+    /// The bounds.
+    pub bounds: Bounds,
+    /// Wall-clock seconds (not part of any comparison).
+    pub seconds: f64,
+}
+
+impl ModelVerdict {
+    /// The bound in words: `all 5,112 distinct states within 8 steps, 2
+    /// faults, 2 writes, 1 read`.
+    pub fn bound_text(&self) -> String {
+        let b = &self.bounds;
+        format!(
+            "{} {} distinct states within {} steps, {} faults, {} writes, {} reads{}",
+            if self.complete { "all" } else { "the first" },
+            self.distinct,
+            self.depth,
+            b.faults,
+            b.writes,
+            b.reads,
+            if self.complete {
+                String::new()
+            } else {
+                format!(" (stopped at {} states)", b.max_states)
+            }
+        )
+    }
+}
+
+/// The profile of every checked run of `config`: the group's default node
+/// count, one client per operation, one key, the protocol's transport
+/// with a one-tick delay and no seeded faults, held after [`WARM_UP`]
+/// ticks.
+pub fn profile(config: &Configuration, nodes: u8, bounds: &Bounds) -> Profile {
+    Profile {
+        nodes,
+        drawn_nodes: None,
+        clients: bounds.writes + bounds.reads,
+        stale: 0,
+        keys: 1,
+        steps: bounds.depth,
+        density: 0,
+        faults: Vec::new(),
+        net: NetConfig::default().with_transport(config.transport),
+        knobs: Vec::new(),
+        steered: true,
+        warm_up: WARM_UP,
+    }
+}
+
+/// Ticks a checked run runs before its network is held: a group that
+/// starts without a leader (Raft) elects one and commits its first entry
+/// first, so the search starts where the protocols' interesting moves do.
+/// One election timeout range (8–14 ticks by default) and the round trips
+/// after it fit in 30, as in the explorer's bounded exhaustive mode.
+pub const WARM_UP: u8 = 30;
+
+/// The schedule that replays `path` on `config`.
+pub fn schedule(config: &Configuration, path: Vec<Step>) -> Result<Schedule, GroupError> {
+    let nodes = default_nodes(config)?;
+    let writes = path
+        .iter()
+        .filter_map(|s| match s {
+            Step::Write { client, .. } | Step::Read { client, .. } => Some(*client + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let bounds = Bounds {
+        writes,
+        reads: 0,
+        ..Bounds::default()
+    };
+    Ok(Schedule {
+        seed: SEED,
+        profile: profile(config, nodes, &bounds),
+        steps: path,
+    })
+}
+
+/// One state of the search: its path (an arena index) and what it used.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// Index of its last step in the arena (`u32::MAX`: the root).
+    at: u32,
+    writes: u8,
+    reads: u8,
+    faults: u8,
+}
+
+/// What a worker found at one state of a level.
+struct Expanded {
+    checks: [Check; 5],
+    children: Vec<(Step, Node, u64)>,
+    generated: u64,
+}
+
+/// Checks `config` within `bounds`; `progress` is told each finished
+/// level (depth, distinct states so far).
+pub fn check(
+    config: &Configuration,
+    bounds: &Bounds,
+    progress: &dyn Fn(u16, u64),
+) -> Result<ModelVerdict, GroupError> {
+    let started = Instant::now();
+    let nodes = default_nodes(config)?;
+    let base = Schedule {
+        seed: SEED,
+        profile: profile(config, nodes, bounds),
+        steps: Vec::new(),
+    };
+    // The root must be steerable: say so once, clearly.
+    Runner::start(config, &base, RunOptions::SWEEP)?;
+    let mut arena: Vec<(u32, Step)> = Vec::new();
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut found: Vec<Option<(Check, u32)>> = vec![None; 5];
+    let mut unknown: Vec<Option<String>> = vec![None; 5];
+    let mut frontier = vec![Node {
+        at: u32::MAX,
+        writes: 0,
+        reads: 0,
+        faults: 0,
+    }];
+    let (mut generated, mut distinct) = (0u64, 1u64);
+    let mut depth = 0u16;
+    let mut complete = true;
+    loop {
+        let expand = depth < bounds.depth;
+        let results = expand_level(config, &base, &arena, &frontier, bounds, expand)?;
+        let mut next = Vec::new();
+        for (node, result) in frontier.iter().zip(results) {
+            generated += result.generated;
+            for (p, check) in result.checks.into_iter().enumerate() {
+                match check {
+                    Check::Violated(_) if found[p].is_none() => found[p] = Some((check, node.at)),
+                    Check::Unknown(why) if unknown[p].is_none() => unknown[p] = Some(why),
+                    _ => {}
+                }
+            }
+            for (step, mut child, fp) in result.children {
+                if bounds.dedup && !seen.insert(fp) {
+                    continue;
+                }
+                let at = u32::try_from(arena.len()).map_err(|_| {
+                    GroupError::config("max_states", "more than 2^32 states in one search")
+                })?;
+                arena.push((node.at, step));
+                child.at = at;
+                next.push(child);
+            }
+        }
+        progress(depth, distinct);
+        if next.is_empty() {
+            break;
+        }
+        if distinct + next.len() as u64 > bounds.max_states {
+            complete = false;
+            break;
+        }
+        distinct += next.len() as u64;
+        frontier = next;
+        depth += 1;
+    }
+    let key = config.key();
+    let properties = Property::ALL
+        .into_iter()
+        .enumerate()
+        .map(|(p, property)| match &found[p] {
+            Some((Check::Violated(reason), at)) => {
+                let path = path_of(&arena, *at);
+                let replay = ReplayId {
+                    config: key.clone(),
+                    seed: SEED,
+                    kept: None,
+                    path: Some(path.clone()),
+                };
+                (
+                    property,
+                    Status::Violated,
+                    Some(Finding {
+                        path,
+                        replay,
+                        reason: reason.clone(),
+                    }),
+                )
+            }
+            _ if unknown[p].is_some() => (property, Status::Unknown, None),
+            _ => (property, Status::Holds, None),
+        })
+        .collect();
+    Ok(ModelVerdict {
+        config: key,
+        properties,
+        generated,
+        distinct,
+        depth,
+        complete,
+        bounds: *bounds,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The steps from the root to arena entry `at`.
+fn path_of(arena: &[(u32, Step)], mut at: u32) -> Vec<Step> {
+    let mut path = Vec::new();
+    while at != u32::MAX {
+        let (parent, step) = arena[at as usize];
+        path.push(step);
+        at = parent;
+    }
+    path.reverse();
+    path
+}
+
+/// Judges every state of `frontier` and (when `expand`) applies every
+/// enabled step to it, on `bounds.jobs` workers; the answers come back in
+/// frontier order, whatever the number of workers.
+fn expand_level(
+    config: &Configuration,
+    base: &Schedule,
+    arena: &[(u32, Step)],
+    frontier: &[Node],
+    bounds: &Bounds,
+    expand: bool,
+) -> Result<Vec<Expanded>, GroupError> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Result<Expanded, GroupError>)>> = Mutex::new(Vec::new());
+    let jobs = bounds.jobs.max(1).min(frontier.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(node) = frontier.get(i) else { break };
+                    local.push((i, expand_one(config, base, arena, node, bounds, expand)));
+                }
+                if let Ok(mut all) = results.lock() {
+                    all.extend(local);
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Rebuilds `node`'s state from its path, judges it, and applies every
+/// enabled step to a fork of it.
+fn expand_one(
+    config: &Configuration,
+    base: &Schedule,
+    arena: &[(u32, Step)],
+    node: &Node,
+    bounds: &Bounds,
+    expand: bool,
+) -> Result<Expanded, GroupError> {
+    let path = if node.at == u32::MAX {
+        Vec::new()
+    } else {
+        path_of(arena, node.at)
+    };
+    let run = crate::panics::catch(|| rebuild(config, base, &path));
+    let run = match run {
+        Ok(run) => run?,
+        Err(panic) => {
+            let unknown = || Check::Unknown("the path panicked".into());
+            return Ok(Expanded {
+                checks: [
+                    unknown(),
+                    unknown(),
+                    Check::Violated(format!("the protocol panicked at {panic}")),
+                    unknown(),
+                    unknown(),
+                ],
+                children: Vec::new(),
+                generated: 0,
+            });
+        }
+    };
+    let checks = match crate::panics::catch(|| {
+        run.fork()
+            .map(|judged| judged.finish(base, RunOptions::SWEEP).checks)
+    }) {
+        Ok(Some(checks)) => checks,
+        Ok(None) => {
+            return Err(GroupError::config(
+                "steered",
+                format!("{} offers no steerable run", config.protocol),
+            ));
+        }
+        Err(panic) => {
+            let unknown = || Check::Unknown("the end of the path panicked".into());
+            [
+                unknown(),
+                unknown(),
+                Check::Violated(format!("the protocol panicked at {panic}")),
+                unknown(),
+                unknown(),
+            ]
+        }
+    };
+    let mut children = Vec::new();
+    let mut generated = 0;
+    if expand && run.invariants_so_far() == &Check::Holds {
+        let index = path.len();
+        for step in enabled(config, &run, node, bounds) {
+            let Some(mut child) = run.fork() else { break };
+            let applied = crate::panics::catch(|| {
+                child.apply(index, &step, RunOptions::SWEEP);
+                child
+            });
+            generated += 1;
+            if let Ok(child) = &applied
+                && !matches!(step, Step::Deliver(_) | Step::Wait(_))
+                && child.group().now() != run.group().now()
+            {
+                // A step that drives time itself (Raft's failover waits,
+                // ticking, for an election) is not a move of a steered
+                // run: time passes only by a delivery or a tick.
+                continue;
+            }
+            let mut next = *node;
+            match step {
+                Step::Write { .. } => next.writes += 1,
+                Step::Read { .. } => next.reads += 1,
+                s if counts_as_fault(&s) => next.faults += 1,
+                _ => {}
+            }
+            let fp = match &applied {
+                Ok(child) => fingerprint(child, &next),
+                // A panicking step is its own state: judged (and reported)
+                // when its level is expanded.
+                Err(_) => {
+                    let mut h = DefaultHasher::new();
+                    (node.at, index, format!("{step:?}")).hash(&mut h);
+                    h.finish()
+                }
+            };
+            children.push((step, next, fp));
+        }
+    }
+    Ok(Expanded {
+        checks,
+        children,
+        generated,
+    })
+}
+
+/// The run after `path`, from a fresh group.
+fn rebuild<'a>(
+    config: &'a Configuration,
+    base: &Schedule,
+    path: &[Step],
+) -> Result<Runner<'a>, GroupError> {
+    let mut run = Runner::start(config, base, RunOptions::SWEEP)?;
+    for (index, step) in path.iter().enumerate() {
+        run.apply(index, step, RunOptions::SWEEP);
+    }
+    Ok(run)
+}
+
+/// True for a step that spends the fault budget.
+fn counts_as_fault(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::Crash(..) | Step::Isolate(_) | Step::Failover(_) | Step::Drop(_) | Step::Duplicate(_)
+    )
+}
+
+/// Every step enabled at `run`'s state within `bounds`, in a fixed order:
+/// deliveries, one tick, client operations, repairs, faults.
+fn enabled(config: &Configuration, run: &Runner<'_>, node: &Node, bounds: &Bounds) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let Some(steer) = run.group().steerable() else {
+        return steps;
+    };
+    let held = steer.held();
+    let deliverable = held.iter().filter(|h| h.deliverable).count();
+    steps.extend((0..deliverable).filter_map(|i| u16::try_from(i).ok().map(Step::Deliver)));
+    steps.push(Step::Wait(1));
+    if node.writes < bounds.writes {
+        steps.push(Step::Write {
+            client: node.writes,
+            key: 0,
+            value: u32::from(node.writes) + 1,
+        });
+    }
+    if node.reads < bounds.reads {
+        steps.push(Step::Read {
+            client: bounds.writes + node.reads,
+            key: 0,
+        });
+    }
+    let (crashed, isolated, power_losses) = run.fault_state();
+    let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
+    for &i in crashed {
+        if let Ok(i) = u8::try_from(i) {
+            steps.push(Step::Restart(NodeRef::At(i)));
+        }
+    }
+    for &i in isolated {
+        if let Ok(i) = u8::try_from(i) {
+            steps.push(Step::Heal(NodeRef::At(i)));
+        }
+    }
+    if node.faults < bounds.faults {
+        let power = config.max_power_losses.is_none_or(|max| power_losses < max);
+        for i in 0..n {
+            if crashed.contains(&usize::from(i)) {
+                continue;
+            }
+            steps.push(Step::Crash(NodeRef::At(i), false));
+            if power {
+                steps.push(Step::Crash(NodeRef::At(i), true));
+            }
+            if !isolated.contains(&usize::from(i)) {
+                steps.push(Step::Isolate(NodeRef::At(i)));
+            }
+        }
+        steps.push(Step::Failover(None));
+        if config.transport == Transport::Datagram {
+            for i in 0..held.len() {
+                if let Ok(i) = u16::try_from(i) {
+                    steps.push(Step::Drop(i));
+                    steps.push(Step::Duplicate(i));
+                }
+            }
+        }
+    }
+    steps
+}
+
+/// The fingerprint of a state: the group's whole state, the client
+/// history (what the properties judge), what the path has used of the
+/// bounds, and the faults the run keeps track of.
+fn fingerprint(run: &Runner<'_>, node: &Node) -> u64 {
+    let group = run
+        .group()
+        .steerable()
+        .map_or(0, replication::state_fingerprint);
+    let mut h = DefaultHasher::new();
+    group.hash(&mut h);
+    (node.writes, node.reads, node.faults).hash(&mut h);
+    format!("{:?}|{:?}", run.history(), run.fault_state()).hash(&mut h);
+    format!("{:?}", run.invariants_so_far()).hash(&mut h);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,127 @@
+//! The model checker on real protocols: determinism across workers,
+//! deduplication that hides nothing, replayable shortest paths.
+
+use proto_isr::{IsrConfig, IsrGroup};
+use proto_raft::{RaftConfig, RaftGroup};
+use replication::{AckLevel, ReadLevel, ReplicationGroup};
+
+use super::*;
+
+fn isr() -> Configuration {
+    Configuration::new(
+        "isr",
+        AckLevel::AllIsr,
+        ReadLevel::Linearizable,
+        "default",
+        |build: &crate::Build| {
+            let g = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
+            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
+        },
+    )
+}
+
+fn raft() -> Configuration {
+    Configuration::new(
+        "raft",
+        AckLevel::Quorum,
+        ReadLevel::Linearizable,
+        "default",
+        |build: &crate::Build| {
+            let g = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
+            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
+        },
+    )
+    .with_transport(Transport::Datagram)
+}
+
+fn small(jobs: usize, dedup: bool) -> Bounds {
+    Bounds {
+        depth: 3,
+        faults: 1,
+        writes: 1,
+        reads: 0,
+        max_states: 1_000_000,
+        jobs,
+        dedup,
+    }
+}
+
+fn statuses(v: &ModelVerdict) -> Vec<(Property, Status, Option<usize>)> {
+    v.properties
+        .iter()
+        .map(|(p, s, f)| (*p, *s, f.as_ref().map(|f| f.path.len())))
+        .collect()
+}
+
+#[test]
+fn one_worker_or_two_explore_the_same_states_and_give_the_same_verdicts() {
+    for config in [isr(), raft()] {
+        let one = check(&config, &small(1, true), &|_, _| {}).expect("checks");
+        let two = check(&config, &small(2, true), &|_, _| {}).expect("checks");
+        assert_eq!((one.distinct, one.generated), (two.distinct, two.generated));
+        assert_eq!(one.properties, two.properties, "{}", config.key());
+        assert!(one.complete && one.distinct > 30, "{}", one.bound_text());
+    }
+}
+
+#[test]
+fn deduplication_hides_no_verdict() {
+    for config in [isr(), raft()] {
+        let with = check(&config, &small(2, true), &|_, _| {}).expect("checks");
+        let without = check(&config, &small(2, false), &|_, _| {}).expect("checks");
+        assert!(without.distinct > with.distinct, "the tree is larger");
+        assert_eq!(statuses(&with), statuses(&without), "{}", config.key());
+    }
+}
+
+#[test]
+fn a_path_replays_from_its_id_to_the_same_state() {
+    let config = isr();
+    let path = vec![
+        Step::Write {
+            client: 0,
+            key: 0,
+            value: 1,
+        },
+        Step::Deliver(0),
+        Step::Crash(NodeRef::At(0), true),
+        Step::Wait(1),
+    ];
+    let id = ReplayId {
+        config: config.key(),
+        seed: SEED,
+        kept: None,
+        path: Some(path.clone()),
+    };
+    let text = id.to_string();
+    assert_eq!(text, "isr.all_isr.linearizable.default-m-w0.d0.p0.t");
+    let parsed: ReplayId = text.parse().expect("parses");
+    assert_eq!(parsed, id);
+    let base = schedule(&config, Vec::new()).expect("a schedule");
+    let a = rebuild(&config, &base, &path).expect("runs");
+    let b = rebuild(&config, &base, &path).expect("runs");
+    let fp =
+        |r: &Runner<'_>| replication::state_fingerprint(r.group().steerable().expect("steers"));
+    assert_eq!(fp(&a), fp(&b), "the same path gives the same state");
+    let shorter = rebuild(&config, &base, &path[..3]).expect("runs");
+    assert_ne!(fp(&a), fp(&shorter), "a tick changes the state");
+}
+
+#[test]
+fn a_group_that_cannot_be_steered_is_an_error_naming_it() {
+    let config = Configuration::new(
+        "plain",
+        AckLevel::Quorum,
+        ReadLevel::Linearizable,
+        "default",
+        |build: &crate::Build| {
+            let raft = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
+            Ok(Box::new(crate::altered::Altered::new(raft)) as Box<dyn ReplicationGroup>)
+        },
+    );
+    let err = check(&config, &small(1, true), &|_, _| {}).expect_err("not steerable");
+    assert!(
+        err.to_string().contains("plain offers no steerable run"),
+        "{err}"
+    );
+}

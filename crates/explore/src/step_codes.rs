@@ -1,0 +1,93 @@
+//! The model checker's steps as short codes, for replay ids
+//! (`isr.all_isr.linearizable.default-m-w0.d0.t.p2`): `d N` deliver the
+//! N-th deliverable held message, `x N` drop, `u N` duplicate the N-th
+//! held one, `t` one tick, `w C` client C writes `k0 = v(C+1)`, `r C`
+//! client C reads `k0`, `c N` / `p N` crash node N (process / power
+//! loss), `s N` restart it, `i N` isolate it, `h N` heal it, `f` the
+//! protocol's failover.
+
+/// The seed of every checked run: it seeds the group's rng (Raft's
+/// election timeouts). 1, so that no end-of-run sample (trace check, lease
+/// probe) runs: the checker judges every state, the sample is the sweep's.
+pub const MODEL_SEED: u64 = 1;
+
+use crate::schedule::{NodeRef, Step};
+
+/// The code of `step`, or `None` for a step outside the checker's
+/// alphabet.
+pub(crate) fn encode(step: &Step) -> Option<String> {
+    let at = |n: &NodeRef| match n {
+        NodeRef::At(i) => Some(*i),
+        _ => None,
+    };
+    Some(match step {
+        Step::Deliver(n) => format!("d{n}"),
+        Step::Drop(n) => format!("x{n}"),
+        Step::Duplicate(n) => format!("u{n}"),
+        Step::Wait(1) => "t".to_string(),
+        Step::Write {
+            client,
+            key: 0,
+            value,
+        } if *value == u32::from(*client) + 1 => format!("w{client}"),
+        Step::Read { client, key: 0 } => format!("r{client}"),
+        Step::Crash(n, false) => format!("c{}", at(n)?),
+        Step::Crash(n, true) => format!("p{}", at(n)?),
+        Step::Restart(n) => format!("s{}", at(n)?),
+        Step::Isolate(n) => format!("i{}", at(n)?),
+        Step::Heal(n) => format!("h{}", at(n)?),
+        Step::Failover(None) => "f".to_string(),
+        _ => return None,
+    })
+}
+
+/// The step of `code`, or `None` when it is not one.
+pub(crate) fn decode(code: &str) -> Option<Step> {
+    let (letter, rest) = code.split_at_checked(1)?;
+    let number = || rest.parse::<u16>().ok();
+    let node = || rest.parse::<u8>().ok().map(NodeRef::At);
+    let none = rest.is_empty();
+    Some(match letter {
+        "d" => Step::Deliver(number()?),
+        "x" => Step::Drop(number()?),
+        "u" => Step::Duplicate(number()?),
+        "t" if none => Step::Wait(1),
+        "w" => {
+            let client = rest.parse::<u8>().ok()?;
+            Step::Write {
+                client,
+                key: 0,
+                value: u32::from(client) + 1,
+            }
+        }
+        "r" => Step::Read {
+            client: rest.parse().ok()?,
+            key: 0,
+        },
+        "c" => Step::Crash(node()?, false),
+        "p" => Step::Crash(node()?, true),
+        "s" => Step::Restart(node()?),
+        "i" => Step::Isolate(node()?),
+        "h" => Step::Heal(node()?),
+        "f" if none => Step::Failover(None),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_reads_back_as_its_step() {
+        for code in [
+            "d0", "x3", "u1", "t", "w2", "r5", "c0", "p2", "s1", "i0", "h2", "f",
+        ] {
+            let step = decode(code).unwrap_or_else(|| panic!("{code} decodes"));
+            assert_eq!(encode(&step).as_deref(), Some(code));
+        }
+        for bad in ["", "q1", "d", "t1", "cX", "f2"] {
+            assert_eq!(decode(bad), None, "{bad}");
+        }
+    }
+}

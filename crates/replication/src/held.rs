@@ -1,0 +1,107 @@
+//! What a steered run shows and hashes: [`HeldMessage`], a message the
+//! network holds for a chooser, and [`StateHasher`], the fingerprint's
+//! fixed hash. The trait a steerable group implements, `Steer`, and
+//! `state_fingerprint` sit beside `ReplicationGroup` in the `group`
+//! module. The fingerprint includes the tick (nodes keep absolute
+//! deadlines), so two states merge only at the same tick.
+
+use std::fmt::{self, Write as _};
+use std::hash::Hasher;
+
+use sim_core::MessageId;
+
+/// A message the network holds, as a chooser sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldMessage {
+    /// Its id (the trace's `message_sent` id).
+    pub id: MessageId,
+    /// Sender, as a position in the group's node list.
+    pub from: usize,
+    /// Receiver.
+    pub to: usize,
+    /// The message's label (`append_entries`, `fetch`, …).
+    pub label: &'static str,
+    /// May be delivered next (a stream delivers each link in order).
+    pub deliverable: bool,
+}
+
+/// A fixed, fast 64-bit hash of text written into it (a word at a time,
+/// multiply and rotate, as rustc's FxHasher), so a fingerprint does not
+/// depend on a randomly seeded hasher: the same on every run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StateHasher(u64);
+
+impl StateHasher {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+
+    /// The hash of `value`'s `Debug` form, alone.
+    pub fn of_debug(value: &dyn fmt::Debug) -> u64 {
+        let mut h = StateHasher::default();
+        let _ = write!(h, "{value:?}");
+        h.finish()
+    }
+}
+
+impl Hasher for StateHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+}
+
+impl fmt::Write for StateHasher {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.write(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// The network half of a `Steer` impl for a group whose harness is a
+/// `Cluster` in field `$cluster`: `write_harness`,
+/// `hold`, `held`, `release`, `drop_held`, `duplicate_held`. Use it inside
+/// the `impl Steer for …` block.
+#[macro_export]
+macro_rules! steer_through_cluster {
+    ($cluster:ident) => {
+        fn write_harness(&self, out: &mut dyn ::std::fmt::Write) -> ::std::fmt::Result {
+            self.$cluster.write_harness(out)
+        }
+        fn hold(&mut self, on: bool) -> ::std::result::Result<(), $crate::GroupError> {
+            self.$cluster.hold(on)
+        }
+        fn held(&self) -> ::std::vec::Vec<$crate::HeldMessage> {
+            self.$cluster.held()
+        }
+        fn release(&mut self, id: u64) -> ::std::result::Result<(), $crate::GroupError> {
+            self.$cluster.release(id)
+        }
+        fn drop_held(&mut self, id: u64) -> ::std::result::Result<(), $crate::GroupError> {
+            self.$cluster.drop_held(id)
+        }
+        fn duplicate_held(&mut self, id: u64) -> ::std::result::Result<(), $crate::GroupError> {
+            self.$cluster.duplicate_held(id)
+        }
+    };
+}
