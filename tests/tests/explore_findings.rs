@@ -1,5 +1,5 @@
 //! The explorer finds, by itself, what each configuration guarantees and
-//! what it does not (issue #13's pinned findings).
+//! what it does not (the pinned findings).
 
 use explore::{Property, Status, SweepOptions, Verdict, sweep};
 
@@ -74,7 +74,7 @@ fn raft_quorum_with_linearizable_reads_is_durable_and_linearizable() {
     }
 }
 
-/// Regression from the shrunk schedule the explorer found (issue #16's
+/// Regression from the shrunk schedule the explorer found (the
 /// gap): fail over to the synchronous standby, write at QUORUM, fail over
 /// again. The write used to be acknowledged on the promoted standby's own
 /// flush and then lost. (The steps are written out: the replay id the

@@ -1,4 +1,4 @@
-//! The Kafka ladder (issue #25): each rung's counterexample, found and
+//! The Kafka ladder: each rung's counterexample, found and
 //! shrunk by the explorer, pinned by its replay id and run on every rung's
 //! row — the table of docs/kafka-ladder.md. Schedules are drawn from the
 //! protocol's knobs and transport, which every fetch row shares, so one id

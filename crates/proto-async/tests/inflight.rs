@@ -1,4 +1,4 @@
-//! Operations in flight through the public trait (issue #12): every async
+//! Operations in flight through the public trait: every async
 //! operation completes in the `submit` that starts it, so what overlaps is
 //! not one operation with another but an acknowledged write with its own
 //! replication — a `Local` read at a replica races the stream.

@@ -1,5 +1,5 @@
 //! Behaviour pinned because a mutation of it survived every other test
-//! (`cargo xtask mutants --package proto-wal`, issue #19).
+//! (`cargo xtask mutants --package proto-wal`).
 
 mod common;
 
