@@ -225,8 +225,17 @@ pub fn check(
     let (mut generated, mut distinct) = (0u64, 1u64);
     let mut depth = 0u16;
     let mut complete = true;
+    // New distinct states per state expanded, at the last level: a level
+    // that would pass `max_states` by this estimate is judged, not
+    // expanded (expanding it costs far more than judging it).
+    let mut branching = 1.0f64;
     loop {
-        let expand = depth < bounds.depth;
+        let predicted = distinct as f64 + frontier.len() as f64 * branching;
+        let within = predicted <= bounds.max_states as f64;
+        let expand = depth < bounds.depth && within;
+        if depth < bounds.depth && !within {
+            complete = false;
+        }
         let results = expand_level(config, &base, &arena, &frontier, bounds, expand)?;
         let mut next = Vec::new();
         for (node, result) in frontier.iter().zip(results) {
@@ -254,6 +263,7 @@ pub fn check(
         if next.is_empty() {
             break;
         }
+        branching = next.len() as f64 / frontier.len().max(1) as f64;
         if distinct + next.len() as u64 > bounds.max_states {
             complete = false;
             break;
