@@ -212,8 +212,9 @@ pub fn markdown(configs: &[Configuration], jobs: usize) -> Result<String, String
          settle, read the key at the strongest level). The search stops at the level that would \
          pass {} distinct states: `holds` is a bounded proof over every path of at most the depth \
          reached (the *bound* column); a violation shows the shortest path, which \
-         `cargo xtask explore --replay` opens. *available* here is the end's write and read only \
-         (a held message may wait for ever; the random sweep judges availability over time).\n\n\
+         `cargo xtask explore --replay` opens. *available* is judged at the end only (with a \
+         follower crashed after the heal, as every sweep run ends): a held message may wait for \
+         ever, and the random sweep judges availability over time.\n\n\
          | protocol | ack | read | setting | bound | durable | linearizable | invariants | recovers | available |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
         b.depth,

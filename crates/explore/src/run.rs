@@ -51,13 +51,6 @@ pub struct RunOptions {
     pub trace: bool,
     /// Check linearizability (off when shrinking another property).
     pub linearizable: bool,
-    /// The model checker's end of a path: a group that never goes idle
-    /// (heartbeats) settles for twice its recovery bound instead of
-    /// `SETTLE_TICKS`, and *recovers* is the write and read probes alone
-    /// (no convergence, lease, steady-state or failover probe); the
-    /// availability, lease-lapse and trace probes are not run. A replay
-    /// of a checker's path runs the full end.
-    pub light: bool,
 }
 
 impl RunOptions {
@@ -65,19 +58,11 @@ impl RunOptions {
     pub const SWEEP: RunOptions = RunOptions {
         trace: false,
         linearizable: true,
-        light: false,
     };
     /// A replay: the trace kept, every property.
     pub const REPLAY: RunOptions = RunOptions {
         trace: true,
         linearizable: true,
-        light: false,
-    };
-    /// The model checker's judgement of a state.
-    pub const MODEL: RunOptions = RunOptions {
-        trace: false,
-        linearizable: true,
-        light: true,
     };
 }
 
@@ -98,17 +83,10 @@ pub fn run_schedule(
         Ok(report) => report,
         Err(panic) => {
             let group = (config.factory)(&schedule.profile.build(schedule.seed))?;
-            let unknown = || Check::Unknown("the run panicked".into());
             Ok(RunReport {
                 history: Vec::new(),
                 final_values: BTreeMap::new(),
-                checks: [
-                    unknown(),
-                    unknown(),
-                    Check::Violated(format!("the protocol panicked at {panic}")),
-                    unknown(),
-                    unknown(),
-                ],
+                checks: panicked(&panic, "the run panicked"),
                 group,
                 // The run's own log went with it: the schedule's steps,
                 // then where it panicked.
@@ -122,6 +100,19 @@ pub fn run_schedule(
             })
         }
     }
+}
+
+/// The answers of a run that panicked at `panic`: *invariants* violated,
+/// naming the panic; every other property unknown, for `why`.
+pub(crate) fn panicked(panic: &str, why: &str) -> [Check; 5] {
+    let unknown = || Check::Unknown(why.into());
+    [
+        unknown(),
+        unknown(),
+        Check::Violated(format!("the protocol panicked at {panic}")),
+        unknown(),
+        unknown(),
+    ]
 }
 
 fn run_unguarded(
@@ -176,7 +167,6 @@ impl<'a> Runner<'a> {
             power_losses: 0,
             unquiet: None,
             steered: profile.steered,
-            light: false,
         };
         if let Err(e) = network
             && options.trace
@@ -251,7 +241,6 @@ impl<'a> Runner<'a> {
             power_losses: self.power_losses,
             unquiet: self.unquiet.clone(),
             steered: self.steered,
-            light: self.light,
         })
     }
 
@@ -316,19 +305,18 @@ impl<'a> Runner<'a> {
             let _ = steer.hold(false);
             self.steered = false;
         }
-        self.light = options.light;
         self.settle();
         let final_values = self.final_reads();
         let durable = check::durable(&self.history, &final_values, config.ack);
         let linearizable = linearizable(&self.history);
         let recovers = self.recovers();
-        if recovers == Check::Holds && !options.light {
+        if recovers == Check::Holds {
             self.available_without_a_follower();
             if schedule.probes_its_lease() {
                 self.lease_lapses();
             }
         }
-        if schedule.checks_its_trace() && !options.light {
+        if schedule.checks_its_trace() {
             self.check_trace();
         }
         RunReport {
@@ -447,8 +435,6 @@ pub(crate) struct Runner<'a> {
     /// for availability (a held message may wait for ever) until the end
     /// lets the network deliver by itself.
     steered: bool,
-    /// The end is the model checker's ([`RunOptions::light`]).
-    light: bool,
 }
 
 impl Runner<'_> {
@@ -943,12 +929,7 @@ impl Runner<'_> {
             self.collect();
         }
         let before = self.group.now();
-        let budget = if self.light && !self.group.quiesces() {
-            self.bound.saturating_mul(2).min(SETTLE_TICKS)
-        } else {
-            SETTLE_TICKS
-        };
-        match self.group.run_until_idle(budget) {
+        match self.group.run_until_idle(SETTLE_TICKS) {
             Err(e) if self.group.quiesces() => self.unquiet = Some(e.to_string()),
             Ok(ticks) => {
                 // It answers the ticks it ran: the clock says how many.
@@ -1215,9 +1196,6 @@ impl Runner<'_> {
                     }
                 }
             }
-        }
-        if self.light {
-            return Check::Holds;
         }
         // Then, in order, each part of recovering that follows the probes;
         // the first broken one is the answer.

@@ -241,7 +241,6 @@ fn shrink(
     let options = RunOptions {
         trace: false,
         linearizable: property == Property::Linearizable,
-        light: false,
     };
     let mut failure = None;
     let kept = minimize(

@@ -33,7 +33,7 @@ use crate::config::{Configuration, default_nodes};
 use crate::profile::Profile;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
-use crate::run::{RunOptions, Runner};
+use crate::run::{RunOptions, Runner, panicked};
 use crate::schedule::{NodeRef, Schedule, Step};
 
 /// How far the search goes.
@@ -376,15 +376,8 @@ fn expand_one(
     let run = match run {
         Ok(run) => run?,
         Err(panic) => {
-            let unknown = || Check::Unknown("the path panicked".into());
             return Ok(Expanded {
-                checks: [
-                    unknown(),
-                    unknown(),
-                    Check::Violated(format!("the protocol panicked at {panic}")),
-                    unknown(),
-                    unknown(),
-                ],
+                checks: panicked(&panic, "the path panicked"),
                 children: Vec::new(),
                 generated: 0,
             });
@@ -401,16 +394,7 @@ fn expand_one(
                 format!("{} offers no steerable run", config.protocol),
             ));
         }
-        Err(panic) => {
-            let unknown = || Check::Unknown("the end of the path panicked".into());
-            [
-                unknown(),
-                unknown(),
-                Check::Violated(format!("the protocol panicked at {panic}")),
-                unknown(),
-                unknown(),
-            ]
-        }
+        Err(panic) => panicked(&panic, "the end of the path panicked"),
     };
     let mut children = Vec::new();
     let mut generated = 0;
