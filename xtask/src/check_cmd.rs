@@ -50,11 +50,20 @@ pub struct Args {
     /// that deduplication hides nothing).
     #[arg(long)]
     no_dedup: bool,
+    /// Check a planted bug's row with the bug switched on (e.g.
+    /// raft_commit_old_term; the build gets the `planted` feature).
+    #[arg(long, value_name = "BUG")]
+    planted: Option<String>,
 }
 
 /// `check`: optimized, like `explore`.
 pub fn command(args: Args) -> Result<ExitCode, Failure> {
-    if let Some(code) = crate::optimized::reexec("check", &[])? {
+    let features: &[&str] = if args.planted.is_some() {
+        &["planted"]
+    } else {
+        &[]
+    };
+    if let Some(code) = crate::optimized::reexec("check", features)? {
         return Ok(code);
     }
     let jobs = args.jobs.map_or_else(
@@ -70,7 +79,15 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         jobs,
         dedup: !args.no_dedup,
     };
-    let configs: Vec<Configuration> = labs::explore_configs()
+    let all: Vec<Configuration> = match &args.planted {
+        None => labs::explore_configs(),
+        Some(bug) => labs::planted_configs()
+            .into_iter()
+            .filter(|(b, _)| b.name == bug.as_str())
+            .map(|(_, c)| c)
+            .collect(),
+    };
+    let configs: Vec<Configuration> = all
         .into_iter()
         .filter(|c| args.protocol.is_none_or(|p| p.name() == c.protocol))
         .filter(|c| {
