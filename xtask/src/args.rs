@@ -326,3 +326,25 @@ pub enum ReadArg {
     /// Only a value no later acknowledged write can contradict
     Linearizable,
 }
+
+impl AckArg {
+    /// The level as the verdict table names it (`all_isr`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AckArg::Leader => "leader",
+            AckArg::Quorum => "quorum",
+            AckArg::AllIsr => "all_isr",
+        }
+    }
+}
+
+impl ReadArg {
+    /// The level as the verdict table names it (`linearizable`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadArg::Local => "local",
+            ReadArg::Leader => "leader",
+            ReadArg::Linearizable => "linearizable",
+        }
+    }
+}

@@ -90,25 +90,10 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     let configs: Vec<Configuration> = all
         .into_iter()
         .filter(|c| args.protocol.is_none_or(|p| p.name() == c.protocol))
+        .filter(|c| args.ack.is_none_or(|a| a.name() == c.ack.snake()))
         .filter(|c| {
-            args.ack.is_none_or(|a| {
-                let name = match a {
-                    AckArg::Leader => "leader",
-                    AckArg::Quorum => "quorum",
-                    AckArg::AllIsr => "all_isr",
-                };
-                name == c.ack.snake()
-            })
-        })
-        .filter(|c| {
-            args.read.is_none_or(|r| {
-                let name = match r {
-                    ReadArg::Local => "local",
-                    ReadArg::Leader => "leader",
-                    ReadArg::Linearizable => "linearizable",
-                };
-                name == explore::read_snake(c.read)
-            })
+            args.read
+                .is_none_or(|r| r.name() == explore::read_snake(c.read))
         })
         .filter(|c| args.setting.as_deref().is_none_or(|s| s == c.setting))
         .collect();

@@ -127,16 +127,8 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     );
     let opts = Options {
         protocol: args.protocol.map(|p| p.name().to_string()),
-        ack: args.ack.map(|a| match a {
-            AckArg::Leader => "leader".to_string(),
-            AckArg::Quorum => "quorum".to_string(),
-            AckArg::AllIsr => "all_isr".to_string(),
-        }),
-        read: args.read.map(|r| match r {
-            ReadArg::Local => "local".to_string(),
-            ReadArg::Leader => "leader".to_string(),
-            ReadArg::Linearizable => "linearizable".to_string(),
-        }),
+        ack: args.ack.map(|a| a.name().to_string()),
+        read: args.read.map(|r| r.name().to_string()),
         setting: args.setting,
         schedules: args.schedules,
         seed: args.seed,

@@ -6,7 +6,7 @@
 //! deadlines), so two states merge only at the same tick.
 
 use std::fmt::{self, Write as _};
-use std::hash::Hasher;
+use std::hash::{BuildHasher, Hasher};
 
 use sim_core::MessageId;
 
@@ -25,19 +25,28 @@ pub struct HeldMessage {
     pub deliverable: bool,
 }
 
-/// A fixed, fast 64-bit hash of text written into it (a word at a time,
-/// multiply and rotate, as rustc's FxHasher), so a fingerprint does not
-/// depend on a randomly seeded hasher: the same on every run.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StateHasher(u64);
+/// The fingerprint's hash: foldhash with a fixed seed (as the KV maps use
+/// it), so a fingerprint does not depend on a randomly seeded hasher, and
+/// text written into it is hashed as it is written (none is kept).
+#[derive(Clone)]
+pub struct StateHasher(foldhash::fast::FoldHasher<'static>);
+
+/// The seed every fingerprint is hashed with.
+const SEED: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x5eed);
+
+impl Default for StateHasher {
+    fn default() -> Self {
+        StateHasher(SEED.build_hasher())
+    }
+}
+
+impl fmt::Debug for StateHasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StateHasher")
+    }
+}
 
 impl StateHasher {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
-    }
-
     /// The hash of `value`'s `Debug` form, alone.
     pub fn of_debug(value: &dyn fmt::Debug) -> u64 {
         let mut h = StateHasher::default();
@@ -48,32 +57,21 @@ impl StateHasher {
 
 impl Hasher for StateHasher {
     fn finish(&self) -> u64 {
-        self.0
+        self.0.finish()
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
-        }
+        self.0.write(bytes);
     }
 
     fn write_u64(&mut self, n: u64) {
-        self.add(n);
+        self.0.write_u64(n);
     }
 }
 
 impl fmt::Write for StateHasher {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.write(s.as_bytes());
+        self.0.write(s.as_bytes());
         Ok(())
     }
 }

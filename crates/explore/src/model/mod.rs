@@ -20,12 +20,13 @@
 //! million groups.
 
 use std::collections::HashSet;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::fmt::Write as _;
+use std::hash::Hasher;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use replication::{GroupError, NetConfig, Transport};
+use replication::{GroupError, NetConfig, StateHasher, Transport};
 
 pub use crate::step_codes::MODEL_SEED as SEED;
 
@@ -428,8 +429,8 @@ fn expand_one(
                 // A panicking step is its own state: judged (and reported)
                 // when its level is expanded.
                 Err(_) => {
-                    let mut h = DefaultHasher::new();
-                    (node.at, index, format!("{step:?}")).hash(&mut h);
+                    let mut h = StateHasher::default();
+                    let _ = write!(h, "panicked after {}/{index}: {step:?}", node.at);
                     h.finish()
                 }
             };
@@ -535,11 +536,18 @@ fn fingerprint(run: &Runner<'_>, node: &Node) -> u64 {
         .group()
         .steerable()
         .map_or(0, replication::state_fingerprint);
-    let mut h = DefaultHasher::new();
-    group.hash(&mut h);
-    (node.writes, node.reads, node.faults).hash(&mut h);
-    format!("{:?}|{:?}", run.history(), run.fault_state()).hash(&mut h);
-    format!("{:?}", run.invariants_so_far()).hash(&mut h);
+    let mut h = StateHasher::default();
+    // Written into the hasher as it is formatted: no text is kept.
+    let _ = write!(
+        h,
+        "{group:x}|{}/{}/{}|{:?}|{:?}|{:?}",
+        node.writes,
+        node.reads,
+        node.faults,
+        run.history(),
+        run.fault_state(),
+        run.invariants_so_far()
+    );
     h.finish()
 }
 

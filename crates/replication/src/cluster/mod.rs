@@ -439,7 +439,7 @@ impl<M: Payload> Cluster<M> {
 impl<M: Payload + std::fmt::Debug> Cluster<M> {
     /// Holds the network (`true`) or lets it deliver again (`false`).
     pub fn hold(&mut self, on: bool) -> Result<(), GroupError> {
-        self.net.hold(on)?;
+        self.net.hold(on);
         Ok(())
     }
 

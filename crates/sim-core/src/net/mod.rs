@@ -607,11 +607,9 @@ impl<M: Payload> SimNet<M> {
     /// in the order it was due. Off (`false`): every held message is
     /// scheduled for the next tick, in that order, and sends are scheduled
     /// again.
-    pub fn hold(&mut self, on: bool) -> Result<(), SimError> {
+    pub fn hold(&mut self, on: bool) {
         match (on, self.held.take()) {
-            (true, None) => {
-                self.held = Some(self.queue.drain());
-            }
+            (true, None) => self.held = Some(self.queue.drain()),
             (true, Some(held)) => self.held = Some(held),
             (false, held) => {
                 let due = self.queue.now() + 1;
@@ -620,7 +618,6 @@ impl<M: Payload> SimNet<M> {
                 }
             }
         }
-        Ok(())
     }
 
     /// True while the network holds what is sent.
@@ -634,17 +631,22 @@ impl<M: Payload> SimNet<M> {
             return Vec::new();
         };
         let stream = self.config.transport == Transport::Stream;
+        // One pass: on a stream, a message is deliverable when no earlier
+        // held message is on its link.
+        let mut links: Vec<(u32, u32)> = Vec::new();
         held.iter()
-            .enumerate()
-            .map(|(i, env)| Held {
-                id: env.id,
-                src: env.src as usize,
-                dst: env.dst as usize,
-                msg: &env.msg,
-                deliverable: !stream
-                    || !held[..i]
-                        .iter()
-                        .any(|e| e.src == env.src && e.dst == env.dst),
+            .map(|env| {
+                let first = !links.contains(&(env.src, env.dst));
+                if first {
+                    links.push((env.src, env.dst));
+                }
+                Held {
+                    id: env.id,
+                    src: env.src as usize,
+                    dst: env.dst as usize,
+                    msg: &env.msg,
+                    deliverable: !stream || first,
+                }
             })
             .collect()
     }
