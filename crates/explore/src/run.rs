@@ -877,6 +877,22 @@ impl Runner<'_> {
                 }
                 Ok(Acted::Link(a, b))
             }
+            Step::Fire(n) => {
+                let Some(id) = self.node(n, index) else {
+                    return StepResult::Skipped("no such node");
+                };
+                let Some(i) = self.position(&id) else {
+                    return StepResult::Skipped("no such node");
+                };
+                let Some(steer) = self.group.steerable_mut() else {
+                    return StepResult::Skipped("not a steered run");
+                };
+                if let Err(e) = steer.expire(i) {
+                    return StepResult::Refused(e);
+                }
+                self.tick();
+                Ok(Acted::Node(id))
+            }
             Step::Failover(target) => {
                 let target = match target {
                     Some(n) => match self.node(n, index) {

@@ -101,6 +101,10 @@ pub enum Step {
     /// A steered run on datagrams: hold a second copy of the `n`-th held
     /// message.
     Duplicate(u16),
+    /// A steered run: make the node's first armed timer due at once
+    /// ([`Steer::expire`](replication::Steer::expire): an election
+    /// timeout, a heartbeat), and let the next tick pass.
+    Fire(NodeRef),
 }
 
 impl Step {
@@ -123,6 +127,7 @@ impl Step {
                 | Step::AwaitLeader(_)
                 | Step::AwaitApplied(_)
                 | Step::Deliver(_)
+                | Step::Fire(_)
         )
     }
 }
@@ -167,6 +172,7 @@ impl fmt::Display for Step {
             Step::Deliver(n) => write!(f, "deliver held message {n}"),
             Step::Drop(n) => write!(f, "drop held message {n}"),
             Step::Duplicate(n) => write!(f, "duplicate held message {n}"),
+            Step::Fire(n) => write!(f, "fire {n}'s timer"),
         }
     }
 }

@@ -3,8 +3,8 @@
 //! N-th deliverable held message, `x N` drop, `u N` duplicate the N-th
 //! held one, `t` one tick, `w C` client C writes `k0 = v(C+1)`, `r C`
 //! client C reads `k0`, `c N` / `p N` crash node N (process / power
-//! loss), `s N` restart it, `i N` isolate it, `h N` heal it, `f` the
-//! protocol's failover.
+//! loss), `s N` restart it, `i N` isolate it, `h N` heal it, `e N` fire
+//! node N's first armed timer, `f` the protocol's failover.
 
 /// The seed of every checked run: it seeds the group's rng (Raft's
 /// election timeouts). 1, so that no end-of-run sample (trace check, lease
@@ -37,6 +37,7 @@ pub(crate) fn encode(step: &Step) -> Option<String> {
         Step::Isolate(n) => format!("i{}", at(n)?),
         Step::Heal(n) => format!("h{}", at(n)?),
         Step::Failover(None) => "f".to_string(),
+        Step::Fire(n) => format!("e{}", at(n)?),
         _ => return None,
     })
 }
@@ -70,6 +71,7 @@ pub(crate) fn decode(code: &str) -> Option<Step> {
         "i" => Step::Isolate(node()?),
         "h" => Step::Heal(node()?),
         "f" if none => Step::Failover(None),
+        "e" => Step::Fire(node()?),
         _ => return None,
     })
 }
@@ -81,12 +83,12 @@ mod tests {
     #[test]
     fn every_code_reads_back_as_its_step() {
         for code in [
-            "d0", "x3", "u1", "t", "w2", "r5", "c0", "p2", "s1", "i0", "h2", "f",
+            "d0", "x3", "u1", "t", "w2", "r5", "c0", "p2", "s1", "i0", "h2", "f", "e1",
         ] {
             let step = decode(code).unwrap_or_else(|| panic!("{code} decodes"));
             assert_eq!(encode(&step).as_deref(), Some(code));
         }
-        for bad in ["", "q1", "d", "t1", "cX", "f2"] {
+        for bad in ["", "q1", "d", "t1", "cX", "f2", "e"] {
             assert_eq!(decode(bad), None, "{bad}");
         }
     }

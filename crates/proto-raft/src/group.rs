@@ -459,4 +459,39 @@ impl replication::Steer for RaftGroup {
     }
 
     replication::steer_through_cluster!(cluster);
+
+    fn timers(&self) -> Vec<replication::ArmedTimer> {
+        let now = self.cluster.now();
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.cluster.is_alive(*i))
+            .flat_map(|(i, n)| {
+                n.timers()
+                    .into_iter()
+                    .map(move |t| replication::ArmedTimer {
+                        node: i,
+                        label: t.label,
+                        due_in: t.due.saturating_sub(now),
+                    })
+            })
+            .collect()
+    }
+
+    fn expire(&mut self, node: usize) -> Result<(), GroupError> {
+        let now = self.cluster.now();
+        let Some(id) = self.cluster.ids().get(node).cloned() else {
+            return Err(GroupError::config(
+                "node",
+                format!("no node #{node} in a group of {}", self.nodes.len()),
+            ));
+        };
+        if !self.cluster.is_alive(node) || !self.nodes[node].expire(now) {
+            return Err(GroupError::not_permitted(
+                &id,
+                "no timer is armed (it is down)",
+            ));
+        }
+        Ok(())
+    }
 }

@@ -205,6 +205,7 @@ mod state_line;
 mod steer_tests;
 #[cfg(test)]
 mod test_support;
+mod timers;
 mod trace_check;
 mod transfer;
 

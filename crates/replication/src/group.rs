@@ -434,8 +434,9 @@ pub trait ReplicationGroup {
 /// trace. A model checker, a debugger and a lab grader drive the real
 /// protocol code through it (stateright's `Deliver` / `Timeout` actions;
 /// turmoil's `hold` / `release`). Time stays concrete: a timer fires when
-/// the chooser lets a tick pass ([`ReplicationGroup::tick`]), and a
-/// released message is delivered at the next tick.
+/// the chooser lets a tick pass ([`ReplicationGroup::tick`]) or when it
+/// makes a node's timer due at once ([`Steer::expire`], DSLabs' timer
+/// firing), and a released message is delivered at the next tick.
 pub trait Steer: ReplicationGroup {
     /// An independent copy of the whole group (its trace included).
     fn fork(&self) -> Box<dyn Steer>;
@@ -467,6 +468,22 @@ pub trait Steer: ReplicationGroup {
 
     /// Holds a second copy of message `id` (datagram transports only).
     fn duplicate_held(&mut self, id: sim_core::MessageId) -> Result<(), GroupError>;
+
+    /// The timers armed at the nodes that are up, node by node (none by
+    /// default: a protocol whose timers only the passing of ticks fires).
+    fn timers(&self) -> Vec<crate::ArmedTimer> {
+        Vec::new()
+    }
+
+    /// Makes the first timer armed at node `node` (a position in the node
+    /// list) due now, so that it fires when the next tick passes, however
+    /// far its deadline was. Refused for a node with no armed timer.
+    fn expire(&mut self, node: usize) -> Result<(), GroupError> {
+        Err(GroupError::config(
+            "timers",
+            format!("node #{node}: this protocol's timers fire only as ticks pass"),
+        ))
+    }
 }
 
 /// A 64-bit fingerprint of `group`'s complete state: [`Steer::write_state`]

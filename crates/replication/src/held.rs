@@ -1,5 +1,6 @@
 //! What a steered run shows and hashes: [`HeldMessage`], a message the
-//! network holds for a chooser, and [`StateHasher`], the fingerprint's
+//! network holds for a chooser, [`ArmedTimer`], a timer a chooser may
+//! fire, and [`StateHasher`], the fingerprint's
 //! fixed hash. The trait a steerable group implements, `Steer`, and
 //! `state_fingerprint` sit beside `ReplicationGroup` in the `group`
 //! module. The fingerprint includes the tick (nodes keep absolute
@@ -23,6 +24,17 @@ pub struct HeldMessage {
     pub label: &'static str,
     /// May be delivered next (a stream delivers each link in order).
     pub deliverable: bool,
+}
+
+/// A timer armed at a node, as a chooser sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArmedTimer {
+    /// The node, as a position in the group's node list.
+    pub node: usize,
+    /// What fires (`election`, `heartbeat`, …).
+    pub label: &'static str,
+    /// Ticks until it fires by itself (0: at the next tick).
+    pub due_in: u64,
 }
 
 /// The fingerprint's hash: foldhash with a fixed seed (as the KV maps use

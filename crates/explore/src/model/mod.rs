@@ -2,7 +2,7 @@
 //! sequence of steps within a bound, on a steered run
 //! ([`Steer`](replication::Steer): the network holds every message until a
 //! step delivers, drops or duplicates it; a timer fires when a step lets a
-//! tick pass), states deduplicated by a fingerprint of the group's whole
+//! tick pass or fires it at once), states deduplicated by a fingerprint of the group's whole
 //! state and of the client history, every distinct state judged as the
 //! explorer judges a schedule's end (heal and restart everything, settle,
 //! read every key at the strongest level: *durable*, *linearizable*,
@@ -409,7 +409,7 @@ fn expand_one(
             });
             generated += 1;
             if let Ok(child) = &applied
-                && !matches!(step, Step::Deliver(_) | Step::Wait(_))
+                && !matches!(step, Step::Deliver(_) | Step::Wait(_) | Step::Fire(_))
                 && child.group().now() != run.group().now()
             {
                 // A step that drives time itself (Raft's failover waits,
@@ -466,7 +466,8 @@ fn counts_as_fault(step: &Step) -> bool {
 }
 
 /// Every step enabled at `run`'s state within `bounds`, in a fixed order:
-/// deliveries, one tick, client operations, repairs, faults.
+/// deliveries, one tick, a timer fired at each node that has one armed,
+/// client operations, repairs, faults.
 fn enabled(config: &Configuration, run: &Runner<'_>, node: &Node, bounds: &Bounds) -> Vec<Step> {
     let mut steps = Vec::new();
     let Some(steer) = run.group().steerable() else {
@@ -476,6 +477,15 @@ fn enabled(config: &Configuration, run: &Runner<'_>, node: &Node, bounds: &Bound
     let deliverable = held.iter().filter(|h| h.deliverable).count();
     steps.extend((0..deliverable).filter_map(|i| u16::try_from(i).ok().map(Step::Deliver)));
     steps.push(Step::Wait(1));
+    let mut last = None;
+    for timer in steer.timers() {
+        if last != Some(timer.node)
+            && let Ok(i) = u8::try_from(timer.node)
+        {
+            steps.push(Step::Fire(NodeRef::At(i)));
+        }
+        last = Some(timer.node);
+    }
     if node.writes < bounds.writes {
         steps.push(Step::Write {
             client: node.writes,

@@ -125,3 +125,43 @@ fn a_group_that_cannot_be_steered_is_an_error_naming_it() {
         "{err}"
     );
 }
+
+#[test]
+fn a_fired_timer_is_one_step_of_the_search_and_replays() {
+    let config = raft();
+    let base = schedule(&config, Vec::new()).expect("a schedule");
+    let root = rebuild(&config, &base, &[]).expect("runs");
+    let leader = root.group().leader().expect("a leader after the warm-up");
+    let ids = root.group().node_ids();
+    let follower = ids.iter().position(|id| *id != leader).expect("a follower");
+    let node = Bounds::default();
+    let at = Node {
+        at: u32::MAX,
+        writes: 0,
+        reads: 0,
+        faults: 0,
+    };
+    let fire = Step::Fire(NodeRef::At(u8::try_from(follower).expect("small")));
+    assert!(
+        enabled(&config, &root, &at, &node).contains(&fire),
+        "every alive node's timer can be fired"
+    );
+    let fired = rebuild(&config, &base, std::slice::from_ref(&fire)).expect("runs");
+    let held = fired.group().steerable().expect("steers").held();
+    assert!(
+        held.iter()
+            .any(|h| h.from == follower && h.label.contains("vote")),
+        "the fired follower asks for votes at once: {held:?}"
+    );
+    let id = ReplayId {
+        config: config.key(),
+        seed: SEED,
+        kept: None,
+        path: Some(vec![fire]),
+    };
+    assert_eq!(
+        id.to_string().parse::<ReplayId>().expect("parses"),
+        id,
+        "a fired timer has a replay code"
+    );
+}
