@@ -26,6 +26,8 @@ mod bench_lincheck;
 mod bench_report;
 mod check_cmd;
 mod colour;
+mod debug_cmd;
+mod debug_json;
 mod diagram_cmd;
 mod exhaustive_cmd;
 mod explore_cmd;
@@ -158,6 +160,8 @@ enum Command {
     Explore(explore_cmd::Args),
     /// Model-check the real protocol code: every path within the bounds, states deduplicated, shortest counterexamples.
     Check(check_cmd::Args),
+    /// Step through a run in the browser: choose what happens next, branch and go back.
+    Debug(debug_cmd::Args),
     /// Write the HTML report (matrix, guarantees, a page per run and per counterexample).
     Report(report_cmd::Args),
     /// Mutation testing (cargo-mutants) of each protocol crate's safety
@@ -250,6 +254,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Run(args) => run_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
         Command::Check(args) => check_cmd::command(args),
+        Command::Debug(args) => debug_cmd::command(args),
         Command::Report(args) => report_cmd::run(args),
         Command::Mutants(args) => mutants_cmd::run(args),
         Command::BenchWorker {

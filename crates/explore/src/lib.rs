@@ -54,6 +54,7 @@ mod altered;
 mod check;
 mod config;
 mod converges;
+pub mod debugger;
 pub mod exhaustive;
 mod history;
 mod lease;

@@ -264,6 +264,17 @@ impl<'a> Runner<'a> {
         )
     }
 
+    /// The nodes the run made slow and has not cleared, by position.
+    pub(crate) fn slowed(&self) -> &[usize] {
+        &self.faults.slowed
+    }
+
+    /// The run's step log (kept with [`RunOptions::REPLAY`]): a line per
+    /// step, `index @tick step: what it did`.
+    pub(crate) fn log(&self) -> &[String] {
+        &self.log
+    }
+
     /// The invariants' answer so far (broken at the first step that broke
     /// them).
     pub(crate) fn invariants_so_far(&self) -> &Check {

@@ -4,7 +4,9 @@
 //! held one, `t` one tick, `w C` client C writes `k0 = v(C+1)`, `r C`
 //! client C reads `k0`, `c N` / `p N` crash node N (process / power
 //! loss), `s N` restart it, `i N` isolate it, `h N` heal it, `e N` fire
-//! node N's first armed timer, `f` the protocol's failover.
+//! node N's first armed timer, `f` the protocol's failover (`f N`: to node
+//! N), `l N` / `q N` make node N slow / not slow (the debugger's moves; the
+//! checker's alphabet has no slow replica).
 
 /// The seed of every checked run: it seeds the group's rng (Raft's
 /// election timeouts). 1, so that no end-of-run sample (trace check, lease
@@ -37,7 +39,10 @@ pub(crate) fn encode(step: &Step) -> Option<String> {
         Step::Isolate(n) => format!("i{}", at(n)?),
         Step::Heal(n) => format!("h{}", at(n)?),
         Step::Failover(None) => "f".to_string(),
+        Step::Failover(Some(n)) => format!("f{}", at(n)?),
         Step::Fire(n) => format!("e{}", at(n)?),
+        Step::Slow(n, true) => format!("l{}", at(n)?),
+        Step::Slow(n, false) => format!("q{}", at(n)?),
         _ => return None,
     })
 }
@@ -71,7 +76,10 @@ pub(crate) fn decode(code: &str) -> Option<Step> {
         "i" => Step::Isolate(node()?),
         "h" => Step::Heal(node()?),
         "f" if none => Step::Failover(None),
+        "f" => Step::Failover(Some(node()?)),
         "e" => Step::Fire(node()?),
+        "l" => Step::Slow(node()?, true),
+        "q" => Step::Slow(node()?, false),
         _ => return None,
     })
 }
@@ -83,12 +91,13 @@ mod tests {
     #[test]
     fn every_code_reads_back_as_its_step() {
         for code in [
-            "d0", "x3", "u1", "t", "w2", "r5", "c0", "p2", "s1", "i0", "h2", "f", "e1",
+            "d0", "x3", "u1", "t", "w2", "r5", "c0", "p2", "s1", "i0", "h2", "f", "e1", "f2", "l1",
+            "q0",
         ] {
             let step = decode(code).unwrap_or_else(|| panic!("{code} decodes"));
             assert_eq!(encode(&step).as_deref(), Some(code));
         }
-        for bad in ["", "q1", "d", "t1", "cX", "f2", "e"] {
+        for bad in ["", "z1", "d", "t1", "cX", "fX", "e", "l"] {
             assert_eq!(decode(bad), None, "{bad}");
         }
     }

@@ -424,4 +424,22 @@ impl replication::Steer for IsrGroup {
     }
 
     replication::steer_through_cluster!(cluster);
+
+    fn node_log(&self, node: usize) -> Vec<String> {
+        self.nodes.get(node).map_or_else(Vec::new, |n| {
+            n.log
+                .entries
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} e{} {}={}",
+                        e.offset,
+                        e.epoch,
+                        String::from_utf8_lossy(&e.key),
+                        String::from_utf8_lossy(&e.value)
+                    )
+                })
+                .collect()
+        })
+    }
 }

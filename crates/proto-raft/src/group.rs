@@ -460,6 +460,29 @@ impl replication::Steer for RaftGroup {
 
     replication::steer_through_cluster!(cluster);
 
+    fn node_log(&self, node: usize) -> Vec<String> {
+        let Some(n) = self.nodes.get(node) else {
+            return Vec::new();
+        };
+        let first = n.snapshot.index;
+        let mut lines = Vec::with_capacity(n.log.len());
+        if first > 0 {
+            lines.push(format!("≤{first} snapshot t{}", n.snapshot.term));
+        }
+        lines.extend(n.log.iter().enumerate().skip(1).map(|(k, e)| {
+            let what = match &e.command {
+                crate::message::Command::Noop => "no-op".to_string(),
+                crate::message::Command::Set { key, value } => format!(
+                    "{}={}",
+                    String::from_utf8_lossy(key),
+                    String::from_utf8_lossy(value)
+                ),
+            };
+            format!("{} t{} {what}", first + k as u64, e.term)
+        }));
+        lines
+    }
+
     fn timers(&self) -> Vec<replication::ArmedTimer> {
         let now = self.cluster.now();
         self.nodes

@@ -469,6 +469,14 @@ pub trait Steer: ReplicationGroup {
     /// Holds a second copy of message `id` (datagram transports only).
     fn duplicate_held(&mut self, id: sim_core::MessageId) -> Result<(), GroupError>;
 
+    /// Node `node`'s log, an entry a line in the protocol's words (`3 t2
+    /// k0=v1`: index, term or epoch, what it holds), for a debugger's
+    /// lane; empty when the protocol does not show it.
+    fn node_log(&self, node: usize) -> Vec<String> {
+        let _ = node;
+        Vec::new()
+    }
+
     /// The timers armed at the nodes that are up, node by node (none by
     /// default: a protocol whose timers only the passing of ticks fires).
     fn timers(&self) -> Vec<crate::ArmedTimer> {

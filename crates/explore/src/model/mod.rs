@@ -465,10 +465,32 @@ fn counts_as_fault(step: &Step) -> bool {
     )
 }
 
+/// What a path has used of the bounds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Used {
+    pub(crate) writes: u8,
+    pub(crate) reads: u8,
+    pub(crate) faults: u8,
+}
+
+fn enabled(config: &Configuration, run: &Runner<'_>, node: &Node, bounds: &Bounds) -> Vec<Step> {
+    let used = Used {
+        writes: node.writes,
+        reads: node.reads,
+        faults: node.faults,
+    };
+    enabled_steps(config, run, used, bounds)
+}
+
 /// Every step enabled at `run`'s state within `bounds`, in a fixed order:
 /// deliveries, one tick, a timer fired at each node that has one armed,
-/// client operations, repairs, faults.
-fn enabled(config: &Configuration, run: &Runner<'_>, node: &Node, bounds: &Bounds) -> Vec<Step> {
+/// client operations, repairs, faults. The debugger offers the same.
+pub(crate) fn enabled_steps(
+    config: &Configuration,
+    run: &Runner<'_>,
+    node: Used,
+    bounds: &Bounds,
+) -> Vec<Step> {
     let mut steps = Vec::new();
     let Some(steer) = run.group().steerable() else {
         return steps;

@@ -1,0 +1,286 @@
+//! A debugger's session over a steered run: a tree of states, each reached
+//! from its parent by one step a person chose (deliver this message, fire
+//! that timer, crash that node, a client write), so that going back and
+//! choosing differently makes a branch and every branch stays. It offers
+//! exactly the model checker's steps ([`crate::model`]: the same steered
+//! run, the same enabled actions), plus a slow replica and a failover to
+//! a named node, without the checker's budgets — so the debugger and the
+//! checker never disagree about what can happen next, and a checker's
+//! counterexample opens here step by step.
+//!
+//! Mirrors DSLabs' visual debugger (an event tree; a different choice
+//! branches the history) and stateright's Explorer (the next actions as
+//! links, the path so far, the properties of this state). The session is
+//! stateless about groups: a state is its path, rebuilt on demand (a path
+//! of a few dozen steps replays in about a millisecond).
+
+mod view;
+
+pub use view::{Action, Lane, View};
+
+use replication::GroupError;
+
+use crate::config::Configuration;
+use crate::model::{self, Bounds};
+use crate::property::{Check, Property};
+use crate::replay::ReplayId;
+use crate::run::{RunOptions, Runner};
+use crate::schedule::{NodeRef, Step};
+
+/// One state of the tree.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// The state it was reached from (`None`: the root).
+    pub parent: Option<usize>,
+    /// The step that reached it.
+    pub step: Option<Step>,
+    /// That step in words, as its button said (`deliver fetch node-2 →
+    /// node-1`).
+    pub label: String,
+    /// The states reached from it, in the order they were first taken.
+    pub children: Vec<usize>,
+    /// The invariants as of this state (broken at the first step that
+    /// broke them).
+    pub invariants: Check,
+    /// What the checker would say if the run ended here (heal, restart,
+    /// settle, read): durable, linearizable, invariants, recovers,
+    /// available.
+    pub judged: [Check; 5],
+}
+
+impl State {
+    /// The first broken property of this state, with its explanation.
+    pub fn broken(&self) -> Option<(Property, &str)> {
+        if let Check::Violated(why) = &self.invariants {
+            return Some((Property::Invariants, why));
+        }
+        Property::ALL
+            .into_iter()
+            .zip(&self.judged)
+            .find_map(|(p, c)| match c {
+                Check::Violated(why) => Some((p, why.as_str())),
+                _ => None,
+            })
+    }
+}
+
+/// The budgets of a session: as many client operations as a person is
+/// likely to make, faults without limit.
+const BOUNDS: Bounds = Bounds {
+    depth: u16::MAX,
+    faults: u8::MAX,
+    writes: 9,
+    reads: 9,
+    max_states: u64::MAX,
+    jobs: 1,
+    dedup: false,
+};
+
+/// A tree of states of one configuration's steered run.
+pub struct Session<'a> {
+    config: &'a Configuration,
+    states: Vec<State>,
+}
+
+impl<'a> Session<'a> {
+    /// A session at the steered run's first state (the checker's root:
+    /// after the warm-up, the network held).
+    pub fn new(config: &'a Configuration) -> Result<Session<'a>, GroupError> {
+        let mut session = Session {
+            config,
+            states: Vec::new(),
+        };
+        let root = session.judge(&[])?;
+        session.states.push(State {
+            parent: None,
+            step: None,
+            ..root
+        });
+        Ok(session)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Configuration {
+        self.config
+    }
+
+    /// Every state so far, by id (0 is the root).
+    pub fn states(&self) -> &[State] {
+        &self.states
+    }
+
+    /// The steps from the root to state `at`.
+    pub fn path(&self, at: usize) -> Result<Vec<Step>, GroupError> {
+        let mut path = Vec::new();
+        let mut cur = self.get(at)?;
+        while let (Some(parent), Some(step)) = (cur.parent, cur.step) {
+            path.push(step);
+            cur = &self.states[parent];
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    /// The replay id of state `at`'s path (`cargo xtask explore --replay`
+    /// runs it, then the end the checker judges).
+    pub fn replay_id(&self, at: usize) -> Result<ReplayId, GroupError> {
+        Ok(ReplayId {
+            config: self.config.key(),
+            seed: model::SEED,
+            kept: None,
+            path: Some(self.path(at)?),
+        })
+    }
+
+    /// Takes the step of `code` (a replay code: `d0`, `e1`, `c2`, `w0`, …)
+    /// at state `at`, and answers the state it leads to — the existing
+    /// child when that step was taken before. Refused when `code` is not
+    /// one of the steps enabled at `at`.
+    pub fn act(&mut self, at: usize, code: &str) -> Result<usize, GroupError> {
+        let step = crate::step_codes::decode(code).ok_or_else(|| {
+            GroupError::config("action", format!("`{code}` is not an action's code"))
+        })?;
+        let path = self.path(at)?;
+        let run = self.rebuild(&path)?;
+        if !self.enabled_in(&run, &path).contains(&step) {
+            return Err(GroupError::config(
+                "action",
+                format!("`{code}` ({step}) is not enabled at state {at}"),
+            ));
+        }
+        let group = run.group();
+        let names: Vec<String> = group.node_ids().iter().map(ToString::to_string).collect();
+        let steer = group.steerable();
+        let held = steer.map(|s| s.held()).unwrap_or_default();
+        let timers = steer.map(|s| s.timers()).unwrap_or_default();
+        let (_, label) = view::describe(self.config, &step, &names, &held, &timers);
+        self.take(at, step, label)
+    }
+
+    /// Follows `path` from state `at`, step by step (each must be
+    /// enabled), and answers the last state.
+    pub fn follow(&mut self, mut at: usize, path: &[Step]) -> Result<usize, GroupError> {
+        for step in path {
+            let code = crate::step_codes::encode(step).ok_or_else(|| {
+                GroupError::config("path", format!("`{step}` is not a step of a steered run"))
+            })?;
+            at = self.act(at, &code)?;
+        }
+        Ok(at)
+    }
+
+    /// What a person sees at state `at`.
+    pub fn view(&self, at: usize) -> Result<View, GroupError> {
+        let path = self.path(at)?;
+        let run = self.rebuild(&path)?;
+        let parent_events = match path.split_last() {
+            Some((_, before)) => self.rebuild(before)?.group().trace().len(),
+            None => 0,
+        };
+        let enabled = self.enabled_in(&run, &path);
+        Ok(view::build(self, at, &path, &run, parent_events, &enabled))
+    }
+
+    fn get(&self, at: usize) -> Result<&State, GroupError> {
+        self.states.get(at).ok_or_else(|| {
+            GroupError::config(
+                "state",
+                format!("no state {at} (this session has {})", self.states.len()),
+            )
+        })
+    }
+
+    fn take(&mut self, at: usize, step: Step, label: String) -> Result<usize, GroupError> {
+        if let Some(&child) = self.states[at]
+            .children
+            .iter()
+            .find(|&&c| self.states[c].step == Some(step))
+        {
+            return Ok(child);
+        }
+        let mut path = self.path(at)?;
+        path.push(step);
+        let judged = self.judge(&path)?;
+        let id = self.states.len();
+        self.states.push(State {
+            parent: Some(at),
+            step: Some(step),
+            label,
+            ..judged
+        });
+        self.states[at].children.push(id);
+        Ok(id)
+    }
+
+    fn enabled_in(&self, run: &Runner<'_>, path: &[Step]) -> Vec<Step> {
+        let count = |f: fn(&Step) -> bool| {
+            u8::try_from(path.iter().filter(|s| f(s)).count()).unwrap_or(u8::MAX)
+        };
+        let used = model::Used {
+            writes: count(|s| matches!(s, Step::Write { .. })),
+            reads: count(|s| matches!(s, Step::Read { .. })),
+            faults: 0,
+        };
+        let mut steps = model::enabled_steps(self.config, run, used, &BOUNDS);
+        // The debugger's own moves: a slow replica (ISR's lag), a failover
+        // to a named node.
+        let (crashed, _, _) = run.fault_state();
+        let slowed = run.slowed();
+        for i in 0..run.group().node_ids().len() {
+            let Ok(n) = u8::try_from(i) else { continue };
+            if crashed.contains(&i) {
+                continue;
+            }
+            steps.push(Step::Slow(NodeRef::At(n), !slowed.contains(&i)));
+            steps.push(Step::Failover(Some(NodeRef::At(n))));
+        }
+        steps
+    }
+
+    fn rebuild(&self, path: &[Step]) -> Result<Runner<'a>, GroupError> {
+        let schedule = model::schedule(self.config, path.to_vec())?;
+        let mut run = Runner::start(self.config, &schedule, RunOptions::REPLAY)?;
+        for (index, step) in path.iter().enumerate() {
+            run.apply(index, step, RunOptions::REPLAY);
+        }
+        Ok(run)
+    }
+
+    /// The state after `path`, judged (a panic is a finding).
+    fn judge(&self, path: &[Step]) -> Result<State, GroupError> {
+        let schedule = model::schedule(self.config, path.to_vec())?;
+        let blank = |invariants: Check, judged: [Check; 5]| State {
+            parent: None,
+            step: None,
+            label: "start".into(),
+            children: Vec::new(),
+            invariants,
+            judged,
+        };
+        let run = match crate::panics::catch(|| self.rebuild(path)) {
+            Ok(run) => run?,
+            Err(panic) => {
+                let checks = crate::run::panicked(&panic, "the path panicked");
+                return Ok(blank(checks[2].clone(), checks));
+            }
+        };
+        let invariants = run.invariants_so_far().clone();
+        let judged = match crate::panics::catch(|| {
+            run.fork()
+                .map(|end| end.finish(&schedule, RunOptions::SWEEP).checks)
+        }) {
+            Ok(Some(checks)) => checks,
+            Ok(None) => {
+                return Err(GroupError::config(
+                    "steered",
+                    format!("{} offers no steerable run", self.config.protocol),
+                ));
+            }
+            Err(panic) => crate::run::panicked(&panic, "the end of the path panicked"),
+        };
+        Ok(blank(invariants, judged))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! A debugging session on real protocols: actions are the checker's,
+//! branches stay, bad input changes nothing, paths replay.
+
+use proto_isr::{IsrConfig, IsrGroup};
+use proto_raft::{RaftConfig, RaftGroup};
+use replication::{AckLevel, ReadLevel, ReplicationGroup, Transport};
+
+use super::*;
+
+fn isr() -> Configuration {
+    Configuration::new(
+        "isr",
+        AckLevel::AllIsr,
+        ReadLevel::Linearizable,
+        "default",
+        |build: &crate::Build| {
+            let g = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
+            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
+        },
+    )
+}
+
+fn raft() -> Configuration {
+    Configuration::new(
+        "raft",
+        AckLevel::Quorum,
+        ReadLevel::Linearizable,
+        "default",
+        |build: &crate::Build| {
+            let g = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
+            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
+        },
+    )
+    .with_transport(Transport::Datagram)
+}
+
+#[test]
+fn going_back_and_choosing_otherwise_makes_a_branch_and_both_stay() {
+    let config = isr();
+    let mut s = Session::new(&config).expect("a session");
+    let wrote = s.act(0, "w0").expect("a write");
+    let delivered = s.act(wrote, "d0").expect("a delivery");
+    let crashed = s.act(wrote, "c0").expect("a crash instead");
+    assert_ne!(delivered, crashed);
+    assert_eq!(s.states()[wrote].children, vec![delivered, crashed]);
+    assert_eq!(
+        s.act(wrote, "d0").expect("again"),
+        delivered,
+        "the same step, the same child"
+    );
+    assert_eq!(s.states().len(), 4);
+    let view = s.view(crashed).expect("a view");
+    assert!(view.lanes[0].crashed, "{:?}", view.lanes[0]);
+    assert_eq!(view.path.len(), 2);
+    assert!(view.replay.ends_with("-m-w0.c0"), "{}", view.replay);
+}
+
+#[test]
+fn an_action_that_is_not_enabled_or_not_a_code_is_refused_and_changes_nothing() {
+    let config = isr();
+    let mut s = Session::new(&config).expect("a session");
+    for bad in ["zz", "d99", "s0", ""] {
+        let err = s.act(0, bad).expect_err(bad);
+        assert!(err.to_string().contains("action"), "{bad}: {err}");
+    }
+    assert!(
+        s.act(7, "t")
+            .expect_err("no such state")
+            .to_string()
+            .contains("no state 7")
+    );
+    assert!(s.view(7).is_err());
+    assert_eq!(s.states().len(), 1, "no state was added");
+}
+
+#[test]
+fn every_action_offered_is_taken_and_the_checkers_steps_are_among_them() {
+    let config = raft();
+    let mut s = Session::new(&config).expect("a session");
+    let view = s.view(0).expect("a view");
+    let codes: Vec<&str> = view.actions.iter().map(|a| a.code.as_str()).collect();
+    for code in [
+        "t", "w0", "r9", "c0", "p0", "i0", "e0", "e1", "e2", "l1", "f2",
+    ] {
+        assert!(codes.contains(&code), "{code} in {codes:?}");
+    }
+    for action in &view.actions {
+        s.act(0, &action.code)
+            .unwrap_or_else(|e| panic!("{}: {e}", action.label));
+    }
+    assert_eq!(s.states()[0].children.len(), view.actions.len());
+}
+
+#[test]
+fn a_fired_election_timer_shows_the_votes_asked_for_on_the_links() {
+    let config = raft();
+    let mut s = Session::new(&config).expect("a session");
+    let root = s.view(0).expect("a view");
+    let follower = root
+        .lanes
+        .iter()
+        .position(|l| l.state.role != "leader")
+        .expect("a follower");
+    let fired = s.act(0, &format!("e{follower}")).expect("fired");
+    let view = s.view(fired).expect("a view");
+    assert!(
+        view.held
+            .iter()
+            .any(|h| h.from == follower && h.label.contains("vote")),
+        "{:?}",
+        view.held
+    );
+    assert!(
+        view.actions
+            .iter()
+            .any(|a| a.label.starts_with("deliver") && a.label.contains("vote")),
+        "{:?}",
+        view.actions
+    );
+    assert!(!view.events.is_empty(), "the step's trace events are shown");
+}
+
+#[test]
+fn a_slow_follower_leaves_the_isr_as_ticks_pass() {
+    let config = isr();
+    let mut s = Session::new(&config).expect("a session");
+    let root = s.view(0).expect("a view");
+    let isr_of = |v: &View| {
+        v.lanes
+            .iter()
+            .find(|l| l.state.role == "leader")
+            .and_then(|l| l.state.fields.iter().find(|f| f.label == "ISR"))
+            .map(|f| f.value.clone())
+            .expect("the leader shows its ISR")
+    };
+    let before = isr_of(&root);
+    assert!(before.contains("node-3"), "{before}");
+    let mut at = s.act(0, "l2").expect("slow");
+    for _ in 0..40 {
+        let view = s.view(at).expect("a view");
+        if !isr_of(&view).contains("node-3") {
+            return;
+        }
+        let code = view
+            .actions
+            .iter()
+            .find(|a| a.kind == "message")
+            .map_or("t".to_string(), |a| a.code.clone());
+        at = s.act(at, &code).expect("a step");
+    }
+    panic!(
+        "node-3 never left the ISR: {}",
+        isr_of(&s.view(at).expect("a view"))
+    );
+}

@@ -1,0 +1,289 @@
+//! `cargo xtask debug`: a debugger for students, served on 127.0.0.1. A
+//! run of one configuration, steered: every enabled action (deliver, drop
+//! or duplicate a held message, fire a timer, let a tick pass, crash,
+//! restart, isolate, heal, slow, fail over, a client write or read) is a
+//! button; each choice is a state in a tree, so going back and choosing
+//! otherwise makes a branch that stays. The session is `explore`'s
+//! [`debugger`](explore::debugger) — the model checker's steered run and
+//! its steps, so the two never disagree about what can happen next. Each
+//! browser tab gets its own tree.
+
+use std::process::ExitCode;
+
+use explore::debugger::Session;
+use explore::{Configuration, ReplayId, Step};
+
+use crate::args::{AckArg, ProtocolArg, ReadArg};
+use crate::debug_json;
+use crate::output::{self, Failure};
+
+/// `cargo xtask debug`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The protocol [default: isr, the chapter's].
+    #[arg(long, value_parser = crate::args::protocol_parser())]
+    protocol: Option<ProtocolArg>,
+    /// The ack level [default: the strongest row's: above the leader's own].
+    #[arg(long, value_enum)]
+    ack: Option<AckArg>,
+    /// The read level [default: linearizable where the protocol has it].
+    #[arg(long, value_enum)]
+    read: Option<ReadArg>,
+    /// The setting [default: default].
+    #[arg(long)]
+    setting: Option<String>,
+    /// Open a model checker's path (`cargo xtask check` prints them, e.g.
+    /// `isr.all_isr.linearizable.default-m-w0.d0.c0`) at its first broken
+    /// property, or at its end.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["protocol", "ack", "read", "setting"])]
+    replay: Option<String>,
+    /// The port on 127.0.0.1 (0: any free port; the URL is printed).
+    #[arg(long, default_value_t = 7878)]
+    port: u16,
+}
+
+/// `debug`.
+pub fn command(args: Args) -> Result<ExitCode, Failure> {
+    let replay = match &args.replay {
+        None => None,
+        Some(text) => Some(
+            text.parse::<ReplayId>()
+                .map_err(|e| Failure::usage("debug", clap::error::ErrorKind::InvalidValue, e))?,
+        ),
+    };
+    // A planted bug's path needs the build with the bug compiled in.
+    if replay
+        .as_ref()
+        .is_some_and(|id| id.config.split('.').count() == 5)
+        && let Some(code) = crate::optimized::reexec("debug", &["planted"])?
+    {
+        return Ok(code);
+    }
+    let (config, path) = match replay {
+        Some(id) => config_of_replay(id)?,
+        None => (config_of_filters(&args)?, Vec::new()),
+    };
+    let server = tiny_http::Server::http(("127.0.0.1", args.port))
+        .map_err(|e| Failure::Failed(format!("cannot serve on 127.0.0.1:{}: {e}", args.port)))?;
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| Failure::Failed("the server has no IP address".into()))?;
+    // The first session proves the configuration and the path work
+    // before the URL is given out.
+    let mut first =
+        Session::new(&config).map_err(|e| Failure::Failed(format!("{}: {e}", config.key())))?;
+    first
+        .follow(0, &path)
+        .map_err(|e| Failure::Failed(format!("the path does not replay: {e}")))?;
+    output::print(&format!(
+        "debugger: http://{addr}/  ({}; Ctrl-C ends it)\n",
+        config.key()
+    ))?;
+    serve(&server, &config, &path, first);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The configuration the filters name (the protocol's first row of the
+/// guarantees table that matches them).
+fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
+    let protocol = args.protocol.map_or("isr", ProtocolArg::name);
+    let setting = args.setting.as_deref().unwrap_or("default");
+    let rows: Vec<Configuration> = labs::explore_configs()
+        .into_iter()
+        .filter(|c| c.protocol == protocol && c.setting == setting)
+        .filter(|c| args.ack.is_none_or(|a| a.name() == c.ack.snake()))
+        .filter(|c| {
+            args.read
+                .is_none_or(|r| r.name() == explore::read_snake(c.read))
+        })
+        .collect();
+    // The strongest row by default: a linearizable read, and an ack level
+    // above the leader's own where there is one.
+    let strongest = rows.iter().position(|c| {
+        c.read == replication::ReadLevel::Linearizable && c.ack != replication::AckLevel::Leader
+    });
+    let pick = strongest.or_else(|| {
+        rows.iter()
+            .position(|c| c.read == replication::ReadLevel::Linearizable)
+    });
+    rows.into_iter().nth(pick.unwrap_or(0)).ok_or_else(|| {
+        Failure::usage(
+            "debug",
+            clap::error::ErrorKind::InvalidValue,
+            format!(
+                "no configuration of {protocol} with setting `{setting}` and these levels \
+                     (see `cargo xtask explore --json` for the rows)"
+            ),
+        )
+    })
+}
+
+/// The configuration and path a checker's replay id names.
+fn config_of_replay(id: ReplayId) -> Result<(Configuration, Vec<Step>), Failure> {
+    let usage = |m: String| Failure::usage("debug", clap::error::ErrorKind::InvalidValue, m);
+    let Some(path) = id.path.clone() else {
+        return Err(usage(format!(
+            "{id} names a random schedule of the sweep, which runs on a network that \
+             delivers by itself; the debugger steps through the model checker's paths \
+             (`cargo xtask check` prints them, with `-m-` in the id)"
+        )));
+    };
+    let config = labs::explore_configs()
+        .into_iter()
+        .chain(labs::planted_configs().into_iter().map(|(_, c)| c))
+        .find(|c| c.key() == id.config)
+        .ok_or_else(|| {
+            usage(format!(
+                "no configuration `{}` (see `cargo xtask explore --json`)",
+                id.config
+            ))
+        })?;
+    Ok((config, path))
+}
+
+/// Answers requests until the process is ended. Every session is a
+/// browser tab's; a bad request is answered with its error, never a crash.
+pub fn serve(
+    server: &tiny_http::Server,
+    config: &Configuration,
+    path: &[Step],
+    first: Session<'_>,
+) {
+    let mut sessions: Vec<Session<'_>> = vec![first];
+    let mut unclaimed = true;
+    for request in server.incoming_requests() {
+        let url = request.url().to_string();
+        let (route, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
+        let answer = match (request.method(), route) {
+            (tiny_http::Method::Get, "/") => Answer::Html(PAGE),
+            (tiny_http::Method::Post, "/api/new") => {
+                let fresh = if unclaimed {
+                    unclaimed = false;
+                    Ok(sessions.len() - 1)
+                } else {
+                    open(config, path).map(|s| {
+                        sessions.push(s);
+                        sessions.len() - 1
+                    })
+                };
+                match fresh {
+                    Ok(id) => {
+                        let start = start_state(&sessions[id], path);
+                        Answer::Json(serde_json::json!({ "session": id, "state": start }))
+                    }
+                    Err(e) => Answer::Error(e),
+                }
+            }
+            (tiny_http::Method::Get, "/api/view") => view(&sessions, query),
+            (tiny_http::Method::Post, "/api/act") => act(&mut sessions, query),
+            _ => Answer::NotFound,
+        };
+        let response = match answer {
+            Answer::Html(text) => tiny_http::Response::from_string(text)
+                .with_header(header("Content-Type", "text/html; charset=utf-8")),
+            Answer::Json(json) => tiny_http::Response::from_string(json.to_string())
+                .with_header(header("Content-Type", "application/json")),
+            Answer::Error(why) => {
+                tiny_http::Response::from_string(serde_json::json!({ "error": why }).to_string())
+                    .with_status_code(400)
+                    .with_header(header("Content-Type", "application/json"))
+            }
+            Answer::NotFound => tiny_http::Response::from_string("not found").with_status_code(404),
+        };
+        let _ = request.respond(response);
+    }
+}
+
+/// The page, self-contained (no file or script from elsewhere).
+const PAGE: &str = include_str!("debug_page.html");
+
+enum Answer {
+    Html(&'static str),
+    Json(serde_json::Value),
+    Error(String),
+    NotFound,
+}
+
+fn header(name: &str, value: &str) -> tiny_http::Header {
+    // Both are ASCII constants: the conversion cannot fail.
+    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes())
+        .unwrap_or_else(|()| unreachable!("an ASCII header"))
+}
+
+/// A new session with the start path followed.
+fn open<'a>(config: &'a Configuration, path: &[Step]) -> Result<Session<'a>, String> {
+    let mut s = Session::new(config).map_err(|e| e.to_string())?;
+    s.follow(0, path).map_err(|e| e.to_string())?;
+    Ok(s)
+}
+
+/// Where a session opens: the first state of the start path that broke a
+/// property, or its end.
+fn start_state(session: &Session<'_>, path: &[Step]) -> usize {
+    let mut at = 0;
+    for step in path {
+        let states = session.states();
+        match states[at]
+            .children
+            .iter()
+            .find(|&&c| states[c].step.as_ref() == Some(step))
+        {
+            Some(&child) => at = child,
+            None => break,
+        }
+        if session.states()[at].broken().is_some() {
+            return at;
+        }
+    }
+    at
+}
+
+/// `key=value` pairs of a query string.
+fn param(query: &str, key: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=')?;
+        (k == key).then(|| v.to_string())
+    })
+}
+
+fn numbers(query: &str) -> Result<(usize, usize), String> {
+    let number = |key: &str| {
+        param(query, key)
+            .ok_or_else(|| format!("the request names no `{key}`"))?
+            .parse::<usize>()
+            .map_err(|_| format!("`{key}` is not a number"))
+    };
+    Ok((number("session")?, number("state")?))
+}
+
+fn view(sessions: &[Session<'_>], query: &str) -> Answer {
+    let (s, k) = match numbers(query) {
+        Ok(n) => n,
+        Err(e) => return Answer::Error(e),
+    };
+    let Some(session) = sessions.get(s) else {
+        return Answer::Error(format!("no session {s} (reload the page for a new one)"));
+    };
+    match session.view(k) {
+        Ok(v) => Answer::Json(debug_json::view(session, &v)),
+        Err(e) => Answer::Error(e.to_string()),
+    }
+}
+
+fn act(sessions: &mut [Session<'_>], query: &str) -> Answer {
+    let (s, k) = match numbers(query) {
+        Ok(n) => n,
+        Err(e) => return Answer::Error(e),
+    };
+    let Some(code) = param(query, "code") else {
+        return Answer::Error("the request names no `code`".into());
+    };
+    let Some(session) = sessions.get_mut(s) else {
+        return Answer::Error(format!("no session {s} (reload the page for a new one)"));
+    };
+    match session.act(k, &code) {
+        Ok(next) => Answer::Json(serde_json::json!({ "state": next })),
+        Err(e) => Answer::Error(e.to_string()),
+    }
+}

@@ -1,0 +1,160 @@
+//! `cargo xtask debug` over HTTP, without a browser: it serves on
+//! 127.0.0.1 and prints its URL, each tab gets its own tree, a path
+//! taken in the page is a replay id that `explore --replay` runs, and bad
+//! input is answered with an error naming it — never a crash.
+
+mod debugger;
+
+use debugger::Server;
+use serde_json::Value;
+
+fn json(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
+}
+
+#[test]
+fn each_tab_gets_its_own_tree_and_bad_input_is_an_error_not_a_crash() {
+    let mut server = Server::start(&["--protocol", "isr"]);
+    assert!(
+        server.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    let (status, page) = server.request("GET", "/");
+    assert_eq!(status, 200);
+    assert!(page.contains("MiniDist debugger"));
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "nothing loads from elsewhere"
+    );
+    let (_, one) = server.request("POST", "/api/new");
+    let (_, two) = server.request("POST", "/api/new");
+    let (one, two) = (json(&one)["session"].clone(), json(&two)["session"].clone());
+    assert_ne!(one, two, "a second tab works on its own tree");
+    let (status, body) = server.request("POST", &format!("/api/act?session={one}&state=0&code=w0"));
+    assert_eq!(status, 200, "{body}");
+    let (_, view) = server.request("GET", &format!("/api/view?session={two}&state=0"));
+    assert_eq!(
+        json(&view)["tree"].as_array().map(Vec::len),
+        Some(1),
+        "the other tree is untouched"
+    );
+    for (method, path, says) in [
+        (
+            "POST",
+            format!("/api/act?session={one}&state=0&code=zz"),
+            "not an action",
+        ),
+        (
+            "POST",
+            format!("/api/act?session={one}&state=0&code=s0"),
+            "not enabled",
+        ),
+        (
+            "POST",
+            format!("/api/act?session={one}&state=99&code=t"),
+            "no state 99",
+        ),
+        (
+            "GET",
+            "/api/view?session=42&state=0".to_owned(),
+            "no session 42",
+        ),
+        (
+            "GET",
+            "/api/view?session=x&state=0".to_owned(),
+            "not a number",
+        ),
+        (
+            "POST",
+            format!("/api/act?session={one}&state=0"),
+            "no `code`",
+        ),
+    ] {
+        let (status, body) = server.request(method, &path);
+        assert_eq!(status, 400, "{path}: {body}");
+        let error = json(&body)["error"].as_str().unwrap_or_default().to_owned();
+        assert!(error.contains(says), "{path}: {error}");
+    }
+    assert_eq!(server.request("GET", "/nowhere").0, 404);
+    assert!(server.alive(), "the server outlived every bad request");
+}
+
+#[test]
+fn a_path_taken_in_the_debugger_replays_to_the_same_states_in_the_terminal() {
+    let server = Server::start(&["--protocol", "raft"]);
+    let (_, new) = server.request("POST", "/api/new");
+    let session = json(&new)["session"].clone();
+    let mut state = 0;
+    let mut last = Value::Null;
+    for code in ["w0", "d0", "d0", "e1", "d0"] {
+        let (status, body) = server.request(
+            "POST",
+            &format!("/api/act?session={session}&state={state}&code={code}"),
+        );
+        assert_eq!(status, 200, "{code}: {body}");
+        state = json(&body)["state"].as_u64().expect("a state") as usize;
+        let (_, view) =
+            server.request("GET", &format!("/api/view?session={session}&state={state}"));
+        last = json(&view);
+    }
+    let replay = last["replay"].as_str().expect("a replay id").to_owned();
+    assert!(replay.ends_with("-m-w0.d0.d0.e1.d0"), "{replay}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
+        .args(["explore", "--replay", &replay])
+        .output()
+        .expect("xtask runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The terminal's step log is the debugger's, line for line.
+    for line in last["log"].as_array().expect("a log") {
+        let line = line.as_str().expect("text");
+        assert!(text.contains(line), "{line:?} not in\n{text}");
+    }
+}
+
+#[test]
+fn a_checker_counterexample_opens_at_the_state_that_broke_the_property() {
+    let id = "isr.all_isr.linearizable.unclean_election-m-w0.d0.t.t.p0.c1";
+    let server = Server::start(&["--replay", id]);
+    let (_, new) = server.request("POST", "/api/new");
+    let new = json(&new);
+    let (_, view) = server.request(
+        "GET",
+        &format!(
+            "/api/view?session={}&state={}",
+            new["session"], new["state"]
+        ),
+    );
+    let view = json(&view);
+    let broken = &view["first_broken"];
+    assert_eq!(
+        broken["state"], view["state"],
+        "opened at the violation: {broken}"
+    );
+    assert_eq!(broken["property"], "durable", "{broken}");
+    assert_eq!(view["replay"], id);
+}
+
+#[test]
+fn a_sweep_replay_id_is_refused_with_what_to_open_instead() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
+        .args([
+            "debug",
+            "--replay",
+            "isr.leader.local.default-s1-0.1",
+            "--port",
+            "0",
+        ])
+        .output()
+        .expect("xtask runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("model checker's paths"), "{err}");
+}

@@ -1,0 +1,80 @@
+//! A `cargo xtask debug` server for a test: started on a free port, its
+//! URL read from the first line it prints, stopped when dropped. (Each
+//! test crate that includes it uses a part of it.)
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+/// A running debugger.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT/`.
+    pub url: String,
+}
+
+impl Server {
+    /// `cargo xtask debug ARGS --port 0`.
+    pub fn start(args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .env("MINIDIST_REEXEC", "0")
+            .arg("debug")
+            .args(args)
+            .args(["--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("xtask debug starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the debugger prints its URL");
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://127.0.0.1:"))
+            .unwrap_or_else(|| panic!("no URL in {line:?}"))
+            .to_owned();
+        Server { child, url }
+    }
+
+    /// The host and port.
+    pub fn host(&self) -> &str {
+        self.url.trim_start_matches("http://").trim_end_matches('/')
+    }
+
+    /// `METHOD path`: the status code and the body.
+    pub fn request(&self, method: &str, path: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(self.host()).expect("connects");
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            self.host()
+        );
+        stream.write_all(request.as_bytes()).expect("sent");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("an answer");
+        let status = answer
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("a status line");
+        let body = answer
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default();
+        (status, body)
+    }
+
+    /// True while the process runs.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().expect("wait").is_none()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
