@@ -153,3 +153,81 @@ fn a_slow_follower_leaves_the_isr_as_ticks_pass() {
         isr_of(&s.view(at).expect("a view"))
     );
 }
+
+/// The leader's field `label`.
+fn leader_field(v: &View, label: &str) -> String {
+    v.lanes
+        .iter()
+        .find(|l| l.state.role == "leader")
+        .and_then(|l| l.state.fields.iter().find(|f| f.label == label))
+        .map(|f| f.value.clone())
+        .unwrap_or_default()
+}
+
+/// Takes `code` at `at` and answers the new state and its view.
+fn take(s: &mut Session<'_>, at: usize, code: &str) -> (usize, View) {
+    let next = s.act(at, code).unwrap_or_else(|e| panic!("{code}: {e}"));
+    (next, s.view(next).expect("a view"))
+}
+
+#[test]
+fn the_chapters_hands_on_shrink_rejoin_and_the_high_watermark_step_by_step() {
+    // The guide's debugger session (docs/debugging.md), step for step.
+    let config = isr();
+    let mut s = Session::new(&config).expect("a session");
+    let (at, _) = take(&mut s, 0, "l1"); // node-2 slow
+    let (at, v) = take(&mut s, at, "w0"); // an ALL_ISR write
+    assert_eq!(leader_field(&v, "LEO"), "1");
+    assert_eq!(leader_field(&v, "HW"), "0", "HW waits for node-2");
+    let (at, _) = take(&mut s, at, "d0"); // the append reaches node-3
+    let (at, _) = take(&mut s, at, "t");
+    let (at, v) = take(&mut s, at, "t");
+    assert_eq!(
+        leader_field(&v, "ISR"),
+        "{node-1,node-3}",
+        "node-2 left on lag"
+    );
+    assert_eq!(
+        leader_field(&v, "HW"),
+        "1",
+        "HW is the ISR's minimum log end"
+    );
+    assert!(v.history[0].ends_with("done"), "{:?}", v.history);
+    let (at, _) = take(&mut s, at, "q1"); // node-2 no longer slow
+    let (at, v) = take(&mut s, at, "d0"); // the catch-up reaches node-2
+    assert_eq!(
+        leader_field(&v, "ISR"),
+        "{node-1,node-2,node-3}",
+        "rejoined"
+    );
+    assert_eq!(
+        s.replay_id(at).expect("an id").to_string(),
+        "isr.all_isr.linearizable.default-m-l1.w0.d0.t.t.q1.d0"
+    );
+}
+
+#[test]
+fn the_chapters_exercise_both_followers_slow_refuses_a_write_before_append() {
+    let config = isr();
+    let mut s = Session::new(&config).expect("a session");
+    let (at, _) = take(&mut s, 0, "l1");
+    let (mut at, _) = take(&mut s, at, "l2");
+    for _ in 0..3 {
+        at = take(&mut s, at, "t").0;
+    }
+    let v = s.view(at).expect("a view");
+    assert_eq!(leader_field(&v, "ISR"), "{node-1}", "both followers left");
+    let before = leader_field(&v, "LEO");
+    let (at, v) = take(&mut s, at, "w0");
+    assert_eq!(leader_field(&v, "LEO"), before, "nothing was appended");
+    assert!(v.history[0].contains("failed"), "{:?}", v.history);
+    assert!(
+        v.history[0].contains("min.insync.replicas"),
+        "{:?}",
+        v.history
+    );
+    assert_eq!(
+        s.replay_id(at).expect("an id").to_string(),
+        "isr.all_isr.linearizable.default-m-l1.l2.t.t.t.w0"
+    );
+}
