@@ -11,6 +11,8 @@
 //! builds one in a temporary directory); `CHROMIUM` names the browser
 //! binary (default: `chromium`, then `chromium-browser`).
 
+mod cdp;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -554,4 +556,78 @@ fn a_scenario_report_page_opens_its_state_panel_at_the_tick_its_link_names() {
         body_text(&dom).contains("refused (ALL_ISR)"),
         "the part's output"
     );
+}
+
+#[test]
+#[ignore = "needs Chromium; run with --ignored (CI does)"]
+fn at_1366_by_768_no_page_scrolls_sideways_and_the_first_lane_shows_on_the_first_screen() {
+    let site = site();
+    let mut counterexamples: Vec<PathBuf> = std::fs::read_dir(site.join("counterexamples"))
+        .expect("counterexamples")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    counterexamples.sort();
+    let mut browser = cdp::Browser::start(1366, 768);
+    let mut pages = vec![
+        site.join("index.html"),
+        site.join("runs").join("exp3-isr-default.html"),
+    ];
+    pages.extend(counterexamples.iter().take(3).cloned());
+    for page in &pages {
+        let url = format!("file://{}", page.display());
+        browser.open(&url, "document.readyState === 'complete'");
+        let (scroll, inner) = (
+            browser.eval("document.documentElement.scrollWidth"),
+            browser.eval("window.innerWidth"),
+        );
+        assert!(
+            scroll.as_u64() <= inner.as_u64(),
+            "{} is {scroll} px wide in a {inner} px window",
+            page.display()
+        );
+    }
+    browser.open(
+        &format!(
+            "file://{}",
+            site.join("runs").join("exp3-isr-default.html").display()
+        ),
+        "document.readyState === 'complete'",
+    );
+    // The first lane's header, on the first screen and not under the
+    // state panel (folded to its slider).
+    let seen = browser.text(
+        "(function () { var lane = Array.prototype.slice.call(document.querySelectorAll('.diagram svg text'))\
+           .filter(function (t) { return t.textContent === 'node-1'; })[0];\
+         var r = lane.getBoundingClientRect();\
+         var hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);\
+         var panel = document.getElementById('state-panel');\
+         return (r.bottom <= window.innerHeight) + ' ' + !panel.contains(hit) + ' ' + panel.getAttribute('data-collapsed'); })()",
+    );
+    assert_eq!(
+        seen, "true true true",
+        "on screen, not covered, panel folded"
+    );
+    browser.screenshot("report-run-page-first-screen");
+    // Opening the panel shows the table; folding it again hides it.
+    browser.click("#state-toggle");
+    assert_eq!(
+        browser.text("document.getElementById('state-panel').getAttribute('data-collapsed')"),
+        "false"
+    );
+    assert_eq!(
+        browser.eval("document.getElementById('state-table').getBoundingClientRect().height > 0"),
+        true
+    );
+    for page in counterexamples.iter().take(3) {
+        browser.open(
+            &format!("file://{}", page.display()),
+            "document.readyState === 'complete'",
+        );
+        let (open_at, shown) = (
+            browser.text("document.getElementById('state-panel').getAttribute('data-open-at')"),
+            browser.text("document.getElementById('state-panel').getAttribute('data-shown-tick')"),
+        );
+        assert_eq!(open_at, shown, "{} opens where it says", page.display());
+    }
+    browser.screenshot("report-counterexample-first-screen");
 }

@@ -75,6 +75,18 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
         },
         escape(&id)
     );
+    if let [protocol, ack, read, setting] = replayed.id.config.split('.').collect::<Vec<_>>()[..] {
+        let _ = writeln!(
+            body,
+            "<p>Step through the same row in the debugger, choosing each delivery and fault \
+             (the model checker's paths open there; this random schedule does not): \
+             <code>cargo xtask debug --protocol {} --ack {} --read {} --setting {}</code></p>",
+            escape(protocol),
+            escape(ack),
+            escape(read),
+            escape(setting)
+        );
+    }
     let _ = writeln!(
         body,
         "<h2 id=\"schedule\">Minimal schedule ({} steps)</h2>\n<ol class=\"schedule\">",
@@ -129,7 +141,8 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
     body.push_str(&inline_svg(&diagram::render_svg(trace, &options)));
     body.push_str("\n</div>\n");
     if let Some(log) = report.group.state_log() {
-        body.push_str(&state_panel::section(log, trace));
+        let open_at = violation_tick(report, violating.as_ref().map(|(op, _)| *op));
+        body.push_str(&state_panel::section(log, trace, open_at));
     }
     let _ = writeln!(
         body,
@@ -143,4 +156,23 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
         &[("guarantees", "../index.html#guarantees".to_owned())],
         &body,
     )
+}
+
+/// The tick the first broken property points at: where an invariant broke
+/// (`after tick N: …`), else the tick the operation the linearizability
+/// checker could not place (`op`, its trace id) completed at; `None` when
+/// neither says (a lost write shows only at the final read).
+fn violation_tick(report: &explore::RunReport, op: Option<u64>) -> Option<u64> {
+    if let Check::Violated(why) = report.check(explore::Property::Invariants)
+        && let Some((_, rest)) = why.split_once("tick ")
+    {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(tick) = digits.parse() {
+            return Some(tick);
+        }
+    }
+    let op = op?;
+    report.group.trace().events().find_map(|e| {
+        (e.kind == "client_op_completed" && e.uint("op").ok() == Some(op)).then_some(e.tick)
+    })
 }

@@ -148,6 +148,8 @@ h3 { font-size: 16px; margin: 18px 0 6px; }
 a { color: #2b6cb0; }
 code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; }
 code { background: #edf2f7; padding: 0 3px; border-radius: 3px; }
+code.replay-id { overflow-wrap: anywhere; word-break: break-all; font-size: 12px; }
+table.guarantees td { max-width: 210px; vertical-align: top; }
 pre { background: #fff; border: 1px solid #cbd5e0; border-radius: 4px; padding: 10px; overflow-x: auto; }
 p.lead { color: #4a5568; max-width: 900px; }
 .toc a { margin-right: 14px; }
@@ -183,7 +185,10 @@ div.facts { display: flex; flex-wrap: wrap; gap: 0 32px; align-items: flex-start
 div.facts > section:last-child { flex: 1 1 560px; }
 form.filter { background: #fff; border: 1px solid #cbd5e0; padding: 6px 10px; margin-bottom: 6px; }
 form.filter label { margin-right: 14px; }
-div.state-panel { background: #fff; border: 1px solid #cbd5e0; border-radius: 4px; padding: 8px 12px; margin-top: 10px; position: sticky; bottom: 0; max-height: 42vh; overflow: auto; box-shadow: 0 -2px 6px rgba(0, 0, 0, 0.08); }
+div.state-panel { background: #fff; border: 1px solid #cbd5e0; border-radius: 4px; padding: 6px 12px; margin-top: 10px; position: sticky; bottom: 0; max-height: 38vh; overflow: auto; box-shadow: 0 -2px 6px rgba(0, 0, 0, 0.08); }
+div.state-panel[data-collapsed="true"] .state-body { display: none; }
+div.state-panel .state-controls { margin: 0; }
+div.state-panel button.state-toggle { margin-left: 12px; }
 .diagram.whole { max-height: none; }
 div.state-panel input[type=range] { width: 420px; vertical-align: middle; }
 p.state-ticks button { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; margin: 1px; padding: 1px 6px; border: 1px solid #cbd5e0; border-radius: 3px; background: #f7fafc; cursor: pointer; }

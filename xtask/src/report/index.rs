@@ -116,9 +116,11 @@ fn verdict_cell(v: &Verdict) -> String {
         (Status::Violated, Some(cx)) => {
             let id = cx.replay.to_string();
             format!(
-                "<td class=\"{class}\"><a href=\"{}\" title=\"{}\">violated: {} steps</a><br/><code>{}</code></td>",
+                "<td class=\"{class}\"><a href=\"{}\" title=\"{}\">violated in {} of {}: {} steps</a><br/><code class=\"replay-id\">{}</code></td>",
                 escape(&counterexample_path(&id)),
                 escape(&cx.reason),
+                v.violations,
+                v.schedules,
                 cx.steps,
                 escape(&id)
             )

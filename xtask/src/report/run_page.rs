@@ -95,6 +95,18 @@ pub fn page(run: &Run, previous: Option<&Run>, next: Option<&Run>) -> String {
         "<p>Again from a terminal: <code>cargo xtask trace {args}</code> · \
          <code>cargo xtask diagram {args}</code></p>"
     );
+    if let Some(protocol) = args
+        .split("--protocol ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+    {
+        let _ = writeln!(
+            body,
+            "<p>Choose what happens next yourself, on the same protocol: <code>cargo xtask \
+             debug --protocol {protocol}</code> (a steered run of its strongest row; the \
+             experiment's script is not replayed there).</p>"
+        );
+    }
     body.push_str(
         "<h2 id=\"diagram\">Space-time diagram</h2>\n<p>One lane per node, time flowing down; \
          arrows are messages (a cross: dropped, a red bar: rejected or fenced); hover an element \
@@ -102,7 +114,7 @@ pub fn page(run: &Run, previous: Option<&Run>, next: Option<&Run>) -> String {
     );
     body.push_str(&inline_svg(&labs::diagram_of(run)));
     body.push_str("\n</div>\n");
-    body.push_str(&state_panel::section(run.states(), &run.trace));
+    body.push_str(&state_panel::section(run.states(), &run.trace, None));
     body.push_str("<div class=\"facts\">\n<section>\n");
     body.push_str("<h2 id=\"observed-values\">Observed values</h2>\n");
     body.push_str(&observed_table(run));

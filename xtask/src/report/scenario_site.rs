@@ -136,7 +136,7 @@ fn part_page(name: &str, scenario: &Scenario, part: &PartPage<'_>) -> String {
             body.push_str(&inline_svg(&part_svg(&title, trace, &part.run)));
             body.push_str("\n</div>\n");
             if let Some(states) = &part.run.states {
-                body.push_str(&state_panel::section(states, trace));
+                body.push_str(&state_panel::section(states, trace, None));
             }
             let _ = writeln!(
                 body,

@@ -84,7 +84,7 @@ fn row(out: &mut String, state: &NodeState, before: Option<&NodeState>, labels: 
 
 /// The panel's section (an `<h2 id="state">` and the panel), or nothing
 /// when `log` is empty. `end` is the run's last tick.
-pub fn section(log: &StateLog, trace: &Trace) -> String {
+pub fn section(log: &StateLog, trace: &Trace, open_at: Option<u64>) -> String {
     if log.is_empty() {
         return String::new();
     }
@@ -95,6 +95,7 @@ pub fn section(log: &StateLog, trace: &Trace) -> String {
         .last()
         .map_or(0, |e| e.tick)
         .max(log.ticks().last().copied().unwrap_or(0));
+    let start = open_at.map_or(end, |t| t.min(end));
     let mut ticks: Vec<u64> = log.ticks();
     ticks.extend(faults.keys().copied());
     ticks.sort_unstable();
@@ -106,14 +107,26 @@ pub fn section(log: &StateLog, trace: &Trace) -> String {
          it believes (a cut-off old leader still says leader): drag the slider, click a tick \
          below, a tick label (<code>t=…</code>) of the diagram or a row of the trace. Values \
          that changed at the tick shown are highlighted; ⚡ marks a tick at which a fault was \
-         injected (the nemesis' steps).</p>\n",
+         injected (the nemesis' steps). The panel stays at the bottom of the window, folded \
+         to its slider until you open it.</p>\n",
     );
     let _ = writeln!(
         out,
-        "<div class=\"state-panel\" id=\"state-panel\">\n<p class=\"state-controls\" \
+        "<div class=\"state-panel\" id=\"state-panel\" data-open-at=\"{start}\"{}>\n<p class=\"state-controls\" \
          id=\"state-controls\" hidden=\"hidden\"><label>tick <input type=\"range\" \
-         id=\"state-tick\" min=\"0\" max=\"{end}\" value=\"{end}\" step=\"1\"/></label> \
-         <output id=\"state-tick-value\">{end}</output></p>"
+         id=\"state-tick\" min=\"0\" max=\"{end}\" value=\"{start}\" step=\"1\"/></label> \
+         <output id=\"state-tick-value\">{start}</output>{}<button type=\"button\" \
+         class=\"state-toggle\" id=\"state-toggle\">show the state</button></p>\n<div class=\"state-body\">",
+        if open_at.is_some() {
+            " data-violation=\"true\""
+        } else {
+            ""
+        },
+        if open_at.is_some() {
+            " <span class=\"state-note\">· the tick the check failed at</span>"
+        } else {
+            ""
+        }
     );
     out.push_str("<p class=\"state-ticks\" id=\"state-ticks\">");
     for tick in &ticks {
@@ -137,7 +150,7 @@ pub fn section(log: &StateLog, trace: &Trace) -> String {
     out.push_str("</p>\n");
     let _ = writeln!(
         out,
-        "<p class=\"state-caption\" id=\"state-caption\">state at tick {end}</p>"
+        "<p class=\"state-caption\" id=\"state-caption\">state at tick {start}</p>"
     );
     out.push_str(
         "<table class=\"state\" id=\"state-table\">\n<thead><tr><th>node</th><th>role</th>",
@@ -147,7 +160,11 @@ pub fn section(log: &StateLog, trace: &Trace) -> String {
     }
     out.push_str("</tr></thead>\n");
     let rows = log.per_tick();
-    let last = rows.len().saturating_sub(1);
+    // The body shown before the script runs: the one in force at `start`.
+    let last = rows
+        .iter()
+        .rposition(|(tick, _)| *tick <= start)
+        .unwrap_or(0);
     let mut before: Vec<NodeState> = Vec::new();
     for (i, (tick, states)) in rows.iter().enumerate() {
         let _ = writeln!(
@@ -164,7 +181,7 @@ pub fn section(log: &StateLog, trace: &Trace) -> String {
         out.push_str("</tbody>\n");
         before = states.iter().map(|r| r.state.clone()).collect();
     }
-    out.push_str("</table>\n");
+    out.push_str("</table>\n</div>\n");
     let _ = writeln!(out, "<script>{STATE_SCRIPT}</script>\n</div>");
     out
 }
@@ -179,6 +196,15 @@ pub const STATE_SCRIPT: &str = r##"
   var caption = document.getElementById("state-caption");
   var bodies = Array.prototype.slice.call(panel.querySelectorAll("#state-table tbody"));
   var buttons = Array.prototype.slice.call(panel.querySelectorAll("#state-ticks button"));
+  var toggle = document.getElementById("state-toggle");
+  function fold(collapsed) {
+    panel.setAttribute("data-collapsed", collapsed ? "true" : "false");
+    toggle.textContent = collapsed ? "show the state" : "fold";
+    toggle.setAttribute("aria-expanded", collapsed ? "false" : "true");
+  }
+  toggle.addEventListener("click", function () {
+    fold(panel.getAttribute("data-collapsed") !== "true");
+  });
   function show(tick, keep) {
     var t = Math.max(0, Math.min(Number(slider.max), Math.floor(Number(tick))));
     if (isNaN(t)) { return; }
@@ -208,6 +234,7 @@ pub const STATE_SCRIPT: &str = r##"
     label.style.cursor = "pointer";
     label.addEventListener("click", function () {
       show(m[1], true);
+      fold(false);
       panel.scrollIntoView({block: "nearest"});
     });
   });
@@ -218,12 +245,16 @@ pub const STATE_SCRIPT: &str = r##"
     cell.title = "show the state at this tick";
     cell.addEventListener("click", function () {
       show(cell.textContent, true);
+      fold(false);
       panel.scrollIntoView({block: "nearest"});
     });
   });
   document.getElementById("state-controls").hidden = false;
   var hash = /tick=(\d+)/.exec(location.hash);
-  show(hash ? hash[1] : slider.max, false);
+  // Folded unless the address names a tick: the panel never covers the
+  // diagram or the history on a page's first screen.
+  fold(!hash);
+  show(hash ? hash[1] : panel.getAttribute("data-open-at"), false);
 })();
 "##;
 
@@ -252,7 +283,7 @@ mod tests {
         let mut trace = Trace::new();
         record!(trace, 2, "node_isolated", node = &a);
         record!(trace, 5, "node_healed", node = &a);
-        let html = section(&log, &trace);
+        let html = section(&log, &trace, None);
         assert!(
             html.contains("<tbody data-tick=\"0\" hidden=\"hidden\">"),
             "{html}"
@@ -267,6 +298,36 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("max=\"5\""), "{html}");
-        assert!(section(&StateLog::new(), &trace).is_empty());
+        assert!(section(&StateLog::new(), &trace, None).is_empty());
+    }
+
+    #[test]
+    fn a_counterexample_panel_opens_at_the_tick_the_check_failed_at() {
+        let a = NodeId::new("a");
+        let mut log = StateLog::new();
+        log.note(
+            0,
+            vec![NodeState::new(a.clone(), true, "leader").with("HW", 0)],
+        );
+        log.note(
+            3,
+            vec![NodeState::new(a.clone(), true, "leader").with("HW", 1)],
+        );
+        log.note(9, vec![NodeState::new(a, true, "leader").with("HW", 2)]);
+        let html = section(&log, &Trace::new(), Some(4));
+        assert!(
+            html.contains("data-open-at=\"4\" data-violation=\"true\""),
+            "{html}"
+        );
+        assert!(html.contains("value=\"4\""), "{html}");
+        assert!(html.contains("state at tick 4"), "{html}");
+        assert!(
+            html.contains("<tbody data-tick=\"3\">"),
+            "in force at 4: {html}"
+        );
+        assert!(
+            html.contains("<tbody data-tick=\"9\" hidden=\"hidden\">"),
+            "{html}"
+        );
     }
 }

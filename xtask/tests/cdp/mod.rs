@@ -107,6 +107,12 @@ impl Browser {
             socket,
             next: 0,
         };
+        // The page gets exactly this viewport (a headless window keeps
+        // some of its height for the browser's own frame).
+        browser.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+        );
         browser.call("Page.enable", json!({}));
         browser.call("Runtime.enable", json!({}));
         browser
