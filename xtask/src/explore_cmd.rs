@@ -49,6 +49,15 @@ pub struct Args {
     /// With --replay: also draw the run's space-time diagram to FILE (SVG).
     #[arg(long, value_name = "FILE", requires = "replay")]
     diagram: Option<PathBuf>,
+    /// With --replay: also print every node's state line at tick T (the
+    /// lines in force at the end of that tick, as the report's state
+    /// panel shows them).
+    #[arg(long, value_name = "T", requires = "replay")]
+    at: Option<u64>,
+    /// With --replay: also print every node's state line at the end of
+    /// the run.
+    #[arg(long, requires = "replay", conflicts_with = "at")]
+    state: bool,
     #[command(flatten)]
     trace_filter: crate::trace_filter::ReplayFilter,
     /// Print the verdicts as one JSON document.
@@ -135,6 +144,11 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         jobs,
         replay: args.replay,
         diagram: args.diagram,
+        state_at: if args.state {
+            Some(StateAt::End)
+        } else {
+            args.at.map(StateAt::Tick)
+        },
         json: args.json,
         jsonl: args.jsonl,
         shard: args.shard,
@@ -175,8 +189,13 @@ fn selected(opts: &Options) -> Vec<Configuration> {
 /// Runs the command; `Ok` text goes to stdout.
 pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     if let Some(id) = &opts.replay {
-        return replay(id, opts.setting.as_deref(), opts.diagram.as_ref())
-            .map(|t| (t, ExitCode::SUCCESS));
+        return replay(
+            id,
+            opts.setting.as_deref(),
+            opts.diagram.as_ref(),
+            opts.state_at,
+        )
+        .map(|t| (t, ExitCode::SUCCESS));
     }
     if opts.planted {
         return crate::planted_cmd::run(opts);
@@ -526,17 +545,72 @@ fn json(verdicts: &[Verdict]) -> serde_json::Value {
 /// timeline, and the trace — with `--setting`, the same schedule on the
 /// row of setting `S` of the id's protocol and levels (a counterexample of
 /// one rung of the Kafka ladder run on the next).
-fn replay(text: &str, setting: Option<&str>, diagram: Option<&PathBuf>) -> Result<String, Stop> {
-    let replayed = match setting {
-        None => replay_id(text)?,
-        Some(s) => replay_on(text, s)?,
+fn replay(
+    text: &str,
+    setting: Option<&str>,
+    diagram: Option<&PathBuf>,
+    state_at: Option<StateAt>,
+) -> Result<String, Stop> {
+    let run = || match setting {
+        None => replay_id(text),
+        Some(s) => replay_on(text, s),
+    };
+    let replayed = if state_at.is_some() {
+        labs::recording_states(run)?
+    } else {
+        run()?
     };
     if let Some(path) = diagram {
         std::fs::write(path, replayed.diagram())
             .map_err(|e| Failed(format!("cannot write {}: {e}", path.display())))?;
         output::note(&format!("wrote {}", path.display()));
     }
-    Ok(describe(&replayed.id, &replayed.schedule, &replayed.report))
+    let mut out = describe(&replayed.id, &replayed.schedule, &replayed.report);
+    if let Some(at) = state_at {
+        out.push_str(&state_section(&replayed.report, at)?);
+    }
+    Ok(out)
+}
+
+/// Which state lines `--replay` prints: `--at T` or `--state` (the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateAt {
+    /// At the end of tick T.
+    Tick(u64),
+    /// At the end of the run.
+    End,
+}
+
+/// `## state at tick T`: every node's state line in force at that tick.
+fn state_section(report: &explore::RunReport, at: StateAt) -> Result<String, Stop> {
+    let group = &report.group;
+    let Some(log) = group.state_log() else {
+        return Err(Failed(format!(
+            "{} records no state lines",
+            group.summary().protocol
+        )));
+    };
+    let end = group.now();
+    let tick = match at {
+        StateAt::End => end,
+        StateAt::Tick(t) if t > end => {
+            return Err(Usage(format!(
+                "--at {t}: the run ended at tick {end} (its state then: --state)"
+            )));
+        }
+        StateAt::Tick(t) => t,
+    };
+    let lines = log.at(tick);
+    let width = lines
+        .iter()
+        .map(|s| s.node.as_str().len())
+        .max()
+        .unwrap_or(0);
+    let mut out = format!("\n## state at tick {tick}\n");
+    for state in lines {
+        let _ = writeln!(out, "  {:<width$}  {}", state.node.as_str(), state.line());
+    }
+    Ok(out)
 }
 
 /// One schedule run again from its replay id.

@@ -26,6 +26,8 @@ pub struct Options {
     pub jobs: usize,
     pub replay: Option<String>,
     pub diagram: Option<PathBuf>,
+    /// `--at T` / `--state`: the node state lines `--replay` also prints.
+    pub state_at: Option<crate::explore_cmd::StateAt>,
     pub json: bool,
     pub jsonl: bool,
     pub shard: Option<(u64, u64)>,

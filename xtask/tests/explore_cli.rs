@@ -99,3 +99,37 @@ fn the_committed_guarantees_match_a_fresh_sweep() {
     let out = xtask(&["explore", "--check", path]);
     assert!(out.status.success(), "{}", stdout(&out));
 }
+
+#[test]
+fn a_replay_prints_every_node_s_state_line_at_a_tick_or_at_the_end() {
+    // The guide's debugger session: node-2 slow, an ALL_ISR write, ticks.
+    let id = "isr.all_isr.linearizable.default-m-l1.w0.d0.t.t.q1.d0";
+    let at = xtask(&["explore", "--replay", id, "--at", "32"]);
+    assert!(
+        at.status.success(),
+        "{}",
+        String::from_utf8_lossy(&at.stderr)
+    );
+    let text = stdout(&at);
+    let section = text
+        .split("## state at tick 32\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no state section:\n{text}"));
+    assert!(
+        section.contains("node-1  leader  epoch 1  LEO 1  HW 0  ISR {node-1,node-2,node-3}"),
+        "{section}"
+    );
+    assert!(
+        section.contains("node-2  follower  epoch 1  LEO 0  HW 0  durable 0  slow yes"),
+        "{section}"
+    );
+    let end = xtask(&["explore", "--replay", id, "--state"]);
+    assert!(
+        stdout(&end).contains("## state at tick "),
+        "{}",
+        stdout(&end)
+    );
+    let late = xtask(&["explore", "--replay", id, "--at", "999"]);
+    assert_eq!(late.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&late.stderr).contains("--at 999: the run ended at tick"));
+}

@@ -104,3 +104,31 @@ fn a_malformed_scenario_exits_1_with_file_line_message() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn the_tour_of_directives_prints_what_it_expects_state_lines_and_trace_globs_included() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
+        .args(["run", "crates/labs/scenarios/tour-of-directives.txt"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("xtask runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("isr: node-2: leader HW 2 ISR {node-2}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("isr: #32 @3 isr_member_removed"),
+        "the glob matched: {text}"
+    );
+    assert!(
+        text.contains("no node shows a field `hw` (the fields: epoch, LEO, HW"),
+        "{text}"
+    );
+}

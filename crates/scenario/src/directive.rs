@@ -118,6 +118,9 @@ pub enum Directive {
     },
     /// `summary [fields=a,b]`.
     Summary(Vec<String>),
+    /// `state [fields=HW,ISR]`: every node's state line in the protocol's
+    /// own words (all its fields, or those labelled).
+    State(Vec<String>),
     /// `trace [kinds=a,b]`: empty = every kind.
     Trace(Vec<String>),
 }
@@ -376,12 +379,14 @@ pub(crate) fn parse_directive(
                 .find(|f| !SUMMARY_FIELDS.contains(&f.as_str()))
             {
                 return Err(format!(
-                    "unknown summary field `{f}` (known: {})",
+                    "unknown summary field `{f}` (known: {}; a protocol's own fields, \
+                     such as HW or ISR, are printed by `state fields={f}`)",
                     SUMMARY_FIELDS.join(", ")
                 ));
             }
             (Directive::Summary(fields), "fields")
         }
+        "state" => (Directive::State(args.list("fields")), "fields"),
         "trace" => (Directive::Trace(args.list("kinds")), "kinds"),
         other => {
             return Err(format!("unknown directive `{other}` (known: {DIRECTIVES})"));

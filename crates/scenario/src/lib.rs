@@ -49,7 +49,8 @@
 //! | `converged [as=]` | every alive node holds the leader's data and offset | `converged=yes\|no` |
 //! | `gate node= write=NAME [as=]` | why `node` did or did not hold up the write recorded `as=NAME` ([`ScenarioGroup::gate`]) | one line in the protocol's terms |
 //! | `summary [fields=tick,leader,alive,role,offset,data]` | the protocol-neutral summary | a line for the group, one per node (a crashed node's adds its state line: its `offset` and `data` are what it has applied, not what it kept on disk) |
-//! | `trace [kinds=a,b]` | trace events since the last `trace` (or `config`) | `#seq @tick kind fields…`, or `no events` |
+//! | `state [fields=HW,ISR]` | every node's state line in the protocol's own words (role, term / epoch, log end, HW / commit, ISR, …), all its fields or those labelled | `N: role label value …`, or an error naming a label no node shows |
+//! | `trace [kinds=a,b]` | trace events since the last `trace` (or `config`), of the kinds named — a name, or a prefix ending in `*` (`isr_member_*`), as `cargo xtask trace --kinds` takes them | `#seq @tick kind fields…`, or `no events` |
 //!
 //! A directive with `as=NAME` also records its answer as a value
 //! ([`Record`]) under that name, for the part it is in: this is how an

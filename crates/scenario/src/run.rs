@@ -522,11 +522,16 @@ impl<'r> Interpreter<'r> {
                 vec![text]
             }
             Directive::Summary(fields) => show::summary(&g.summary(), &g.node_states(), fields),
+            Directive::State(fields) => {
+                show::state(&g.node_states(), fields).map_err(|e| vec![format!("error: {e}")])?
+            }
             Directive::Trace(kinds) => {
                 let trace = g.trace();
+                // The command line's filter: a name, or a prefix ending in `*`.
+                let filter = sim_core::TraceFilter::new().kinds(kinds.iter().cloned());
                 let lines: Vec<String> = trace
                     .since(self.trace_mark)
-                    .filter(|e| kinds.is_empty() || kinds.iter().any(|k| k == e.kind))
+                    .filter(|e| filter.keeps(e))
                     .map(|e| e.to_string())
                     .collect();
                 self.trace_mark = trace.len();

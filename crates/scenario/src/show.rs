@@ -90,6 +90,44 @@ pub fn completion(name: &str, c: &Completion) -> String {
 /// machine is empty until it re-applies its log after a restart), so its
 /// line adds its state line from `states` (`term 1, log 2, commit 0`):
 /// the log it kept is not mistaken for lost data.
+/// `state [fields=…]`: a line per node, `node-1: leader epoch 1 LEO 2 HW 2
+/// …` (a crashed node's role as `down (leader)`), with only the fields
+/// labelled in `fields` when it names some. A label no node shows is an
+/// error that lists the labels there are.
+pub fn state(states: &[NodeState], fields: &[String]) -> Result<Vec<String>, String> {
+    if let Some(unknown) = fields
+        .iter()
+        .find(|f| !states.iter().any(|s| s.field(f).is_some()))
+    {
+        let mut labels: Vec<&str> = Vec::new();
+        for s in states {
+            for f in &s.fields {
+                if !labels.contains(&f.label) {
+                    labels.push(f.label);
+                }
+            }
+        }
+        return Err(format!(
+            "no node shows a field `{unknown}` (the fields: {})",
+            labels.join(", ")
+        ));
+    }
+    Ok(states
+        .iter()
+        .map(|s| {
+            let mut parts = vec![s.shown_role()];
+            parts.extend(
+                s.fields
+                    .iter()
+                    .filter(|f| fields.is_empty() || fields.iter().any(|x| x == f.label))
+                    .map(ToString::to_string),
+            );
+            format!("{}: {}", s.node, parts.join(" "))
+        })
+        .collect())
+}
+
+/// `summary [fields=…]`: the protocol-neutral summary.
 pub fn summary(s: &GroupSummary, states: &[NodeState], fields: &[String]) -> Vec<String> {
     let want = |f: &str| fields.is_empty() || fields.iter().any(|x| x == f);
     let mut out = Vec::new();
