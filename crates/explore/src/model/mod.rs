@@ -342,10 +342,22 @@ fn expand_level(
         for _ in 0..jobs {
             scope.spawn(|| {
                 let mut local = Vec::new();
+                // The root once per worker (the warm-up's 30 ticks), forked
+                // for every state: a group is not shared between threads.
+                let root = crate::panics::catch(|| Runner::start(config, base, RunOptions::SWEEP));
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(node) = frontier.get(i) else { break };
-                    local.push((i, expand_one(config, base, arena, node, bounds, expand)));
+                    let expanded = match &root {
+                        Ok(Ok(root)) => expand_one(config, base, root, arena, node, bounds, expand),
+                        Ok(Err(e)) => Err(e.clone()),
+                        Err(panic) => Ok(Expanded {
+                            checks: panicked(panic, "the warm-up panicked"),
+                            children: Vec::new(),
+                            generated: 0,
+                        }),
+                    };
+                    local.push((i, expanded));
                 }
                 if let Ok(mut all) = results.lock() {
                     all.extend(local);
@@ -363,6 +375,7 @@ fn expand_level(
 fn expand_one(
     config: &Configuration,
     base: &Schedule,
+    root: &Runner<'_>,
     arena: &[(u32, Step)],
     node: &Node,
     bounds: &Bounds,
@@ -373,7 +386,7 @@ fn expand_one(
     } else {
         path_of(arena, node.at)
     };
-    let run = crate::panics::catch(|| rebuild(config, base, &path));
+    let run = crate::panics::catch(|| replay_from(config, root, &path));
     let run = match run {
         Ok(run) => run?,
         Err(panic) => {
@@ -444,7 +457,27 @@ fn expand_one(
     })
 }
 
+/// The run after `path`, from a fork of `root` (the steered run's first
+/// state: [`rebuild`] without its warm-up).
+fn replay_from<'a>(
+    config: &'a Configuration,
+    root: &Runner<'a>,
+    path: &[Step],
+) -> Result<Runner<'a>, GroupError> {
+    let mut run = root.fork().ok_or_else(|| {
+        GroupError::config(
+            "steered",
+            format!("{} offers no steerable run", config.protocol),
+        )
+    })?;
+    for (index, step) in path.iter().enumerate() {
+        run.apply(index, step, RunOptions::SWEEP);
+    }
+    Ok(run)
+}
+
 /// The run after `path`, from a fresh group.
+#[cfg(test)]
 fn rebuild<'a>(
     config: &'a Configuration,
     base: &Schedule,

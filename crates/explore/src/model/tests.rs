@@ -165,3 +165,27 @@ fn a_fired_timer_is_one_step_of_the_search_and_replays() {
         "a fired timer has a replay code"
     );
 }
+
+#[test]
+fn a_state_replayed_from_a_forked_root_is_the_state_replayed_from_scratch() {
+    for config in [isr(), raft()] {
+        let base = schedule(&config, Vec::new()).expect("a schedule");
+        let root = Runner::start(&config, &base, RunOptions::SWEEP).expect("a root");
+        let path = vec![
+            Step::Write {
+                client: 0,
+                key: 0,
+                value: 1,
+            },
+            Step::Deliver(0),
+            Step::Wait(1),
+            Step::Crash(NodeRef::At(1), true),
+            Step::Deliver(0),
+        ];
+        let fp = |r: &Runner<'_>| fingerprint(r, &Node { at: 0, writes: 1, reads: 0, faults: 1 });
+        let forked = replay_from(&config, &root, &path).expect("runs");
+        let fresh = rebuild(&config, &base, &path).expect("runs");
+        assert_eq!(fp(&forked), fp(&fresh), "{}", config.key());
+        assert_eq!(forked.history(), fresh.history());
+    }
+}
