@@ -143,8 +143,9 @@
 //!   operation was the one whose return ended it.
 //!
 //! Candidates are tried in call order, as Porcupine walks its list, but
-//! read-only ones first ([`Model::is_read_only`]); neither order changes a
-//! verdict. And, beyond Porcupine's walk, a read-only
+//! read-only ones ([`Model::is_read_only`]) first and those that never
+//! returned last; no order changes a verdict. And, beyond Porcupine's
+//! walk, a read-only
 //! candidate that fits the current state is placed without trying that
 //! level's alternatives: any order that places it later can place it now
 //! instead, since it changes nothing and everything that must precede it

@@ -73,18 +73,23 @@ impl Level for Frame {
 /// over simply never took effect.
 ///
 /// Candidates are tried read-only first ([`Model::is_read_only`]), then
+/// the others that returned, then those that never returned, each group
 /// in call order — the order of the event list, as in Lowe's search and
-/// Porcupine — whether they returned or not. The order does not change
-/// the verdict, only how fast it is reached, and no order is best on
-/// every history. Earliest-return first with the operations that never
-/// returned last, this search's order before, took 20,410 steps on
-/// Porcupine's `etcd_067` where the call order takes 85: it guessed the
-/// order of two overlapping writes wrong, and paid for the guess with
-/// every subset of the timed-out operations still pending. On all 108 of
-/// Porcupine's test histories the call order takes 2.13 million steps
-/// against 2.29, and on twelve generated registers
+/// Porcupine. The order does not change the verdict, only how fast it is
+/// reached, and no order is best on every history. Earliest-return
+/// first, this search's order before, took 20,410 steps on Porcupine's
+/// `etcd_067` where this one takes 68: it guessed the order of two
+/// overlapping writes wrong (the call order had it right) and paid for
+/// the guess with every subset of the timed-out writes still pending. On
+/// all 108 of Porcupine's test histories this order takes 1.91 million
+/// steps (earliest return first 2.29, Porcupine's plain call order 2.13),
+/// and on twelve generated registers
 /// ([`register_history`](crate::synthetic::register_history), default
-/// shape) 20% fewer in all, though more on some seeds.
+/// shape) 4.4 million (11.5 and 9.2). Operations that never returned come
+/// last because such an operation constrains nothing, and often never
+/// took effect: with three times the timeouts, where more of them matter,
+/// the plain call order exhausted the step budget on fewer of those
+/// twelve (2 against 4; earliest return first 5).
 ///
 /// One reduction prunes whole levels: if a candidate `r` is read-only
 /// (it never changes any state) and legal in the current state, placing
@@ -386,8 +391,9 @@ impl<'h, M: Model> Search<'h, M> {
     }
 
     /// Appends the current window to `windows` (from `base`) in candidate
-    /// order — read-only operations first, then in call order (the list's)
-    /// — and returns the first pending return's operation.
+    /// order — read-only operations, then the others that returned, then
+    /// those that never did, each group in call order (the list's) — and
+    /// returns the first pending return's operation.
     fn open_window(&mut self) -> Option<usize> {
         let blocker = self.list.window(&mut self.windows);
         self.not_read_only.clear();
@@ -402,7 +408,12 @@ impl<'h, M: Model> Search<'h, M> {
             }
         }
         self.windows.truncate(read_only);
-        self.windows.extend_from_slice(&self.not_read_only);
+        let returned = self.returned;
+        let rest = &self.not_read_only;
+        self.windows
+            .extend(rest.iter().filter(|&&op| op < returned));
+        self.windows
+            .extend(rest.iter().filter(|&&op| op >= returned));
         blocker
     }
 

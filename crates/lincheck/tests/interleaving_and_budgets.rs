@@ -237,11 +237,13 @@ fn a_witness_leaves_out_writes_that_never_returned_and_never_took_effect() {
 }
 
 #[test]
-fn candidates_are_tried_read_only_first_then_in_call_order() {
+fn candidates_are_tried_read_only_first_then_in_call_order_never_returned_last() {
     // Three overlapping writes that return in another order than they
-    // were called, and a read inside them all: any order is a
-    // linearization, so the witness is the first one tried.
+    // were called, a read inside them all, and a write called first that
+    // never returned: any order is a linearization, so the witness is the
+    // first one tried (and the write that never returned is not needed).
     let history = [
+        Operation::unknown(5, 5, 0, KvInput::put("k", "lost")),
         put(1, 0, 10, "k", "a"),
         put(2, 1, 5, "k", "b"),
         put(3, 2, 7, "k", "c"),
