@@ -516,7 +516,16 @@ mod tests {
 
     #[test]
     fn selected_keeps_report_order_and_only_what_was_asked() {
-        assert_eq!(selected(&[]), WORKLOADS);
+        // All of them but the one that needs a directory.
+        let all: Vec<Workload> = WORKLOADS
+            .into_iter()
+            .filter(|w| *w != Workload::LincheckPorcupine)
+            .collect();
+        assert_eq!(selected(&[]), all);
+        assert_eq!(
+            selected(&[Workload::LincheckPorcupine]),
+            [Workload::LincheckPorcupine]
+        );
         assert_eq!(
             selected(&[Workload::WritesRaft, Workload::Matrix]),
             [Workload::Matrix, Workload::WritesRaft]
