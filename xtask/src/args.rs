@@ -199,6 +199,8 @@ pub enum Workload {
     LincheckHard,
     /// lincheck on 10 keys: one expensive, one refuted
     LincheckPartitions,
+    /// lincheck on Porcupine's 108 test histories, per file (only with --only and DIR: its test_data)
+    LincheckPorcupine,
 }
 
 impl Workload {
@@ -218,6 +220,7 @@ impl Workload {
             Workload::Lincheck => "lincheck",
             Workload::LincheckHard => "lincheck-hard",
             Workload::LincheckPartitions => "lincheck-partitions",
+            Workload::LincheckPorcupine => "lincheck-porcupine",
         }
     }
 }

@@ -16,13 +16,13 @@ use serde_json::{Value as Json, json};
 
 use crate::args::Workload;
 use crate::output::{self, Failure};
-use crate::{bench_lincheck, bench_report};
+use crate::{bench_lincheck, bench_porcupine, bench_report};
 
 /// The most writes a write workload may be asked for (`--writes`).
 pub const MAX_WRITES: u64 = 10_000_000;
 
 /// Every workload, in report order.
-pub const WORKLOADS: [Workload; 13] = [
+pub const WORKLOADS: [Workload; 14] = [
     Workload::Matrix,
     Workload::WritesAsync,
     Workload::WritesWal,
@@ -36,6 +36,7 @@ pub const WORKLOADS: [Workload; 13] = [
     Workload::Lincheck,
     Workload::LincheckHard,
     Workload::LincheckPartitions,
+    Workload::LincheckPorcupine,
 ];
 
 /// Runs per worker; the worker reports the median.
@@ -245,6 +246,7 @@ fn measure_once(
                 cpu_seconds: None,
             })
         }
+        Workload::LincheckPorcupine => Err("lincheck-porcupine needs DIR".into()),
         Workload::Lincheck | Workload::LincheckHard | Workload::LincheckPartitions => {
             let sample = bench_lincheck::measure(workload).ok_or("not a lincheck workload")??;
             Ok(Sample {
@@ -309,7 +311,25 @@ pub fn worker(
     writes: u64,
     trace: bool,
     clients: u64,
+    data: Option<&Path>,
 ) -> Result<ExitCode, Failure> {
+    if workload == Workload::LincheckPorcupine {
+        let dir =
+            data.ok_or_else(|| Failure::Failed("lincheck-porcupine needs --data DIR".into()))?;
+        let mut row = bench_porcupine::measure(dir, REPEATS)
+            .map_err(|e| Failure::Failed(format!("{}: {e}", workload.name())))?;
+        let (seconds, steps) = (row["seconds"].as_f64(), row["steps"].as_u64());
+        let per_step = |s: Option<f64>| s.zip(steps).map(|(s, n)| s * 1e9 / n.max(1) as f64);
+        row["workload"] = json!(workload.name());
+        row["ops_per_sec"] =
+            json!(seconds.map(|s| row["ops"].as_u64().unwrap_or(0) as f64 / s.max(1e-9)));
+        row["trace_events"] = Json::Null;
+        row["peak_rss_kib"] = json!(peak_rss_kib());
+        row["ns_per_step"] = json!(per_step(seconds));
+        row["cpu_ns_per_step"] = json!(per_step(row["cpu_seconds"].as_f64()));
+        output::println(&row.to_string())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut samples = Vec::with_capacity(REPEATS);
     for _ in 0..REPEATS {
         samples.push(
@@ -405,10 +425,18 @@ pub fn run_worker(binary: &Path, args: &[String]) -> Result<Json, String> {
 }
 
 /// The workloads to run: all, or those in `only`, in report order.
+/// `lincheck-porcupine` reads a directory of its own, so it runs only when
+/// named.
 pub fn selected(only: &[Workload]) -> Vec<Workload> {
     WORKLOADS
         .into_iter()
-        .filter(|w| only.is_empty() || only.contains(w))
+        .filter(|w| {
+            if only.is_empty() {
+                *w != Workload::LincheckPorcupine
+            } else {
+                only.contains(w)
+            }
+        })
         .collect()
 }
 
@@ -420,11 +448,24 @@ pub fn run(
     as_json: bool,
     only: &[Workload],
     clients: u64,
+    data: Option<&Path>,
 ) -> Result<ExitCode, Failure> {
+    let workloads = selected(only);
+    if workloads.contains(&Workload::LincheckPorcupine) && data.is_none() {
+        return Err(Failure::usage(
+            "bench",
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "lincheck-porcupine needs DIR: Porcupine's test_data directory",
+        ));
+    }
     let binary = release_binary()?;
     let mut rows: Vec<Json> = Vec::new();
-    for workload in selected(only) {
-        let row = run_worker(&binary, &worker_args(workload, writes, trace, clients))
+    for workload in workloads {
+        let mut args = worker_args(workload, writes, trace, clients);
+        if let (Workload::LincheckPorcupine, Some(dir)) = (workload, data) {
+            args.extend(["--data".to_owned(), dir.display().to_string()]);
+        }
+        let row = run_worker(&binary, &args)
             .map_err(|e| Failure::Failed(format!("workload {} failed: {e}", workload.name())))?;
         rows.push(row);
     }
@@ -435,6 +476,9 @@ pub fn run(
         return Ok(ExitCode::SUCCESS);
     }
     output::print(&bench_report::report(&rows, writes, trace, REPEATS))?;
+    for row in &rows {
+        output::print(&bench_porcupine::report(row))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -472,7 +516,16 @@ mod tests {
 
     #[test]
     fn selected_keeps_report_order_and_only_what_was_asked() {
-        assert_eq!(selected(&[]), WORKLOADS);
+        // All of them but the one that needs a directory.
+        let all: Vec<Workload> = WORKLOADS
+            .into_iter()
+            .filter(|w| *w != Workload::LincheckPorcupine)
+            .collect();
+        assert_eq!(selected(&[]), all);
+        assert_eq!(
+            selected(&[Workload::LincheckPorcupine]),
+            [Workload::LincheckPorcupine]
+        );
         assert_eq!(
             selected(&[Workload::WritesRaft, Workload::Matrix]),
             [Workload::Matrix, Workload::WritesRaft]

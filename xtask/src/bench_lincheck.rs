@@ -55,7 +55,7 @@ fn timed<M: Model>(
 
 /// Nanoseconds this thread has run on a CPU, from the kernel's scheduler
 /// statistics (`/proc/thread-self/schedstat`, Linux only).
-fn thread_cpu_ns() -> Option<u64> {
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     stat.split_whitespace().next()?.parse().ok()
 }

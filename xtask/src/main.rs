@@ -4,7 +4,7 @@
 //! - `cargo xtask matrix --check FILE | --write FILE` (always Markdown)
 //! - `cargo xtask trace --experiment N --protocol P [--variant V] [--format text|jsonl] [--node N] [--kinds K,…] [--no-messages]`
 //! - `cargo xtask trace … --at T` (every node's state at tick T) or `--state` (the state table)
-//! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…] [--baseline REV [--rounds R]]`
+//! - `cargo xtask bench [--writes N] [--trace on|off] [--json] [--only W,…] [--baseline REV [--rounds R]] [DIR]` (DIR: Porcupine's test_data, for `lincheck-porcupine`)
 //! - `cargo xtask diagram --experiment N --protocol P [--variant V] [-o FILE]`
 //! - `cargo xtask run FILE [--protocol P] [--rewrite]` (a scenario file, see `labs::scenario`)
 //! - `cargo xtask explore [--protocol P] [--ack A] [--read R] [--schedules N] [--jobs J] [--json | --jsonl] [--check FILE | --write FILE] [--shard I/N]`
@@ -23,6 +23,7 @@ mod bench;
 mod bench_baseline;
 mod bench_compare;
 mod bench_lincheck;
+mod bench_porcupine;
 mod bench_report;
 mod check_cmd;
 mod colour;
@@ -151,6 +152,9 @@ enum Command {
         /// Rounds of --baseline (each runs every workload once on each build).
         #[arg(long, default_value_t = 2, requires = "baseline", value_parser = clap::value_parser!(u64).range(1..=20))]
         rounds: u64,
+        /// Porcupine's test_data directory, for --only lincheck-porcupine.
+        #[arg(value_name = "DIR")]
+        data: Option<PathBuf>,
     },
     /// Draw one experiment run's space-time diagram as SVG.
     Diagram(diagram_cmd::Args),
@@ -178,6 +182,8 @@ enum Command {
         trace: Switch,
         #[arg(long, default_value_t = bench::DEFAULT_CLIENTS, value_parser = clap::value_parser!(u64).range(1..=1024))]
         clients: u64,
+        #[arg(long)]
+        data: Option<PathBuf>,
     },
 }
 
@@ -232,6 +238,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             clients,
             baseline: Some(rev),
             rounds,
+            ..
         } => bench_baseline::run(&bench_baseline::Options {
             rev: &rev,
             rounds: usize::try_from(rounds).unwrap_or(1),
@@ -248,8 +255,16 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             only,
             clients,
             baseline: None,
+            data,
             ..
-        } => bench::run(writes, trace == Switch::On, json, &only, clients),
+        } => bench::run(
+            writes,
+            trace == Switch::On,
+            json,
+            &only,
+            clients,
+            data.as_deref(),
+        ),
         Command::Diagram(args) => diagram_cmd::run(args),
         Command::Run(args) => run_cmd::run(args),
         Command::Explore(args) => explore_cmd::command(args),
@@ -262,7 +277,14 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             writes,
             trace,
             clients,
-        } => bench::worker(workload, writes, trace == Switch::On, clients),
+            data,
+        } => bench::worker(
+            workload,
+            writes,
+            trace == Switch::On,
+            clients,
+            data.as_deref(),
+        ),
     }
 }
 

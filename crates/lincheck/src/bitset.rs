@@ -3,8 +3,8 @@
 
 /// A fixed-size bitset over a partition's operations.
 ///
-/// Members `0..split` are the operations with a return event, in the
-/// search's candidate order (earliest return first); members `split..` are
+/// Members `0..split` are the operations with a return event, earliest
+/// return first; members `split..` are
 /// those that never returned. The two kinds live in two word-aligned
 /// **zones**, because they fill up differently: the search linearizes
 /// returned operations roughly in order, so zone A is nearly always "all

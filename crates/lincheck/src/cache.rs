@@ -35,8 +35,10 @@ pub(crate) enum Insert {
 /// or miss, touches one cache line; a longer one goes to an arena of
 /// words and the slot holds its offset. The slot keeps no hash: the probe
 /// compares the words themselves, and the hash that picks the first slot
-/// is computed from the set's words ([`content_hash`]), so growing a table
-/// rehashes without the search's bitset. A lookup compares sets and
+/// is computed from the set's words and, for a slot of one state id, that
+/// id ([`content_hash`], [`hashed_header`]), so growing a table rehashes
+/// without the search's bitset, and the thousands of states one set may be
+/// reached in (an append-only log's) spread over the table. A lookup compares sets and
 /// states exactly; nothing is allocated per configuration, and nothing is
 /// cloned.
 pub(crate) struct Cache {
@@ -194,12 +196,12 @@ impl Cache {
         let Some(arena_header) = arena_header(&form) else {
             return Insert::Full;
         };
-        let set_header = key.slot.header & SET_BITS;
+        let hashed = hashed_header(key.slot.header);
         let hash = if key.in_arena {
             let words = arena_header.iter().chain(form.zone_a).chain(form.zone_b);
-            content_hash(set_header, words.copied())
+            content_hash(hashed, words.copied())
         } else {
-            content_hash(set_header, key.slot.words)
+            content_hash(hashed, key.slot.words)
         };
         let depth = linearized.len();
         if self.tables.len() <= depth {
@@ -281,23 +283,35 @@ impl Table {
 impl Slot {
     /// The [`content_hash`] [`Cache::insert`] gave this occupied slot.
     fn hash(&self, arena: &[u64]) -> u64 {
-        let set_header = self.header & SET_BITS;
-        if set_header >> 58 & 0xF == IN_ARENA {
+        let hashed = hashed_header(self.header);
+        if hashed >> 58 & 0xF == IN_ARENA {
             let at = self.words[0] as usize;
             let lengths = arena[at + 1];
             let len = 2 + (lengths & 0xFFFF_FFFF) as usize + (lengths >> 32) as usize;
-            content_hash(set_header, arena[at..at + len].iter().copied())
+            content_hash(hashed, arena[at..at + len].iter().copied())
         } else {
-            content_hash(set_header, self.words)
+            content_hash(hashed, self.words)
         }
+    }
+}
+
+/// The header bits a slot's hash covers: those naming the set, and for a
+/// slot of one state id beyond the mask ([`SINGLE`]) that id too. A set
+/// reached in thousands of states (an append-only log's every order is a
+/// state of its own) would otherwise pile them all on one probe chain.
+fn hashed_header(header: u64) -> u64 {
+    if header & SINGLE != 0 {
+        header
+    } else {
+        header & SET_BITS
     }
 }
 
 /// The hash of a set as a slot stores it: the header's set bits, then its
 /// words (the inline ones, or the arena entry's). A multiply-rotate chain
 /// (FxHash's step) with a final avalanche, so the low bits that pick the
-/// slot depend on every bit of every word. Every state of a set starts
-/// its probe at the same slot.
+/// slot depend on every bit of every word. Every masked state of a set
+/// starts its probe at the same slot (it shares that slot).
 fn content_hash(header: u64, words: impl IntoIterator<Item = u64>) -> u64 {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
     let mut h = header.wrapping_mul(SEED);
@@ -465,6 +479,36 @@ mod tests {
         assert_eq!(cache.len(), seen.len());
         assert!(hits > 1_000, "{hits}");
         assert!(arena_used);
+    }
+
+    #[test]
+    fn the_states_of_one_set_beyond_the_mask_do_not_share_a_probe_chain() {
+        // An append-only log reaches one set of operations in a state per
+        // order: thousands of states of one set. Each gets a slot of its
+        // own; hashed on the set alone they would all start at one slot
+        // and every lookup would walk all of them.
+        let mut cache = Cache::new();
+        let mut set = Bitset::new(100, 100);
+        for m in [3, 17, 64] {
+            set.insert(m);
+        }
+        let states = MASK_STATES..MASK_STATES + 20_000;
+        for state in states.clone() {
+            assert_eq!(cache.insert(&set, state), Insert::New);
+        }
+        for state in states {
+            assert_eq!(cache.insert(&set, state), Insert::Seen);
+        }
+        let table = &cache.tables[3];
+        let mask = table.slots.len() - 1;
+        let longest = table
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.header != 0)
+            .map(|(at, slot)| at.wrapping_sub(slot.hash(&cache.arena) as usize) & mask)
+            .max();
+        assert!(longest.is_some_and(|probe| probe < 64), "{longest:?}");
     }
 
     #[test]

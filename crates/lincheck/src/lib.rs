@@ -133,16 +133,19 @@
 //!   to pick the slot and compared exactly there;
 //! - one slot holds a set with every state it was reached in (among the
 //!   first 32 state ids, a bit each), so the two or three states a
-//!   register's set is reached in cost one slot and one cache line;
+//!   register's set is reached in cost one slot and one cache line; a
+//!   later state gets a slot of its own, hashed with its id, so the
+//!   thousands of states one set of appends is reached in spread out;
 //! - there is one such table per set size: a depth-first search moves one
 //!   level at a time, so the tables in use stay in the processor's caches;
 //! - lifting and undoing are O(1) list operations, and a level's window is
 //!   the previous level's, minus the operation placed, unless that
 //!   operation was the one whose return ended it.
 //!
-//! Two things beyond Porcupine's walk make a wrong guess rarer; neither
-//! changes a verdict. Candidates are tried read-only first
-//! ([`Model::is_read_only`]), then earliest-return first. And a read-only
+//! Candidates are tried in call order, as Porcupine walks its list, but
+//! read-only ones ([`Model::is_read_only`]) first and those that never
+//! returned last; no order changes a verdict. And, beyond Porcupine's
+//! walk, a read-only
 //! candidate that fits the current state is placed without trying that
 //! level's alternatives: any order that places it later can place it now
 //! instead, since it changes nothing and everything that must precede it
