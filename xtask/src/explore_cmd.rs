@@ -66,6 +66,13 @@ pub struct Args {
     /// Print one JSON verdict per line (for --shard runs, to merge elsewhere).
     #[arg(long)]
     jsonl: bool,
+    /// Merge the JSON lines of a sweep's shards (`--shard I/N --jsonl`)
+    /// into the table a single run over the same seeds prints; with
+    /// --check / --write, the Markdown file (the checker's section is
+    /// computed here). A shard missing, given twice, cut short, or from
+    /// another version or seed range is an error naming the file.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["replay", "shard", "jsonl", "json", "planted", "protocol", "ack", "read", "setting", "schedules", "seed"])]
+    merge: Vec<PathBuf>,
     /// Run only shard I of N (seeds whose position modulo N is I), e.g. 3/16.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<(u64, u64)>,
@@ -134,6 +141,25 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         || std::thread::available_parallelism().map_or(1, usize::from),
         usize::from,
     );
+    if !args.merge.is_empty() {
+        let jobs = args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        );
+        return match crate::merge_cmd::run(
+            &args.merge,
+            args.check.as_ref(),
+            args.write.as_ref(),
+            jobs,
+        ) {
+            Ok((text, code)) => {
+                output::print(&text)?;
+                Ok(code)
+            }
+            Err(Usage(message)) => Err(Failure::usage("explore", ErrorKind::InvalidValue, message)),
+            Err(Failed(message)) => Err(Failure::Failed(message)),
+        };
+    }
     let opts = Options {
         protocol: args.protocol.map(|p| p.name().to_string()),
         ack: args.ack.map(|a| a.name().to_string()),
@@ -239,7 +265,17 @@ pub fn run(opts: &Options) -> Result<(String, ExitCode), Stop> {
     } else if opts.jsonl {
         verdicts
             .iter()
-            .map(|v| format!("{}\n", verdict_json(v)))
+            .map(|v| {
+                let config = configs.iter().find(|c| {
+                    c.protocol == v.protocol
+                        && c.ack.snake() == v.ack
+                        && explore::read_snake(c.read) == v.read
+                        && c.setting == v.config
+                });
+                let seeds =
+                    config.map_or(sweep.schedules, |c| crate::merge_cmd::seeds_of(c, &sweep));
+                format!("{}\n", crate::merge_cmd::line(v, &sweep, seeds))
+            })
             .collect()
     } else {
         plain(&verdicts)
@@ -262,7 +298,7 @@ fn failed_on_panics(code: ExitCode) -> ExitCode {
 }
 
 /// The committed `docs/guarantees.md`.
-fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
+pub fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -490,7 +526,7 @@ history and trace.
 ";
 
 /// A plain table for a terminal.
-fn plain(verdicts: &[Verdict]) -> String {
+pub fn plain(verdicts: &[Verdict]) -> String {
     let mut out = String::new();
     for (name, three) in rows(verdicts) {
         let _ = writeln!(out, "{}", name.replace(" | ", " "));

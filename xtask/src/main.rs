@@ -33,6 +33,7 @@ mod diagram_cmd;
 mod exhaustive_cmd;
 mod explore_cmd;
 mod matrix_cmd;
+mod merge_cmd;
 mod mutants_cmd;
 mod optimized;
 mod output;

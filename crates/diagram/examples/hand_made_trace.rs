@@ -3,7 +3,7 @@
 //! writes, reads the key back from the leader, then reads it from the
 //! follower that missed the write (a stale read, drawn in the bad tone).
 //!
-//! Run: `cargo run -p diagram --example hand_made_trace > trace.svg`, then
+//! Run: `cargo run -p sim-diagram --example hand_made_trace > trace.svg`, then
 //! open `trace.svg` in a browser.
 
 use bytes::Bytes;

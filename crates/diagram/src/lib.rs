@@ -5,7 +5,7 @@
 //! kinds and fields, and so draws a protocol it has never heard of as long
 //! as its events follow the trace's naming habits. Call [`render_svg`] with
 //! a trace and [`DiagramOptions`] (the title, …); a runnable example that
-//! draws a small hand-made trace: `cargo run -p diagram --example
+//! draws a small hand-made trace: `cargo run -p sim-diagram --example
 //! hand_made_trace > trace.svg`.
 //!
 //! ## What it mirrors, simplifies, omits
@@ -137,3 +137,8 @@ pub fn render_svg(trace: &Trace, options: &DiagramOptions) -> String {
     scene.add_state_notes(&options.state_notes);
     draw::render(&scene, options, trace)
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

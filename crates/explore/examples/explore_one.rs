@@ -2,7 +2,7 @@
 //! acknowledged by the primary alone — over 200 seeded fault schedules,
 //! then replay the shrunk counterexample.
 //!
-//! Run: `cargo run -p explore --example explore_one`
+//! Run: `cargo run -p sim-explore --example explore_one`
 
 use explore::{Configuration, Property, Status, SweepOptions};
 use proto_async::{AckLevel, AsyncConfig, AsyncPrimaryGroup, ReadLevel, ReplicationGroup};

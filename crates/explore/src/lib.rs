@@ -47,7 +47,7 @@
 //!   corrupted messages (the networks drop, duplicate, reorder and stall
 //!   them, by the protocol's transport, but never alter one).
 //!
-//! A runnable example: `cargo run -p explore --example explore_one`.
+//! A runnable example: `cargo run -p sim-explore --example explore_one`.
 
 #[cfg(test)]
 mod altered;
@@ -84,4 +84,12 @@ pub use property::{Check, Property, Status};
 pub use replay::ReplayId;
 pub use run::{RunOptions, RunReport, run_schedule};
 pub use schedule::{NodeRef, Schedule, Step};
-pub use sweep::{Counterexample, SweepOptions, Verdict, replay, schedule_of, sweep};
+pub use sweep::{
+    Counterexample, SHRUNK_PER_PROPERTY, SweepOptions, Verdict, best_counterexample, replay,
+    schedule_of, sweep,
+};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

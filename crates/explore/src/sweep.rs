@@ -88,7 +88,30 @@ pub struct Verdict {
     pub counterexample: Option<Counterexample>,
     /// For unknown: why (the first undecided schedule's reason).
     pub note: Option<String>,
+    /// The violating seeds that were shrunk (the first few, in seed
+    /// order), each with its result; `counterexample` is the shortest
+    /// (the first among equals). Sweeps split into shards merge by them:
+    /// the first few of the whole sweep are among the first few of its
+    /// shards.
+    pub shrunk: Vec<(u64, Counterexample)>,
+    /// For unknown: the seed `note` is about.
+    pub unknown_seed: Option<u64>,
 }
+
+/// The counterexample a sweep keeps of `shrunk` (seed order): the first
+/// of the fewest steps, among the first few seeds.
+pub fn best_counterexample(shrunk: &[(u64, Counterexample)]) -> Option<Counterexample> {
+    let mut best: Option<&Counterexample> = None;
+    for (_, cx) in shrunk.iter().take(SHRINK_CANDIDATES) {
+        if best.is_none_or(|b| cx.steps < b.steps) {
+            best = Some(cx);
+        }
+    }
+    best.cloned()
+}
+
+/// How many violating seeds a sweep shrinks per property.
+pub const SHRUNK_PER_PROPERTY: usize = SHRINK_CANDIDATES;
 
 /// How one schedule answered one property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,19 +192,18 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
             .map(|(i, _)| i)
             .collect();
         let unknown = outcomes.iter().position(|o| o[p] == Answer::Unknown);
+        let mut shrunk = Vec::new();
+        let mut unknown_seed = None;
         let (status, counterexample, note) = match (violating.first(), unknown) {
             (Some(_), _) if !options.shrink => (Status::Violated, None, None),
             (Some(_), _) => {
-                let mut best: Option<Counterexample> = None;
                 for &pos in violating.iter().take(SHRINK_CANDIDATES) {
-                    let cx = shrink(config, seeds[pos], nodes, property)?;
-                    if best.as_ref().is_none_or(|b| cx.steps < b.steps) {
-                        best = Some(cx);
-                    }
+                    shrunk.push((seeds[pos], shrink(config, seeds[pos], nodes, property)?));
                 }
-                (Status::Violated, best, None)
+                (Status::Violated, best_counterexample(&shrunk), None)
             }
             (None, Some(pos)) => {
+                unknown_seed = Some(seeds[pos]);
                 let schedule = schedule_of(config, seeds[pos], nodes);
                 let report = run_schedule(config, &schedule, RunOptions::SWEEP)?;
                 let note = match report.check(property) {
@@ -224,6 +246,8 @@ pub fn sweep(config: &Configuration, options: &SweepOptions) -> Result<Vec<Verdi
             violations: count(Answer::Violated),
             counterexample,
             note,
+            shrunk,
+            unknown_seed,
         });
     }
     Ok(verdicts)

@@ -82,3 +82,8 @@ pub fn all_runs_in(registry: &Registry) -> Result<Vec<Run>, GroupError> {
     }
     Ok(runs)
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

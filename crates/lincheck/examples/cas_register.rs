@@ -4,8 +4,8 @@
 //! timed out at a known time, a compare-and-set that failed, a write that
 //! never returned.
 //!
-//! Run: `cargo run -p lincheck --example cas_register` (prints each
-//! history's verdict); `cargo test -p lincheck --example cas_register`
+//! Run: `cargo run -p sim-lincheck --example cas_register` (prints each
+//! history's verdict); `cargo test -p sim-lincheck --example cas_register`
 //! runs the tests that pin them.
 
 use lincheck::{CheckOptions, Model, Next, Operation, Verdict, check};

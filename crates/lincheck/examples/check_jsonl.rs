@@ -1,7 +1,7 @@
 //! Checks a key/value history recorded as JSON lines and prints the verdict
 //! (with the explanation of a violation) and what the search cost.
 //!
-//! Run: `cargo run -p lincheck --example check_jsonl -- history.jsonl`,
+//! Run: `cargo run -p sim-lincheck --example check_jsonl -- history.jsonl`,
 //! and add `--html out.html` to also write a picture of the history (one
 //! lane per client, the stuck point of a violation or the linearization
 //! points of a success) as a self-contained page. Without a file it checks

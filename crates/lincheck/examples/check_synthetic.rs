@@ -1,7 +1,7 @@
 //! Generates a 10,000-operation history (5 clients, 10 keys), checks it,
 //! and prints how long the check took.
 //!
-//! Run: `cargo run --release -p lincheck --example check_synthetic`
+//! Run: `cargo run --release -p sim-lincheck --example check_synthetic`
 //! (optionally `-- OPS CLIENTS KEYS SEED`).
 
 use std::time::Instant;

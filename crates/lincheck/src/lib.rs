@@ -36,7 +36,7 @@
 //! ```
 //!
 //! A longer, runnable example that checks a JSON-lines file (or a built-in
-//! history) and draws it: `cargo run -p lincheck --example check_jsonl --
+//! history) and draws it: `cargo run -p sim-lincheck --example check_jsonl --
 //! history.jsonl --html out.html`. A model of your own — a compare-and-set
 //! register with timed-out reads, written against this API alone — is
 //! `examples/cas_register.rs`.
@@ -252,3 +252,8 @@ pub use kv::{KvInput, KvModel, KvOutput};
 pub use model::{Model, Next};
 pub use options::CheckOptions;
 pub use result::{CheckResult, Limit, PartitionOutcome, PartitionReport, SearchStats, Verdict};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -235,3 +235,8 @@ pub mod prelude {
         GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup, Role,
     };
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -276,3 +276,8 @@ pub mod prelude {
         OpId, Outcome, OutcomeStatus, ReadLevel, ReadResult, ReplicationGroup, Role, WriteResult,
     };
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -234,3 +234,8 @@ pub mod prelude {
         RaftConfig, RaftGroup, ReadLevel, ReplicationGroup, Role,
     };
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

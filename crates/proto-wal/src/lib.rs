@@ -239,3 +239,8 @@ pub mod prelude {
         WalShippingGroup,
     };
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -3,7 +3,7 @@
 //! — supported levels answer, unsupported ones say so, bad node names are
 //! errors, faults come from the harness.
 //!
-//! Run: `cargo run -p replication --example single_node`
+//! Run: `cargo run -p sim-replication --example single_node`
 
 use std::collections::BTreeMap;
 

@@ -23,7 +23,7 @@
 //! state fails it.
 //!
 //! A runnable example implementing the trait for a one-node store:
-//! `cargo run -p replication --example single_node`.
+//! `cargo run -p sim-replication --example single_node`.
 
 mod cluster;
 mod error;
@@ -67,3 +67,8 @@ pub use state::{NodeState, StateChange, StateField, StateLog, StateRow};
 pub use steady::SteadyState;
 pub use summary::{GroupSummary, NodeSummary};
 pub use validate::validate_node_ids;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

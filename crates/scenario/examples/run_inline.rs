@@ -1,7 +1,7 @@
 //! A scenario written inline, run on two protocols of a registry, printed
 //! the way `cargo xtask run FILE` prints it.
 //!
-//! Run: `cargo run -p scenario --example run_inline`
+//! Run: `cargo run -p sim-scenario --example run_inline`
 
 use scenario::{Protocol, Registry};
 

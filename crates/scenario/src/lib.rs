@@ -87,7 +87,7 @@
 //!   expected output of several protocols to one block with prefixes.
 //! - **Omits** arbitrary code: a directive only calls the trait.
 //!
-//! A runnable example: `cargo run -p scenario --example run_inline`.
+//! A runnable example: `cargo run -p sim-scenario --example run_inline`.
 //!
 //! [`ReplicationGroup`]: replication::ReplicationGroup
 
@@ -246,3 +246,8 @@ pub(crate) fn test_registry() -> Registry {
         Protocol::new(&proto_raft::RaftRegistration),
     ])
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -104,3 +104,8 @@ macro_rules! assert_trace_snapshot {
         )
     };
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -182,7 +182,17 @@ fn a_state_replayed_from_a_forked_root_is_the_state_replayed_from_scratch() {
             Step::Crash(NodeRef::At(1), true),
             Step::Deliver(0),
         ];
-        let fp = |r: &Runner<'_>| fingerprint(r, &Node { at: 0, writes: 1, reads: 0, faults: 1 });
+        let fp = |r: &Runner<'_>| {
+            fingerprint(
+                r,
+                &Node {
+                    at: 0,
+                    writes: 1,
+                    reads: 0,
+                    faults: 1,
+                },
+            )
+        };
         let forked = replay_from(&config, &root, &path).expect("runs");
         let fresh = rebuild(&config, &base, &path).expect("runs");
         assert_eq!(fp(&forked), fp(&fresh), "{}", config.key());
