@@ -177,6 +177,7 @@ pub fn serve(
             }
             (tiny_http::Method::Get, "/api/view") => view(&sessions, query),
             (tiny_http::Method::Post, "/api/act") => act(&mut sessions, query),
+            (tiny_http::Method::Get, "/api/scenario") => export(&sessions, query),
             _ => Answer::NotFound,
         };
         let response = match answer {
@@ -189,6 +190,8 @@ pub fn serve(
                     .with_status_code(400)
                     .with_header(header("Content-Type", "application/json"))
             }
+            Answer::Text(text) => tiny_http::Response::from_string(text)
+                .with_header(header("Content-Type", "text/plain; charset=utf-8")),
             Answer::NotFound => tiny_http::Response::from_string("not found").with_status_code(404),
         };
         let _ = request.respond(response);
@@ -201,6 +204,7 @@ const PAGE: &str = include_str!("debug_page.html");
 enum Answer {
     Html(&'static str),
     Json(serde_json::Value),
+    Text(String),
     Error(String),
     NotFound,
 }
@@ -285,5 +289,19 @@ fn act(sessions: &mut [Session<'_>], query: &str) -> Answer {
     match session.act(k, &code) {
         Ok(next) => Answer::Json(serde_json::json!({ "state": next })),
         Err(e) => Answer::Error(e.to_string()),
+    }
+}
+
+fn export(sessions: &[Session<'_>], query: &str) -> Answer {
+    let (s, k) = match numbers(query) {
+        Ok(n) => n,
+        Err(e) => return Answer::Error(e),
+    };
+    let Some(session) = sessions.get(s) else {
+        return Answer::Error(format!("no session {s} (reload the page for a new one)"));
+    };
+    match crate::debug_export::scenario(session, k) {
+        Ok(text) => Answer::Text(text),
+        Err(e) => Answer::Error(e),
     }
 }

@@ -28,6 +28,7 @@ mod bench_report;
 mod check_cmd;
 mod colour;
 mod debug_cmd;
+mod debug_export;
 mod debug_json;
 mod diagram_cmd;
 mod exhaustive_cmd;

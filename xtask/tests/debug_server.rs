@@ -6,7 +6,7 @@
 mod debugger;
 
 use debugger::Server;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn json(body: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
@@ -157,4 +157,107 @@ fn a_sweep_replay_id_is_refused_with_what_to_open_instead() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("model checker's paths"), "{err}");
+}
+
+/// Takes `codes` in a fresh tab; answers the last state's view.
+fn walk(server: &Server, codes: &[&str]) -> (Value, Value) {
+    let (_, new) = server.request("POST", "/api/new");
+    let session = json(&new)["session"].clone();
+    let mut state = 0u64;
+    for code in codes {
+        let (status, body) = server.request(
+            "POST",
+            &format!("/api/act?session={session}&state={state}&code={code}"),
+        );
+        assert_eq!(status, 200, "{code}: {body}");
+        state = json(&body)["state"].as_u64().expect("a state");
+    }
+    let (_, view) = server.request("GET", &format!("/api/view?session={session}&state={state}"));
+    (json(&view), json!({ "session": session, "state": state }))
+}
+
+#[test]
+fn an_exported_scenario_replays_through_the_same_states() {
+    for (protocol, codes) in [
+        ("isr", &["l1", "w0", "d0", "t", "t", "q1", "d0", "c0"][..]),
+        (
+            "raft",
+            &["w0", "d0", "e0", "d2", "d3", "i1", "r9", "d0"][..],
+        ),
+    ] {
+        let server = Server::start(&["--protocol", protocol]);
+        let (view, at) = walk(&server, codes);
+        let (status, text) = server.request(
+            "GET",
+            &format!(
+                "/api/scenario?session={}&state={}",
+                at["session"], at["state"]
+            ),
+        );
+        assert_eq!(status, 200, "{text}");
+        assert!(text.contains("steer until=30"), "{text}");
+        let file = std::env::temp_dir().join(format!(
+            "minidist-exported-{protocol}-{}.txt",
+            std::process::id()
+        ));
+        std::fs::write(&file, &text).expect("written");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .env("MINIDIST_REEXEC", "0")
+            .args(["run", &file.display().to_string(), "--rewrite"])
+            .output()
+            .expect("xtask runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let replayed = std::fs::read_to_string(&file).expect("rewritten");
+        let last = replayed
+            .rsplit("state\n----\n")
+            .next()
+            .expect("a state block");
+        let expected: Vec<String> = view["lanes"]
+            .as_array()
+            .expect("lanes")
+            .iter()
+            .map(|l| {
+                let role = l["role"].as_str().unwrap_or_default();
+                let role = if l["alive"] == true {
+                    role.to_owned()
+                } else {
+                    format!("down ({role})")
+                };
+                let fields: Vec<String> = l["fields"]
+                    .as_array()
+                    .expect("fields")
+                    .iter()
+                    .map(|f| {
+                        format!(
+                            "{} {}",
+                            f[0].as_str().unwrap_or(""),
+                            f[1].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{protocol}: {}: {role} {}",
+                    l["node"].as_str().unwrap_or(""),
+                    fields.join(" ")
+                )
+            })
+            .collect();
+        let got: Vec<&str> = last.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(got, expected, "{protocol}:\n{replayed}");
+        for broken in [
+            "no held message",
+            "not a steered run",
+            "unknown directive",
+            "fire only as ticks pass",
+        ] {
+            assert!(
+                !replayed.contains(broken),
+                "every step ran as it did: {replayed}"
+            );
+        }
+    }
 }

@@ -123,6 +123,39 @@ pub enum Directive {
     State(Vec<String>),
     /// `trace [kinds=a,b]`: empty = every kind.
     Trace(Vec<String>),
+    /// `steer [until=T]`: tick until tick T, then hold the network: from
+    /// now on a message is delivered only by `deliver` (the model
+    /// checker's and the debugger's steered run).
+    Steer(u64),
+    /// `deliver|drop|duplicate from= to= [label=] [index=K]`: the K-th
+    /// held message on the link (with that label), delivered at the next
+    /// tick (which then passes), dropped, or held twice.
+    Held {
+        /// What to do with it.
+        act: HeldAct,
+        /// The sender.
+        from: NodeRef,
+        /// The receiver.
+        to: NodeRef,
+        /// The message's label (`append_entries`, `isr_append`, …).
+        label: Option<String>,
+        /// Which of the matching held messages, in send order.
+        index: usize,
+    },
+    /// `fire node=`: the node's first armed timer made due, and the next
+    /// tick passes.
+    Fire(NodeRef),
+}
+
+/// What `deliver`, `drop` and `duplicate` do with a held message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldAct {
+    /// Deliver it at the next tick, and let that tick pass.
+    Deliver,
+    /// Drop it.
+    Drop,
+    /// Hold a second copy (datagram transports).
+    Duplicate,
 }
 
 /// The words after the directive name: `key=value` pairs and bare flags,
@@ -245,7 +278,8 @@ fn op_spec(kind: &str, args: &mut Args<'_>) -> Result<OpSpec, String> {
 /// Every directive name, for error messages.
 pub const DIRECTIVES: &str = "config, write, read, submit, await, completions, tick, \
      run-until-idle, isolate, heal, cut, restore, crash, restart, fsync, slow, failover, \
-     lease-read, probe, fenced, converged, gate, summary, trace";
+     lease-read, probe, fenced, converged, gate, summary, state, trace, steer, deliver, drop, \
+     duplicate, fire";
 
 /// Checks an `as=` name: at least one character, no comma.
 fn label_name(name: &str) -> Result<(), String> {
@@ -387,6 +421,34 @@ pub(crate) fn parse_directive(
             (Directive::Summary(fields), "fields")
         }
         "state" => (Directive::State(args.list("fields")), "fields"),
+        "steer" => (Directive::Steer(args.ticks("until", 0)?), "until"),
+        "deliver" | "drop" | "duplicate" => {
+            let act = match name {
+                "deliver" => HeldAct::Deliver,
+                "drop" => HeldAct::Drop,
+                _ => HeldAct::Duplicate,
+            };
+            let from = args.node(name, "from")?;
+            let to = args.node(name, "to")?;
+            let label = args.take("label");
+            let index = match args.take("index") {
+                None => 0,
+                Some(v) => v
+                    .parse()
+                    .map_err(|_| format!("`index={v}`: not a whole number"))?,
+            };
+            (
+                Directive::Held {
+                    act,
+                    from,
+                    to,
+                    label,
+                    index,
+                },
+                "from, to, label, index",
+            )
+        }
+        "fire" => (Directive::Fire(args.node(name, "node")?), "node"),
         "trace" => (Directive::Trace(args.list("kinds")), "kinds"),
         other => {
             return Err(format!("unknown directive `{other}` (known: {DIRECTIVES})"));

@@ -522,6 +522,81 @@ impl<'r> Interpreter<'r> {
                 vec![text]
             }
             Directive::Summary(fields) => show::summary(&g.summary(), &g.node_states(), fields),
+            Directive::Steer(until) => {
+                while g.now() < *until {
+                    g.tick();
+                }
+                let Some(steer) = g.steerable_mut() else {
+                    return Err(vec![format!(
+                        "error: {} offers no steerable run",
+                        g.summary().protocol
+                    )]);
+                };
+                ok_or_error(steer.hold(true))
+            }
+            Directive::Held {
+                act,
+                from,
+                to,
+                label,
+                index,
+            } => {
+                let (from, to) = (self.node(g, from)?, self.node(g, to)?);
+                let ids = g.node_ids();
+                let (a, b) = (
+                    ids.iter().position(|n| *n == from),
+                    ids.iter().position(|n| *n == to),
+                );
+                let Some(steer) = g.steerable_mut() else {
+                    return Err(vec!["error: not a steered run (`steer` first)".to_owned()]);
+                };
+                let held = steer.held();
+                let pick = held
+                    .iter()
+                    .filter(|h| Some(h.from) == a && Some(h.to) == b)
+                    .filter(|h| label.as_deref().is_none_or(|l| l == h.label))
+                    .nth(*index);
+                let Some(h) = pick else {
+                    return Err(vec![format!(
+                        "error: no held message {from} -> {to}{} (index {index}); held: {}",
+                        label
+                            .as_ref()
+                            .map_or(String::new(), |l| format!(" labelled {l}")),
+                        if held.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            held.iter()
+                                .map(|h| format!("{} {}->{}", h.label, ids[h.from], ids[h.to]))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    )]);
+                };
+                let id = h.id;
+                let done = match act {
+                    crate::directive::HeldAct::Deliver => steer.release(id),
+                    crate::directive::HeldAct::Drop => steer.drop_held(id),
+                    crate::directive::HeldAct::Duplicate => steer.duplicate_held(id),
+                };
+                if done.is_ok() && *act == crate::directive::HeldAct::Deliver {
+                    g.tick();
+                }
+                ok_or_error(done)
+            }
+            Directive::Fire(n) => {
+                let id = self.node(g, n)?;
+                let Some(i) = g.node_ids().iter().position(|x| *x == id) else {
+                    return Err(vec![format!("error: unknown node {id}")]);
+                };
+                let Some(steer) = g.steerable_mut() else {
+                    return Err(vec!["error: not a steered run (`steer` first)".to_owned()]);
+                };
+                let done = steer.expire(i);
+                if done.is_ok() {
+                    g.tick();
+                }
+                ok_or_error(done)
+            }
             Directive::State(fields) => {
                 show::state(&g.node_states(), fields).map_err(|e| vec![format!("error: {e}")])?
             }
