@@ -477,7 +477,7 @@ pub fn run(
     }
     output::print(&bench_report::report(&rows, writes, trace, REPEATS))?;
     for row in &rows {
-        output::print(&bench_porcupine::report(row))?;
+        output::print(&bench_porcupine::report(row, REPEATS))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@
 //! Both are read the way Porcupine's tests read them: an event's tick is
 //! its line number; a read that timed out returned without an answer; an
 //! operation with no return line (a write or compare-and-set that timed
-//! out) never returned. Each file is checked [`REPEATS`]
+//! out) never returned. Each file is checked `bench`'s number of repeats
 //! times, round by round over the corpus, and each figure is the median;
 //! the verdicts must be those Porcupine's tests expect.
 
@@ -25,7 +25,6 @@ use lincheck::synthetic::{CasRegister, RegisterInput, RegisterOutput};
 use lincheck::{CheckOptions, Model, Next, Operation, Verdict, check};
 use serde_json::{Value as Json, json};
 
-use crate::bench::REPEATS;
 use crate::bench_lincheck::thread_cpu_ns;
 
 /// The etcd logs Porcupine's tests expect to be linearizable (the others
@@ -396,7 +395,7 @@ pub fn measure(dir: &Path, rounds: usize) -> Result<Json, String> {
 
 /// The per-file table of a `lincheck-porcupine` row: file, operations,
 /// verdict, milliseconds, steps; then the totals (wall and CPU).
-pub fn report(row: &Json) -> String {
+pub fn report(row: &Json, repeats: usize) -> String {
     let Some(files) = row["files"].as_array() else {
         return String::new();
     };
@@ -407,7 +406,7 @@ pub fn report(row: &Json) -> String {
     let mut out = format!(
         "\nlincheck-porcupine: {} histories of Porcupine's test_data, each the median of {} runs\n\n",
         files.len(),
-        REPEATS
+        repeats
     );
     out.push_str(&format!(
         "{:<22}  {:>5}  {:<7}  {:>10}  {:>9}\n",

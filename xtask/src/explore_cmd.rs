@@ -16,7 +16,7 @@ use explore::table::{cell, rows};
 
 use crate::args::{AckArg, ProtocolArg, ReadArg};
 use crate::output::{self, Failure};
-pub use crate::sweep_all::{Options, Stop, sweep_all, write_or_check};
+pub use crate::sweep_all::{Options, StateAt, Stop, sweep_all, write_or_check};
 
 /// `cargo xtask explore`.
 #[derive(clap::Args)]
@@ -142,15 +142,13 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         usize::from,
     );
     if !args.merge.is_empty() {
-        let jobs = args.jobs.map_or_else(
-            || std::thread::available_parallelism().map_or(1, usize::from),
-            usize::from,
-        );
+        let print = crate::merge_cmd::Printers { plain, markdown };
         return match crate::merge_cmd::run(
             &args.merge,
             args.check.as_ref(),
             args.write.as_ref(),
             jobs,
+            &print,
         ) {
             Ok((text, code)) => {
                 output::print(&text)?;
@@ -298,7 +296,7 @@ fn failed_on_panics(code: ExitCode) -> ExitCode {
 }
 
 /// The committed `docs/guarantees.md`.
-pub fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
+fn markdown(verdicts: &[Verdict], sweep: &SweepOptions) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -526,7 +524,7 @@ history and trace.
 ";
 
 /// A plain table for a terminal.
-pub fn plain(verdicts: &[Verdict]) -> String {
+fn plain(verdicts: &[Verdict]) -> String {
     let mut out = String::new();
     for (name, three) in rows(verdicts) {
         let _ = writeln!(out, "{}", name.replace(" | ", " "));
@@ -606,15 +604,6 @@ fn replay(
         out.push_str(&state_section(&replayed.report, at)?);
     }
     Ok(out)
-}
-
-/// Which state lines `--replay` prints: `--at T` or `--state` (the end).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateAt {
-    /// At the end of tick T.
-    Tick(u64),
-    /// At the end of the run.
-    End,
 }
 
 /// `## state at tick T`: every node's state line in force at that tick.

@@ -368,12 +368,21 @@ fn merge(sweep: Sweep, lines: &[Line]) -> Result<Vec<Verdict>, String> {
     Ok(verdicts)
 }
 
+/// How `explore` prints a table: as text, and as its Markdown file.
+pub struct Printers {
+    /// The terminal's table.
+    pub plain: fn(&[Verdict]) -> String,
+    /// `docs/guarantees.md` without its checker section.
+    pub markdown: fn(&[Verdict], &SweepOptions) -> String,
+}
+
 /// `explore --merge FILE… [--check F | --write F]`.
 pub fn run(
     files: &[PathBuf],
     check: Option<&PathBuf>,
     write: Option<&PathBuf>,
     jobs: usize,
+    print: &Printers,
 ) -> Result<(String, ExitCode), Stop> {
     let (sweep, lines) = read(files).map_err(Stop::Usage)?;
     let verdicts = merge(sweep, &lines).map_err(Stop::Usage)?;
@@ -386,9 +395,9 @@ pub fn run(
         floors: sweep.floors,
     };
     if check.is_none() && write.is_none() {
-        return Ok((crate::explore_cmd::plain(&verdicts), ExitCode::SUCCESS));
+        return Ok(((print.plain)(&verdicts), ExitCode::SUCCESS));
     }
-    let mut markdown = crate::explore_cmd::markdown(&verdicts, &options);
+    let mut markdown = (print.markdown)(&verdicts, &options);
     let all = labs::explore_configs();
     let configs: Vec<Configuration> = all
         .into_iter()

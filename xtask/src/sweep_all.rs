@@ -15,6 +15,15 @@ pub enum Stop {
     Failed(String),
 }
 
+/// Which state lines `--replay` prints: `--at T` or `--state` (the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateAt {
+    /// At the end of tick T.
+    Tick(u64),
+    /// At the end of the run.
+    End,
+}
+
 /// What `explore` was asked.
 pub struct Options {
     pub protocol: Option<String>,
@@ -27,7 +36,7 @@ pub struct Options {
     pub replay: Option<String>,
     pub diagram: Option<PathBuf>,
     /// `--at T` / `--state`: the node state lines `--replay` also prints.
-    pub state_at: Option<crate::explore_cmd::StateAt>,
+    pub state_at: Option<StateAt>,
     pub json: bool,
     pub jsonl: bool,
     pub shard: Option<(u64, u64)>,
