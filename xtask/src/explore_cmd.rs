@@ -552,27 +552,8 @@ fn plain(verdicts: &[Verdict]) -> String {
     out
 }
 
-fn verdict_json(v: &Verdict) -> serde_json::Value {
-    serde_json::json!({
-        "protocol": v.protocol,
-        "ack": v.ack,
-        "read": v.read,
-        "config": v.config,
-        "property": v.property.name(),
-        "status": v.status.name(),
-        "schedules": v.schedules,
-        "undecided": v.undecided,
-        "violations": v.violations,
-        "counterexample": v.counterexample.as_ref().map(|cx| serde_json::json!({
-            "steps": cx.steps,
-            "replay": cx.replay.to_string(),
-            "reason": cx.reason,
-        })),
-    })
-}
-
 fn json(verdicts: &[Verdict]) -> serde_json::Value {
-    serde_json::json!({ "verdicts": verdicts.iter().map(verdict_json).collect::<Vec<_>>() })
+    serde_json::json!({ "verdicts": verdicts.iter().map(crate::merge_cmd::verdict_json).collect::<Vec<_>>() })
 }
 
 /// `--replay ID [--setting S]`: the minimal schedule, its history as a

@@ -33,20 +33,14 @@ pub fn seeds_of(config: &Configuration, sweep: &SweepOptions) -> u64 {
     }
 }
 
-/// One verdict as a JSON line, with its sweep's identity.
-pub fn line(v: &Verdict, sweep: &SweepOptions, seeds: u64) -> Value {
-    let (i, n) = sweep.shard.unwrap_or((0, 1));
-    let cx = |cx: &Counterexample| json!({ "steps": cx.steps, "replay": cx.replay.to_string(), "reason": cx.reason });
+/// A counterexample as JSON.
+fn counterexample_json(cx: &Counterexample) -> Value {
+    json!({ "steps": cx.steps, "replay": cx.replay.to_string(), "reason": cx.reason })
+}
+
+/// One verdict as JSON (`explore --json` lists them).
+pub fn verdict_json(v: &Verdict) -> Value {
     json!({
-        "sweep": {
-            "version": VERSION,
-            "config": format!("{}.{}.{}.{}", v.protocol, v.ack, v.read, v.config),
-            "first_seed": sweep.first_seed,
-            "seeds": seeds,
-            "schedules": sweep.schedules,
-            "floors": sweep.floors,
-            "shard": [i, n],
-        },
         "protocol": v.protocol,
         "ack": v.ack,
         "read": v.read,
@@ -56,15 +50,42 @@ pub fn line(v: &Verdict, sweep: &SweepOptions, seeds: u64) -> Value {
         "schedules": v.schedules,
         "undecided": v.undecided,
         "violations": v.violations,
-        "counterexample": v.counterexample.as_ref().map(cx),
-        "shrunk": v.shrunk.iter().map(|(seed, c)| {
-            let mut c = cx(c);
-            c["seed"] = json!(seed);
-            c
-        }).collect::<Vec<_>>(),
-        "unknown_seed": v.unknown_seed,
-        "note": v.note,
+        "counterexample": v.counterexample.as_ref().map(counterexample_json),
     })
+}
+
+/// One verdict as a JSON line (`--jsonl`): [`verdict_json`] with its
+/// sweep's identity and what merging needs.
+pub fn line(v: &Verdict, sweep: &SweepOptions, seeds: u64) -> Value {
+    let (i, n) = sweep.shard.unwrap_or((0, 1));
+    let mut line = json!({
+        "sweep": {
+            "version": VERSION,
+            "config": format!("{}.{}.{}.{}", v.protocol, v.ack, v.read, v.config),
+            "first_seed": sweep.first_seed,
+            "seeds": seeds,
+            "schedules": sweep.schedules,
+            "floors": sweep.floors,
+            "shard": [i, n],
+        },
+    });
+    if let (Some(out), Value::Object(fields)) = (line.as_object_mut(), verdict_json(v)) {
+        out.extend(fields);
+        out.insert(
+            "shrunk".into(),
+            v.shrunk
+                .iter()
+                .map(|(seed, c)| {
+                    let mut c = counterexample_json(c);
+                    c["seed"] = json!(seed);
+                    c
+                })
+                .collect(),
+        );
+        out.insert("unknown_seed".into(), json!(v.unknown_seed));
+        out.insert("note".into(), json!(v.note));
+    }
+    line
 }
 
 /// One parsed line: where it came from and what it says.

@@ -61,23 +61,7 @@ fn build_site() -> PathBuf {
     dir
 }
 
-fn chromium() -> String {
-    if let Ok(name) = std::env::var("CHROMIUM") {
-        return name;
-    }
-    for name in ["chromium", "chromium-browser"] {
-        let found = Command::new(name)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if found {
-            return name.to_owned();
-        }
-    }
-    panic!("no Chromium: install it (Debian: apt-get install -y chromium) or set CHROMIUM");
-}
+use cdp::chromium;
 
 /// Runs headless Chromium on `page` with `extra` arguments and a fresh
 /// profile, killing it after [`BROWSER_TIMEOUT`].

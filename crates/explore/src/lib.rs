@@ -72,6 +72,8 @@ mod schedule;
 pub mod shrink;
 mod steady;
 mod step_codes;
+#[cfg(test)]
+mod test_configs;
 mod sweep;
 pub mod table;
 

@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 /// How long a wait may take.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-fn chromium() -> String {
+/// The Chromium binary: `CHROMIUM`, else `chromium` or `chromium-browser`.
+pub fn chromium() -> String {
     if let Ok(name) = std::env::var("CHROMIUM") {
         return name;
     }

@@ -1,38 +1,10 @@
 //! A debugging session on real protocols: actions are the checker's,
 //! branches stay, bad input changes nothing, paths replay.
 
-use proto_isr::{IsrConfig, IsrGroup};
-use proto_raft::{RaftConfig, RaftGroup};
-use replication::{AckLevel, ReadLevel, ReplicationGroup, Transport};
 
 use super::*;
+use crate::test_configs::{isr, raft};
 
-fn isr() -> Configuration {
-    Configuration::new(
-        "isr",
-        AckLevel::AllIsr,
-        ReadLevel::Linearizable,
-        "default",
-        |build: &crate::Build| {
-            let g = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
-            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
-        },
-    )
-}
-
-fn raft() -> Configuration {
-    Configuration::new(
-        "raft",
-        AckLevel::Quorum,
-        ReadLevel::Linearizable,
-        "default",
-        |build: &crate::Build| {
-            let g = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
-            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
-        },
-    )
-    .with_transport(Transport::Datagram)
-}
 
 #[test]
 fn going_back_and_choosing_otherwise_makes_a_branch_and_both_stay() {

@@ -1,38 +1,11 @@
 //! The model checker on real protocols: determinism across workers,
 //! deduplication that hides nothing, replayable shortest paths.
 
-use proto_isr::{IsrConfig, IsrGroup};
 use proto_raft::{RaftConfig, RaftGroup};
 use replication::{AckLevel, ReadLevel, ReplicationGroup};
 
 use super::*;
-
-fn isr() -> Configuration {
-    Configuration::new(
-        "isr",
-        AckLevel::AllIsr,
-        ReadLevel::Linearizable,
-        "default",
-        |build: &crate::Build| {
-            let g = IsrGroup::new(IsrConfig::default().with_seed(build.seed))?;
-            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
-        },
-    )
-}
-
-fn raft() -> Configuration {
-    Configuration::new(
-        "raft",
-        AckLevel::Quorum,
-        ReadLevel::Linearizable,
-        "default",
-        |build: &crate::Build| {
-            let g = RaftGroup::new(RaftConfig::default().with_seed(build.seed))?;
-            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
-        },
-    )
-    .with_transport(Transport::Datagram)
-}
+use crate::test_configs::{isr, raft};
 
 fn small(jobs: usize, dedup: bool) -> Bounds {
     Bounds {
