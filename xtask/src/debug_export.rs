@@ -116,6 +116,26 @@ pub fn scenario(session: &Session<'_>, at: usize) -> Result<String, String> {
                     config.read
                 ))
             }
+            Step::WriteAt {
+                client,
+                value,
+                level,
+            } => Some(format!(
+                "submit write key=k0 value=v{value} level={level} as=w{client}"
+            )),
+            Step::ReadAt { client, level } => {
+                let node = if *level == replication::ReadLevel::Local {
+                    format!(
+                        " node={}",
+                        view.names[usize::from(*client) % view.names.len()]
+                    )
+                } else {
+                    String::new()
+                };
+                Some(format!(
+                    "submit read key=k0 level={level}{node} as=r{client}"
+                ))
+            }
             Step::Crash(n, false) => Some(format!("crash node={}", name(n))),
             Step::Crash(n, true) => Some(format!("crash node={} power-loss", name(n))),
             Step::Restart(n) => Some(format!("restart node={}", name(n))),
@@ -125,6 +145,8 @@ pub fn scenario(session: &Session<'_>, at: usize) -> Result<String, String> {
             Step::Slow(n, false) => Some(format!("slow node={} off", name(n))),
             Step::Failover(None) => Some("failover".to_owned()),
             Step::Failover(Some(n)) => Some(format!("failover node={}", name(n))),
+            Step::Cut(a, b) => Some(format!("cut from={} to={}", name(a), name(b))),
+            Step::Uncut(a, b) => Some(format!("restore from={} to={}", name(a), name(b))),
             _ => None,
         }
         .ok_or_else(|| format!("`{step}` has no scenario directive"))?;

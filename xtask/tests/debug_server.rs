@@ -179,7 +179,10 @@ fn walk(server: &Server, codes: &[&str]) -> (Value, Value) {
 #[test]
 fn an_exported_scenario_replays_through_the_same_states() {
     for (protocol, codes) in [
-        ("isr", &["l1", "w0", "d0", "t", "t", "q1", "d0", "c0"][..]),
+        (
+            "isr",
+            &["l1", "w0", "k20", "d0", "t", "t", "o20", "q1", "d0", "c0"][..],
+        ),
         (
             "raft",
             &["w0", "d0", "e0", "d2", "d3", "i1", "r9", "d0"][..],

@@ -26,7 +26,7 @@ pub(crate) fn durable(history: &[HistoryOp], finals: &FinalValues, ack: AckLevel
         let OpKind::Write { key, value } = &op.kind else {
             continue;
         };
-        if op.status != Some(OutcomeStatus::Done) {
+        if op.status != Some(OutcomeStatus::Done) || !op.claimed {
             continue;
         }
         let Some(fin) = finals.values.get(key) else {
@@ -94,7 +94,7 @@ fn writer_of_each(history: &[HistoryOp]) -> BTreeMap<(&Bytes, &Bytes), &HistoryO
 pub fn lincheck_history(history: &[HistoryOp]) -> Vec<Operation<KvInput, KvOutput>> {
     let observed: std::collections::BTreeSet<(&Bytes, &Bytes)> = history
         .iter()
-        .filter(|op| op.status == Some(OutcomeStatus::Done))
+        .filter(|op| op.status == Some(OutcomeStatus::Done) && op.claimed)
         .filter_map(|op| match (&op.kind, &op.read_value) {
             (OpKind::Read { key }, Some(Some(value))) => Some((key, value)),
             _ => None,
@@ -108,7 +108,15 @@ pub fn lincheck_history(history: &[HistoryOp]) -> Vec<Operation<KvInput, KvOutpu
         };
         let id = id as u64;
         let client = u64::from(op.client);
-        match (op.status, op.ret) {
+        // An operation at a level the row does not claim: a read says
+        // nothing, a write may or may not have taken effect.
+        let status = match (op.claimed, &op.kind) {
+            (true, _) => op.status,
+            (false, OpKind::Read { .. }) => continue,
+            (false, OpKind::Write { .. }) if op.status == Some(OutcomeStatus::Failed) => op.status,
+            (false, OpKind::Write { .. }) => Some(OutcomeStatus::Unknown),
+        };
+        match (status, op.ret) {
             (Some(OutcomeStatus::Done), Some(ret)) => {
                 let output = match &op.read_value {
                     Some(value) => KvOutput::Value(value.as_ref().map(text)),
@@ -205,6 +213,7 @@ mod tests {
             status: Some(status),
             read_value: None,
             reason: String::new(),
+            claimed: true,
         }
     }
 

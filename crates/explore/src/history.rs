@@ -48,6 +48,11 @@ pub struct HistoryOp {
     pub read_value: Option<Option<Bytes>>,
     /// The protocol's words for a failed or unknown outcome.
     pub reason: String,
+    /// The row's levels claim it (false for an operation at another level,
+    /// which a debugger may make): *durable* and *linearizable* judge only
+    /// claimed operations, and an unclaimed write is an operation whose
+    /// effect is unknown.
+    pub claimed: bool,
 }
 
 impl HistoryOp {

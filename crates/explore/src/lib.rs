@@ -72,10 +72,10 @@ mod schedule;
 pub mod shrink;
 mod steady;
 mod step_codes;
-#[cfg(test)]
-mod test_configs;
 mod sweep;
 pub mod table;
+#[cfg(test)]
+mod test_configs;
 
 pub use check::lincheck_history;
 pub use config::{Build, Configuration, Factory, read_snake};

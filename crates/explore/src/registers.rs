@@ -227,6 +227,7 @@ mod tests {
                     status: Some(status),
                     read_value,
                     reason: String::new(),
+                    claimed: true,
                 }
             })
             .collect()

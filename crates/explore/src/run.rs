@@ -264,6 +264,11 @@ impl<'a> Runner<'a> {
         )
     }
 
+    /// The one-way links the run cut and has not restored, by position.
+    pub(crate) fn cuts(&self) -> &[(usize, usize)] {
+        &self.faults.cuts
+    }
+
     /// The nodes the run made slow and has not cleared, by position.
     pub(crate) fn slowed(&self) -> &[usize] {
         &self.faults.slowed
@@ -550,6 +555,19 @@ impl Runner<'_> {
     }
 
     /// Submits `op` for `client`; returns what happened.
+    /// Runs `submit`, marking the operation it adds to the history as not
+    /// claimed by the row's levels.
+    fn unclaimed(&mut self, submit: impl FnOnce(&mut Self) -> StepResult) -> StepResult {
+        let before = self.history.len();
+        let result = submit(self);
+        if self.history.len() > before
+            && let Some(op) = self.history.last_mut()
+        {
+            op.claimed = false;
+        }
+        result
+    }
+
     fn submit(&mut self, client: u8, op: ClientOp, kind: OpKind, judged: bool) -> StepResult {
         let slot = usize::from(client);
         if self.busy[slot].is_some() {
@@ -582,6 +600,7 @@ impl Runner<'_> {
                     status: None,
                     read_value: None,
                     reason: String::new(),
+                    claimed: true,
                 });
                 self.pending.insert(
                     id,
@@ -737,6 +756,23 @@ impl Runner<'_> {
                 let (op, judged) = self.route(client, op, local);
                 return self.submit(client, op, OpKind::Read { key }, judged);
             }
+            Step::WriteAt {
+                client,
+                value,
+                level,
+            } => {
+                let (key, value) = (literals::key(0), literals::value(value));
+                let op = ClientOp::write(key.clone(), value.clone(), level);
+                let (op, _) = self.route(client, op, false);
+                return self
+                    .unclaimed(|run| run.submit(client, op, OpKind::Write { key, value }, false));
+            }
+            Step::ReadAt { client, level } => {
+                let key = literals::key(0);
+                let op = ClientOp::read(key.clone(), level);
+                let (op, _) = self.route(client, op, level == ReadLevel::Local);
+                return self.unclaimed(|run| run.submit(client, op, OpKind::Read { key }, false));
+            }
             Step::Wait(n) => {
                 for _ in 0..n {
                     self.tick();
@@ -804,6 +840,22 @@ impl Runner<'_> {
                     }
                     Acted::Link(a.clone(), b.clone())
                 }),
+                _ => return StepResult::Skipped("no such link"),
+            },
+            Step::Uncut(a, b) => match (self.node(a, index), self.node(b, index)) {
+                (Some(a), Some(b)) => {
+                    let link = (self.position(&a), self.position(&b));
+                    let (Some(x), Some(y)) = link else {
+                        return StepResult::Skipped("no such link");
+                    };
+                    if !self.faults.cuts.contains(&(x, y)) {
+                        return StepResult::Skipped("the link is not cut");
+                    }
+                    self.group.restore_link(&a, &b).map(|()| {
+                        self.faults.cuts.retain(|&l| l != (x, y));
+                        Acted::Link(a.clone(), b.clone())
+                    })
+                }
                 _ => return StepResult::Skipped("no such link"),
             },
             Step::Restore => {

@@ -61,6 +61,25 @@ pub enum Step {
         /// The key number.
         key: u8,
     },
+    /// Client `client` writes `k0` = `v<value>` at `level`, another than
+    /// the configuration's (the debugger's move): the properties do not
+    /// judge it, as the row claims nothing of other levels.
+    WriteAt {
+        /// The client.
+        client: u8,
+        /// The value number.
+        value: u32,
+        /// The level it asks.
+        level: replication::AckLevel,
+    },
+    /// Client `client` reads `k0` at `level`, another than the
+    /// configuration's (the debugger's move; not judged either).
+    ReadAt {
+        /// The client.
+        client: u8,
+        /// The level it asks.
+        level: replication::ReadLevel,
+    },
     /// Let `ticks` ticks pass (think time).
     Wait(u8),
     /// Let ticks pass until a leader other than the one leading when the
@@ -81,6 +100,9 @@ pub enum Step {
     Cut(NodeRef, NodeRef),
     /// Restore one link the run cut (skipped when none).
     Restore,
+    /// Restore the one-way link `from → to` (the debugger's move; skipped
+    /// when it is not cut).
+    Uncut(NodeRef, NodeRef),
     /// Crash a node; `power_loss` also loses what it had not fsynced.
     Crash(NodeRef, bool),
     /// Restart a crashed node.
@@ -123,6 +145,8 @@ impl Step {
             self,
             Step::Write { .. }
                 | Step::Read { .. }
+                | Step::WriteAt { .. }
+                | Step::ReadAt { .. }
                 | Step::Wait(_)
                 | Step::AwaitLeader(_)
                 | Step::AwaitApplied(_)
@@ -152,6 +176,12 @@ impl fmt::Display for Step {
         match self {
             Step::Write { client, key, value } => write!(f, "c{client} write k{key}=v{value}"),
             Step::Read { client, key } => write!(f, "c{client} read k{key}"),
+            Step::WriteAt {
+                client,
+                value,
+                level,
+            } => write!(f, "c{client} write k0=v{value} at {level}"),
+            Step::ReadAt { client, level } => write!(f, "c{client} read k0 at {level}"),
             Step::Wait(n) => write!(f, "wait {n}"),
             Step::AwaitLeader(n) => write!(f, "await a new leader (at most {n} ticks)"),
             Step::AwaitApplied(n) => {
@@ -161,6 +191,7 @@ impl fmt::Display for Step {
             Step::Heal(n) => write!(f, "heal {n}"),
             Step::Cut(a, b) => write!(f, "cut {a} -> {b}"),
             Step::Restore => f.write_str("restore a cut link"),
+            Step::Uncut(a, b) => write!(f, "restore {a} -> {b}"),
             Step::Crash(n, false) => write!(f, "crash {n}"),
             Step::Crash(n, true) => write!(f, "crash {n} (power loss)"),
             Step::Restart(n) => write!(f, "restart {n}"),

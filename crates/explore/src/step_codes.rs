@@ -5,8 +5,12 @@
 //! client C reads `k0`, `c N` / `p N` crash node N (process / power
 //! loss), `s N` restart it, `i N` isolate it, `h N` heal it, `e N` fire
 //! node N's first armed timer, `f` the protocol's failover (`f N`: to node
-//! N), `l N` / `q N` make node N slow / not slow (the debugger's moves; the
-//! checker's alphabet has no slow replica).
+//! N), `l N` / `q N` make node N slow / not slow, `k AB` / `o AB` cut /
+//! restore the one-way link from node A to node B (single digits: at most
+//! 9 nodes), `W C L` / `R C L` client C writes / reads at level L (`n`
+//! none, `l` leader, `q` quorum, `a` all_isr; `o` local, `l` leader, `z`
+//! linearizable) — the debugger's moves; the checker's alphabet has none
+//! of them.
 
 /// The seed of every checked run: it seeds the group's rng (Raft's
 /// election timeouts). 1, so that no end-of-run sample (trace check, lease
@@ -43,6 +47,14 @@ pub(crate) fn encode(step: &Step) -> Option<String> {
         Step::Fire(n) => format!("e{}", at(n)?),
         Step::Slow(n, true) => format!("l{}", at(n)?),
         Step::Slow(n, false) => format!("q{}", at(n)?),
+        Step::WriteAt {
+            client,
+            value,
+            level,
+        } if *value == u32::from(*client) + 1 => format!("W{client}{}", ack_letter(*level)),
+        Step::ReadAt { client, level } => format!("R{client}{}", read_letter(*level)),
+        Step::Cut(a, b) if at(a)? < 10 && at(b)? < 10 => format!("k{}{}", at(a)?, at(b)?),
+        Step::Uncut(a, b) if at(a)? < 10 && at(b)? < 10 => format!("o{}{}", at(a)?, at(b)?),
         _ => return None,
     })
 }
@@ -80,8 +92,60 @@ pub(crate) fn decode(code: &str) -> Option<Step> {
         "e" => Step::Fire(node()?),
         "l" => Step::Slow(node()?, true),
         "q" => Step::Slow(node()?, false),
+        "W" | "R" => {
+            let (client, level) = rest.split_at_checked(rest.len().checked_sub(1)?)?;
+            let client: u8 = client.parse().ok()?;
+            if letter == "W" {
+                Step::WriteAt {
+                    client,
+                    value: u32::from(client) + 1,
+                    level: replication::AckLevel::ALL
+                        .into_iter()
+                        .find(|l| ack_letter(*l) == level)?,
+                }
+            } else {
+                Step::ReadAt {
+                    client,
+                    level: replication::ReadLevel::ALL
+                        .into_iter()
+                        .find(|l| read_letter(*l) == level)?,
+                }
+            }
+        }
+        "k" | "o" => {
+            let digits: Vec<u8> = rest
+                .chars()
+                .map(|c| c.to_digit(10).and_then(|d| u8::try_from(d).ok()))
+                .collect::<Option<_>>()?;
+            let [a, b] = digits[..] else { return None };
+            let (a, b) = (NodeRef::At(a), NodeRef::At(b));
+            if letter == "k" {
+                Step::Cut(a, b)
+            } else {
+                Step::Uncut(a, b)
+            }
+        }
         _ => return None,
     })
+}
+
+/// An ack level's letter in a code.
+fn ack_letter(level: replication::AckLevel) -> &'static str {
+    match level {
+        replication::AckLevel::None => "n",
+        replication::AckLevel::Leader => "l",
+        replication::AckLevel::Quorum => "q",
+        replication::AckLevel::AllIsr => "a",
+    }
+}
+
+/// A read level's letter in a code.
+fn read_letter(level: replication::ReadLevel) -> &'static str {
+    match level {
+        replication::ReadLevel::Local => "o",
+        replication::ReadLevel::Leader => "l",
+        replication::ReadLevel::Linearizable => "z",
+    }
 }
 
 #[cfg(test)]
@@ -97,7 +161,9 @@ mod tests {
             let step = decode(code).unwrap_or_else(|| panic!("{code} decodes"));
             assert_eq!(encode(&step).as_deref(), Some(code));
         }
-        for bad in ["", "z1", "d", "t1", "cX", "fX", "e", "l"] {
+        for bad in [
+            "", "z1", "d", "t1", "cX", "fX", "e", "l", "k1", "k123", "oX1", "W1", "Wxl", "R1x",
+        ] {
             assert_eq!(decode(bad), None, "{bad}");
         }
     }

@@ -217,22 +217,59 @@ impl<'a> Session<'a> {
             u8::try_from(path.iter().filter(|s| f(s)).count()).unwrap_or(u8::MAX)
         };
         let used = model::Used {
-            writes: count(|s| matches!(s, Step::Write { .. })),
-            reads: count(|s| matches!(s, Step::Read { .. })),
+            writes: count(|s| matches!(s, Step::Write { .. } | Step::WriteAt { .. })),
+            reads: count(|s| matches!(s, Step::Read { .. } | Step::ReadAt { .. })),
             faults: 0,
         };
         let mut steps = model::enabled_steps(self.config, run, used, &BOUNDS);
+        // A client operation at any other level (not judged: the row
+        // claims nothing of it).
+        if used.writes < BOUNDS.writes {
+            for level in replication::AckLevel::ALL {
+                if level != self.config.ack {
+                    steps.push(Step::WriteAt {
+                        client: used.writes,
+                        value: u32::from(used.writes) + 1,
+                        level,
+                    });
+                }
+            }
+        }
+        if used.reads < BOUNDS.reads {
+            for level in replication::ReadLevel::ALL {
+                if level != self.config.read {
+                    steps.push(Step::ReadAt {
+                        client: BOUNDS.writes + used.reads,
+                        level,
+                    });
+                }
+            }
+        }
         // The debugger's own moves: a slow replica (ISR's lag), a failover
-        // to a named node.
+        // to a named node, a one-way link cut or restored.
         let (crashed, _, _) = run.fault_state();
         let slowed = run.slowed();
-        for i in 0..run.group().node_ids().len() {
-            let Ok(n) = u8::try_from(i) else { continue };
+        let n = run.group().node_ids().len();
+        for i in 0..n {
+            let Ok(a) = u8::try_from(i) else { continue };
             if crashed.contains(&i) {
                 continue;
             }
-            steps.push(Step::Slow(NodeRef::At(n), !slowed.contains(&i)));
-            steps.push(Step::Failover(Some(NodeRef::At(n))));
+            steps.push(Step::Slow(NodeRef::At(a), !slowed.contains(&i)));
+            steps.push(Step::Failover(Some(NodeRef::At(a))));
+        }
+        for i in 0..n.min(10) {
+            for j in (0..n.min(10)).filter(|&j| j != i) {
+                let (Ok(a), Ok(b)) = (u8::try_from(i), u8::try_from(j)) else {
+                    continue;
+                };
+                let (a, b) = (NodeRef::At(a), NodeRef::At(b));
+                steps.push(if run.cuts().contains(&(i, j)) {
+                    Step::Uncut(a, b)
+                } else {
+                    Step::Cut(a, b)
+                });
+            }
         }
         steps
     }

@@ -1,10 +1,8 @@
 //! A debugging session on real protocols: actions are the checker's,
 //! branches stay, bad input changes nothing, paths replay.
 
-
 use super::*;
 use crate::test_configs::{isr, raft};
-
 
 #[test]
 fn going_back_and_choosing_otherwise_makes_a_branch_and_both_stay() {
@@ -201,5 +199,61 @@ fn the_chapters_exercise_both_followers_slow_refuses_a_write_before_append() {
     assert_eq!(
         s.replay_id(at).expect("an id").to_string(),
         "isr.all_isr.linearizable.default-m-l1.l2.t.t.t.w0"
+    );
+}
+
+#[test]
+fn a_cut_link_is_restored_by_its_own_button() {
+    let config = isr();
+    let mut s = Session::new(&config).expect("a session");
+    let cut = s.act(0, "k01").expect("cut node-1 -> node-2");
+    let view = s.view(cut).expect("a view");
+    let codes: Vec<&str> = view.actions.iter().map(|a| a.code.as_str()).collect();
+    assert!(
+        codes.contains(&"o01") && !codes.contains(&"k01"),
+        "{codes:?}"
+    );
+    assert!(
+        view.actions
+            .iter()
+            .any(|a| a.label == "restore node-1 → node-2"),
+        "{:?}",
+        view.actions
+    );
+    let restored = s.act(cut, "o01").expect("restored");
+    let codes: Vec<String> = s
+        .view(restored)
+        .expect("a view")
+        .actions
+        .into_iter()
+        .map(|a| a.code)
+        .collect();
+    assert!(codes.contains(&"k01".to_owned()), "{codes:?}");
+}
+
+#[test]
+fn a_write_at_another_level_is_offered_and_left_unjudged() {
+    let config = isr();
+    let mut s = Session::new(&config).expect("a session");
+    let view = s.view(0).expect("a view");
+    let codes: Vec<&str> = view.actions.iter().map(|a| a.code.as_str()).collect();
+    assert!(
+        codes.contains(&"W0l") && !codes.contains(&"W0a"),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&"R9l") && !codes.contains(&"R9z"),
+        "{codes:?}"
+    );
+    // A LEADER write, then the leader's power loss: lost, and no property
+    // says so (the row claims ALL_ISR writes only).
+    let wrote = s.act(0, "W0l").expect("a LEADER write");
+    let lost = s.act(wrote, "p0").expect("a power loss");
+    let state = &s.states()[lost];
+    assert!(state.broken().is_none(), "{:?}", state.judged);
+    assert!(
+        s.view(wrote).expect("a view").history[0].contains("write k0=v1"),
+        "{:?}",
+        s.view(wrote).expect("a view").history
     );
 }

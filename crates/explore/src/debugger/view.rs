@@ -212,6 +212,18 @@ pub(super) fn describe(
             "client",
             format!("client {client} reads k0 ({})", config.read),
         ),
+        Step::WriteAt {
+            client,
+            value,
+            level,
+        } => (
+            "client",
+            format!("client {client} writes k0=v{value} ({level}, not judged)"),
+        ),
+        Step::ReadAt { client, level } => (
+            "client",
+            format!("client {client} reads k0 ({level}, not judged)"),
+        ),
         Step::Restart(n) => ("repair", format!("restart {}", node(n))),
         Step::Heal(n) => ("repair", format!("heal {}", node(n))),
         Step::Slow(n, false) => ("repair", format!("{} no longer slow", node(n))),
@@ -221,6 +233,8 @@ pub(super) fn describe(
         Step::Slow(n, true) => ("fault", format!("make {} slow", node(n))),
         Step::Failover(None) => ("fault", "fail over (the protocol's choice)".into()),
         Step::Failover(Some(n)) => ("fault", format!("fail over to {}", node(n))),
+        Step::Cut(a, b) => ("fault", format!("cut {} → {}", node(a), node(b))),
+        Step::Uncut(a, b) => ("repair", format!("restore {} → {}", node(a), node(b))),
         other => ("fault", other.to_string()),
     }
 }

@@ -163,7 +163,10 @@ pub fn schedule(config: &Configuration, path: Vec<Step>) -> Result<Schedule, Gro
     let writes = path
         .iter()
         .filter_map(|s| match s {
-            Step::Write { client, .. } | Step::Read { client, .. } => Some(*client + 1),
+            Step::Write { client, .. }
+            | Step::Read { client, .. }
+            | Step::WriteAt { client, .. }
+            | Step::ReadAt { client, .. } => Some(*client + 1),
             _ => None,
         })
         .max()
