@@ -30,6 +30,7 @@ struct PendingWrite {
 }
 
 /// A chain of nodes on one simulator: head → … → tail.
+#[derive(Clone)]
 pub struct ChainGroup {
     cluster: Cluster<ChainMsg>,
     nodes: Vec<ChainNode>,
@@ -292,9 +293,32 @@ impl ChainGroup {
     }
 }
 
+/// A run you can steer (the model checker's, the debugger's): the whole
+/// state is the nodes, the master's chain and epoch, and the writes waiting
+/// for the tail.
+impl replication::Steer for ChainGroup {
+    fn fork(&self) -> Box<dyn replication::Steer> {
+        Box::new(self.clone())
+    }
+
+    fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(out, "{:?}|{:?}|{:?}", self.nodes, self.master, self.pending)
+    }
+
+    replication::steer_through_cluster!(cluster);
+}
+
 impl ReplicationGroup for ChainGroup {
     fn protocol(&self) -> &'static str {
         "chain"
+    }
+
+    fn steerable(&self) -> Option<&dyn replication::Steer> {
+        Some(self)
+    }
+
+    fn steerable_mut(&mut self) -> Option<&mut dyn replication::Steer> {
+        Some(self)
     }
 
     fn node_ids(&self) -> Vec<NodeId> {

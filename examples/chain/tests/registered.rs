@@ -155,3 +155,38 @@ fn a_removed_tail_does_not_answer_a_linearizable_read() {
     let read = g.await_completion(r).expect("completes");
     assert_eq!(read.outcome.status(), OutcomeStatus::Failed, "{read:?}");
 }
+
+#[test]
+fn the_model_checker_and_the_debugger_steer_chain_too() {
+    let configs = labs::explore_configs_in(&registry());
+    let config = configs
+        .iter()
+        .find(|c| c.protocol == "chain")
+        .expect("a chain row");
+    let bounds = explore::model::Bounds {
+        depth: 4,
+        faults: 1,
+        writes: 1,
+        reads: 0,
+        max_states: 100_000,
+        jobs: 2,
+        dedup: true,
+    };
+    let verdict = explore::model::check(config, &bounds, &|_, _| {}).expect("chain steers");
+    assert!(verdict.complete && verdict.distinct > 50, "{}", verdict.bound_text());
+    println!("{}: {}", verdict.config, verdict.bound_text());
+    // The debugger: a write (sent down the chain at the next tick), its
+    // first hop delivered, or a branch where the head crashed.
+    let mut session = explore::debugger::Session::new(config).expect("a session");
+    let wrote = session.act(0, "w0").expect("a write");
+    let wrote = session.act(wrote, "t").expect("a tick");
+    let view = session.view(wrote).expect("a view");
+    assert!(
+        view.actions.iter().any(|a| a.kind == "message"),
+        "the write's first hop is held: {:?}",
+        view.held
+    );
+    session.act(wrote, "d0").expect("delivered");
+    session.act(wrote, "c0").expect("or the head crashed");
+    assert_eq!(session.states()[wrote].children.len(), 2);
+}
