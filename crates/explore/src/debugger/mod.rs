@@ -141,7 +141,7 @@ impl<'a> Session<'a> {
             GroupError::config("action", format!("`{code}` is not an action's code"))
         })?;
         let path = self.path(at)?;
-        let run = self.rebuild(&path)?;
+        let run = self.rebuild_shown(&path)?;
         if !self.enabled_in(&run, &path).contains(&step) {
             return Err(GroupError::config(
                 "action",
@@ -172,9 +172,9 @@ impl<'a> Session<'a> {
     /// What a person sees at state `at`.
     pub fn view(&self, at: usize) -> Result<View, GroupError> {
         let path = self.path(at)?;
-        let run = self.rebuild(&path)?;
+        let run = self.rebuild_shown(&path)?;
         let parent_events = match path.split_last() {
-            Some((_, before)) => self.rebuild(before)?.group().trace().len(),
+            Some((_, before)) => self.rebuild_shown(before)?.group().trace().len(),
             None => 0,
         };
         let enabled = self.enabled_in(&run, &path);
@@ -272,6 +272,17 @@ impl<'a> Session<'a> {
             }
         }
         steps
+    }
+
+    /// [`Session::rebuild`], a panic inside the protocol answered as an
+    /// error naming it (the state's judgement already says it panicked).
+    fn rebuild_shown(&self, path: &[Step]) -> Result<Runner<'a>, GroupError> {
+        crate::panics::catch(|| self.rebuild(path)).unwrap_or_else(|panic| {
+            Err(GroupError::config(
+                "state",
+                format!("the protocol panicked on this path ({panic}): there is no state to show"),
+            ))
+        })
     }
 
     fn rebuild(&self, path: &[Step]) -> Result<Runner<'a>, GroupError> {
