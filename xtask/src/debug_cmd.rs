@@ -35,8 +35,17 @@ pub struct Args {
     /// Open a model checker's path (`cargo xtask check` prints them, e.g.
     /// `isr.all_isr.linearizable.default-m-w0.d0.c0`) at its first broken
     /// property, or at its end.
-    #[arg(long, value_name = "ID", conflicts_with_all = ["protocol", "ack", "read", "setting"])]
+    #[arg(long, value_name = "ID", conflicts_with_all = ["protocol", "ack", "read", "setting", "scenario"])]
     replay: Option<String>,
+    /// Start from the end of a scenario file's part (`--part N`, the
+    /// first by default), on `--protocol` (the part's first protocol by
+    /// default): its group as the part leaves it, the network held from
+    /// there. A path from it is exported as the part plus the steps.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["ack", "read", "setting"])]
+    scenario: Option<std::path::PathBuf>,
+    /// With --scenario: which part (1-based; a part starts at a `config`).
+    #[arg(long, value_name = "N", requires = "scenario", default_value_t = 1)]
+    part: usize,
     /// The port on 127.0.0.1 (0: any free port; the URL is printed).
     #[arg(long, default_value_t = 7878)]
     port: u16,
@@ -59,9 +68,15 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     {
         return Ok(code);
     }
-    let (config, path) = match replay {
-        Some(id) => config_of_replay(id)?,
-        None => (config_of_filters(&args)?, Vec::new()),
+    let mut prefix = None;
+    let (config, path) = match (replay, &args.scenario) {
+        (Some(id), _) => config_of_replay(id)?,
+        (None, Some(file)) => {
+            let (config, part) = config_of_part(file, args.part, args.protocol)?;
+            prefix = Some(part);
+            (config, Vec::new())
+        }
+        (None, None) => (config_of_filters(&args)?, Vec::new()),
     };
     let server = tiny_http::Server::http(("127.0.0.1", args.port))
         .map_err(|e| Failure::Failed(format!("cannot serve on 127.0.0.1:{}: {e}", args.port)))?;
@@ -71,8 +86,12 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         .ok_or_else(|| Failure::Failed("the server has no IP address".into()))?;
     // The first session proves the configuration and the path work
     // before the URL is given out.
-    let mut first =
-        Session::new(&config).map_err(|e| Failure::Failed(format!("{}: {e}", config.key())))?;
+    let first = if prefix.is_some() {
+        Session::from_built(&config)
+    } else {
+        Session::new(&config)
+    };
+    let mut first = first.map_err(|e| Failure::Failed(format!("{}: {e}", config.key())))?;
     first
         .follow(0, &path)
         .map_err(|e| Failure::Failed(format!("the path does not replay: {e}")))?;
@@ -80,7 +99,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         "debugger: http://{addr}/  ({}; Ctrl-C ends it)\n",
         config.key()
     ))?;
-    serve(&server, &config, &path, first);
+    serve(&server, &config, &path, first, prefix.as_deref());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -119,6 +138,74 @@ fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
     })
 }
 
+/// A configuration whose group is part `n` of scenario `file`, run to its
+/// end on `protocol` (the part's first protocol by default), at the
+/// protocol's strongest levels; and the part's directives, for exports.
+fn config_of_part(
+    file: &std::path::Path,
+    n: usize,
+    protocol: Option<ProtocolArg>,
+) -> Result<(Configuration, String), Failure> {
+    let usage = |m: String| Failure::usage("debug", clap::error::ErrorKind::InvalidValue, m);
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", file.display())))?;
+    let registry = labs::registry();
+    let scenario = scenario::parse(&file.display().to_string(), &text, &registry)
+        .map_err(|e| Failure::Failed(e.to_string()))?;
+    let cases = scenario::part_cases(&scenario, n)
+        .ok_or_else(|| usage(format!("{} has no part {n}", file.display())))?
+        .to_vec();
+    let name = match protocol {
+        Some(p) => p.name(),
+        None => match cases.first().map(|c| &c.directive) {
+            Some(scenario::Directive::Config(c)) => c
+                .protocols
+                .as_ref()
+                .and_then(|p| p.first())
+                .map_or("isr", String::as_str),
+            _ => "isr",
+        },
+    };
+    let protocol = registry
+        .named(name)
+        .ok_or_else(|| usage(format!("no protocol {name}")))?;
+    let rows: Vec<Configuration> = labs::explore_configs()
+        .into_iter()
+        .filter(|c| c.protocol == protocol.name() && c.setting == "default")
+        .collect();
+    let strongest = rows
+        .iter()
+        .position(|c| {
+            c.read == replication::ReadLevel::Linearizable && c.ack != replication::AckLevel::Leader
+        })
+        .unwrap_or(0);
+    let strongest = rows
+        .into_iter()
+        .nth(strongest)
+        .ok_or_else(|| usage(format!("{name} has no default row")))?;
+    // The part runs to its end on every rebuild (a millisecond or so).
+    let prefix: String = cases
+        .iter()
+        .map(|c| format!("{}\n----\n\n", c.text))
+        .collect();
+    let probe = cases.clone();
+    scenario::part_group(&probe, protocol, &registry)
+        .map_err(|why| Failure::Failed(format!("{} part {n} on {name}: {why}", file.display())))?;
+    let config = Configuration::new(
+        protocol.name(),
+        strongest.ack,
+        strongest.read,
+        "scenario",
+        move |_| {
+            scenario::part_group(&cases, protocol, &registry)
+                .map(|g| g as Box<dyn replication::ReplicationGroup>)
+                .map_err(|why| replication::GroupError::config("scenario", why))
+        },
+    )
+    .with_transport(strongest.transport);
+    Ok((config, prefix))
+}
+
 /// The configuration and path a checker's replay id names.
 fn config_of_replay(id: ReplayId) -> Result<(Configuration, Vec<Step>), Failure> {
     let usage = |m: String| Failure::usage("debug", clap::error::ErrorKind::InvalidValue, m);
@@ -149,6 +236,7 @@ pub fn serve(
     config: &Configuration,
     path: &[Step],
     first: Session<'_>,
+    prefix: Option<&str>,
 ) {
     let mut sessions: Vec<Session<'_>> = vec![first];
     let mut unclaimed = true;
@@ -162,7 +250,7 @@ pub fn serve(
                     unclaimed = false;
                     Ok(sessions.len() - 1)
                 } else {
-                    open(config, path).map(|s| {
+                    open(config, path, prefix.is_some()).map(|s| {
                         sessions.push(s);
                         sessions.len() - 1
                     })
@@ -177,7 +265,7 @@ pub fn serve(
             }
             (tiny_http::Method::Get, "/api/view") => view(&sessions, query),
             (tiny_http::Method::Post, "/api/act") => act(&mut sessions, query),
-            (tiny_http::Method::Get, "/api/scenario") => export(&sessions, query),
+            (tiny_http::Method::Get, "/api/scenario") => export(&sessions, query, prefix),
             _ => Answer::NotFound,
         };
         let response = match answer {
@@ -215,9 +303,15 @@ fn header(name: &str, value: &str) -> tiny_http::Header {
         .unwrap_or_else(|()| unreachable!("an ASCII header"))
 }
 
-/// A new session with the start path followed.
-fn open<'a>(config: &'a Configuration, path: &[Step]) -> Result<Session<'a>, String> {
-    let mut s = Session::new(config).map_err(|e| e.to_string())?;
+/// A new session with the start path followed (from the group as built,
+/// for a scenario's part).
+fn open<'a>(config: &'a Configuration, path: &[Step], built: bool) -> Result<Session<'a>, String> {
+    let mut s = if built {
+        Session::from_built(config)
+    } else {
+        Session::new(config)
+    }
+    .map_err(|e| e.to_string())?;
     s.follow(0, path).map_err(|e| e.to_string())?;
     Ok(s)
 }
@@ -292,7 +386,7 @@ fn act(sessions: &mut [Session<'_>], query: &str) -> Answer {
     }
 }
 
-fn export(sessions: &[Session<'_>], query: &str) -> Answer {
+fn export(sessions: &[Session<'_>], query: &str, prefix: Option<&str>) -> Answer {
     let (s, k) = match numbers(query) {
         Ok(n) => n,
         Err(e) => return Answer::Error(e),
@@ -300,7 +394,7 @@ fn export(sessions: &[Session<'_>], query: &str) -> Answer {
     let Some(session) = sessions.get(s) else {
         return Answer::Error(format!("no session {s} (reload the page for a new one)"));
     };
-    match crate::debug_export::scenario(session, k) {
+    match crate::debug_export::scenario(session, k, prefix) {
         Ok(text) => Answer::Text(text),
         Err(e) => Answer::Error(e),
     }

@@ -10,52 +10,25 @@ use std::fmt::Write as _;
 use explore::debugger::Session;
 use explore::{NodeRef, Step};
 
-/// The scenario file of state `at`'s path, or why there is none.
-pub fn scenario(session: &Session<'_>, at: usize) -> Result<String, String> {
+/// The scenario file of state `at`'s path, or why there is none. A session
+/// that starts from a scenario's part (`prefix`: that part's directives)
+/// exports the part, `steer`, then the path.
+pub fn scenario(session: &Session<'_>, at: usize, prefix: Option<&str>) -> Result<String, String> {
     let config = session.config();
     let path = session.path(at).map_err(|e| e.to_string())?;
-    let key = config.key();
-    let parts: Vec<&str> = key.split('.').collect();
-    let registry = labs::registry();
-    let protocol = registry
-        .protocols()
-        .iter()
-        .find(|p| p.name() == config.protocol)
-        .ok_or_else(|| format!("no protocol {} registered", config.protocol))?;
-    let registration = protocol.registration();
-    let row = registration
-        .explorer_rows()
-        .into_iter()
-        .find(|r| r.ack == config.ack && r.read == config.read && r.setting == config.setting)
-        .ok_or_else(|| format!("no row {key}"))?;
-    if row.transport.is_some_and(|t| t != registration.transport()) {
-        return Err(format!(
-            "{key} runs on another transport than {}'s own, which a scenario file cannot set",
-            config.protocol
-        ));
-    }
     let mut out = String::new();
-    let replay = session.replay_id(at).map_err(|e| e.to_string())?;
-    let _ = writeln!(
-        out,
-        "# A path of `cargo xtask debug`, step by step: {replay}\n\
-         # `cargo xtask run FILE --rewrite` fills in what each directive prints."
-    );
-    let mut config_line = format!(
-        "config protocols={} seed={}",
-        config.protocol,
-        explore::model::SEED
-    );
-    for (k, v) in row.settings.pairs() {
-        if k != "seed" {
-            let _ = write!(config_line, " {k}={v}");
+    match prefix {
+        Some(part) => {
+            let _ = writeln!(
+                out,
+                "# A path of `cargo xtask debug --scenario`: the part, then the steps.\n\
+                 # `cargo xtask run FILE --rewrite` fills in what each directive prints.\n"
+            );
+            out.push_str(part);
+            let _ = writeln!(out, "steer\n----\n");
         }
+        None => out.push_str(&header(session, at)?),
     }
-    if let Some(bug) = parts.get(4) {
-        let _ = write!(config_line, " planted={bug}");
-    }
-    let _ = writeln!(out, "{config_line}\n----\n");
-    let _ = writeln!(out, "steer until={}\n----\n", explore::model::WARM_UP);
     // Walk the path through the session's states, to name each message.
     let mut state = 0;
     for step in &path {
@@ -163,5 +136,54 @@ pub fn scenario(session: &Session<'_>, at: usize) -> Result<String, String> {
             .ok_or_else(|| format!("`{step}` is not on the session's tree"))?;
     }
     out.push_str("state\n----\n");
+    Ok(out)
+}
+
+/// The first two directives of a checker path's file: the row's group
+/// (its settings, the checker's seed) and the checker's warm-up.
+fn header(session: &Session<'_>, at: usize) -> Result<String, String> {
+    let config = session.config();
+    let key = config.key();
+    let parts: Vec<&str> = key.split('.').collect();
+    let registry = labs::registry();
+    let protocol = registry
+        .protocols()
+        .iter()
+        .find(|p| p.name() == config.protocol)
+        .ok_or_else(|| format!("no protocol {} registered", config.protocol))?;
+    let registration = protocol.registration();
+    let row = registration
+        .explorer_rows()
+        .into_iter()
+        .find(|r| r.ack == config.ack && r.read == config.read && r.setting == config.setting)
+        .ok_or_else(|| format!("no row {key}"))?;
+    if row.transport.is_some_and(|t| t != registration.transport()) {
+        return Err(format!(
+            "{key} runs on another transport than {}'s own, which a scenario file cannot set",
+            config.protocol
+        ));
+    }
+    let mut out = String::new();
+    let replay = session.replay_id(at).map_err(|e| e.to_string())?;
+    let _ = writeln!(
+        out,
+        "# A path of `cargo xtask debug`, step by step: {replay}\n\
+         # `cargo xtask run FILE --rewrite` fills in what each directive prints."
+    );
+    let mut config_line = format!(
+        "config protocols={} seed={}",
+        config.protocol,
+        explore::model::SEED
+    );
+    for (k, v) in row.settings.pairs() {
+        if k != "seed" {
+            let _ = write!(config_line, " {k}={v}");
+        }
+    }
+    if let Some(bug) = parts.get(4) {
+        let _ = write!(config_line, " planted={bug}");
+    }
+    let _ = writeln!(out, "{config_line}\n----\n");
+    let _ = writeln!(out, "steer until={}\n----\n", explore::model::WARM_UP);
     Ok(out)
 }

@@ -264,3 +264,70 @@ fn an_exported_scenario_replays_through_the_same_states() {
         }
     }
 }
+
+#[test]
+fn a_scenario_part_opens_at_its_end_and_its_export_replays_the_part_and_the_path() {
+    let server = Server::start(&[
+        "--scenario",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/exercises/isr-min-insync.txt"
+        ),
+        "--part",
+        "1",
+    ]);
+    let (root, _) = walk(&server, &[]);
+    // The part left both followers slow and out of the ISR, at tick 2.
+    assert_eq!(root["tick"], 2, "{root}");
+    assert!(
+        root["lanes"][0]["fields"].to_string().contains("{node-1}"),
+        "{}",
+        root["lanes"]
+    );
+    assert_eq!(root["replay"], "", "a scenario's path has no replay id");
+    let (view, at) = walk(&server, &["q1", "t", "t"]);
+    let (status, text) = server.request(
+        "GET",
+        &format!(
+            "/api/scenario?session={}&state={}",
+            at["session"], at["state"]
+        ),
+    );
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        text.contains("config protocols=isr lag_timeout=1 min_insync=2"),
+        "{text}"
+    );
+    assert!(text.contains("\nsteer\n"), "{text}");
+    let file = std::env::temp_dir().join(format!("minidist-part-{}.txt", std::process::id()));
+    std::fs::write(&file, &text).expect("written");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
+        .args(["run", &file.display().to_string(), "--rewrite"])
+        .output()
+        .expect("xtask runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replayed = std::fs::read_to_string(&file).expect("rewritten");
+    let last = replayed
+        .rsplit("state\n----\n")
+        .next()
+        .expect("a state block");
+    let leader = view["lanes"][0]["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}",
+                f[0].as_str().unwrap_or(""),
+                f[1].as_str().unwrap_or("")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(last.contains(&leader), "{leader:?} not in\n{replayed}");
+}

@@ -187,6 +187,20 @@ impl<'a> Runner<'a> {
                 }
             }
         }
+        // A group built mid-run (a scenario's part) may have nodes down
+        // already: the run's faults start from them.
+        let down: Vec<usize> = run
+            .group
+            .summary()
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.alive)
+            .map(|(i, _)| i)
+            .collect();
+        for i in down {
+            add(&mut run.faults.crashed, i);
+        }
         run.observe_tolerance();
         Ok(run)
     }

@@ -115,7 +115,7 @@ pub use nodes::{NodeRef, known_nodes, known_nodes_with, most_followers};
 pub use parse::{Case, Scenario, ScenarioError, parse};
 pub use record::{PartRun, Record, Records};
 pub use replication::{Protocol, Registry, ScenarioGroup};
-pub use run::{FIRST_ELECTION, run, run_part, run_parts};
+pub use run::{FIRST_ELECTION, part_cases, part_group, run, run_part, run_parts};
 
 /// Each protocol's output, in the order run: one `Vec` of lines per case,
 /// in case order.

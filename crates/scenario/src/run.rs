@@ -117,6 +117,43 @@ pub fn run_part(
     it.parts.into_iter().next()
 }
 
+/// The cases of part `n` (1-based) of `scenario`: a part starts at a
+/// `config` (cases before the first `config` are a part of their own).
+pub fn part_cases(scenario: &Scenario, n: usize) -> Option<&[Case]> {
+    let mut starts: Vec<usize> = scenario
+        .cases
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| *i == 0 || matches!(c.directive, Directive::Config(_)))
+        .map(|(i, _)| i)
+        .collect();
+    starts.dedup();
+    let start = *starts.get(n.checked_sub(1)?)?;
+    let end = starts.get(n).copied().unwrap_or(scenario.cases.len());
+    Some(&scenario.cases[start..end])
+}
+
+/// The group of `protocol` at the end of `cases` (a part, its `config`
+/// first), as [`run_part`] runs them — for a debugger to go on from —
+/// or why there is none (the `config` failed, or names other protocols).
+pub fn part_group(
+    cases: &[Case],
+    protocol: Protocol,
+    registry: &Registry,
+) -> Result<Box<dyn ScenarioGroup>, String> {
+    let mut it = Interpreter::new(protocol, registry, false, false);
+    it.quiet = true;
+    for case in cases {
+        it.step(case);
+    }
+    match std::mem::replace(&mut it.group, Slot::Unbuilt) {
+        Slot::Built(group) => Ok(group),
+        Slot::Failed(why) => Err(why),
+        Slot::Skipped => Err(format!("the part does not run on {}", protocol.name())),
+        Slot::Unbuilt => Err("the part builds no group".into()),
+    }
+}
+
 /// Output lines as the file holds them: a line break inside a message
 /// (which would end the block) is shown as `\n`.
 fn one_line_each(lines: Vec<String>) -> Vec<String> {

@@ -80,15 +80,38 @@ const BOUNDS: Bounds = Bounds {
 pub struct Session<'a> {
     config: &'a Configuration,
     states: Vec<State>,
+    /// Ticks run before the network is held (the checker's warm-up).
+    warm_up: u8,
+    /// Its paths are the model checker's (a replay id names them).
+    replayable: bool,
 }
 
 impl<'a> Session<'a> {
     /// A session at the steered run's first state (the checker's root:
     /// after the warm-up, the network held).
     pub fn new(config: &'a Configuration) -> Result<Session<'a>, GroupError> {
+        Session::starting(config, model::WARM_UP, true)
+    }
+
+    /// A session whose first state is the group exactly as `config`'s
+    /// factory builds it, the network held at once (no warm-up) — for a
+    /// factory that returns a group in mid-run, such as the end of a
+    /// scenario file's part. Its paths are not the checker's: they have no
+    /// replay id (a scenario file carries them instead).
+    pub fn from_built(config: &'a Configuration) -> Result<Session<'a>, GroupError> {
+        Session::starting(config, 0, false)
+    }
+
+    fn starting(
+        config: &'a Configuration,
+        warm_up: u8,
+        replayable: bool,
+    ) -> Result<Session<'a>, GroupError> {
         let mut session = Session {
             config,
             states: Vec::new(),
+            warm_up,
+            replayable,
         };
         let root = session.judge(&[])?;
         session.states.push(State {
@@ -124,6 +147,13 @@ impl<'a> Session<'a> {
     /// The replay id of state `at`'s path (`cargo xtask explore --replay`
     /// runs it, then the end the checker judges).
     pub fn replay_id(&self, at: usize) -> Result<ReplayId, GroupError> {
+        if !self.replayable {
+            return Err(GroupError::config(
+                "replay",
+                "this session starts from a scenario file's part: its paths have no replay id \
+                 (export the path as a scenario file)",
+            ));
+        }
         Ok(ReplayId {
             config: self.config.key(),
             seed: model::SEED,
@@ -248,7 +278,12 @@ impl<'a> Session<'a> {
         // The debugger's own moves: a slow replica (ISR's lag), a failover
         // to a named node, a one-way link cut or restored.
         let (crashed, _, _) = run.fault_state();
-        let slowed = run.slowed();
+        // Slow by this session's steps, or by what built the group (a
+        // scenario's part), as the node's state line says.
+        let lines = run.group().node_states();
+        let slowed: Vec<usize> = (0..lines.len())
+            .filter(|&i| run.slowed().contains(&i) || lines[i].field("slow") == Some("yes"))
+            .collect();
         let n = run.group().node_ids().len();
         for i in 0..n {
             let Ok(a) = u8::try_from(i) else { continue };
@@ -285,8 +320,20 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// The schedule of `path`, with this session's warm-up.
+    fn schedule(&self, path: &[Step]) -> Result<crate::Schedule, GroupError> {
+        let mut schedule = model::schedule(self.config, path.to_vec())?;
+        schedule.profile.warm_up = self.warm_up;
+        Ok(schedule)
+    }
+
+    /// Whether a replay id names this session's paths.
+    pub fn replayable(&self) -> bool {
+        self.replayable
+    }
+
     fn rebuild(&self, path: &[Step]) -> Result<Runner<'a>, GroupError> {
-        let schedule = model::schedule(self.config, path.to_vec())?;
+        let schedule = self.schedule(path)?;
         let mut run = Runner::start(self.config, &schedule, RunOptions::REPLAY)?;
         for (index, step) in path.iter().enumerate() {
             run.apply(index, step, RunOptions::REPLAY);
@@ -296,7 +343,7 @@ impl<'a> Session<'a> {
 
     /// The state after `path`, judged (a panic is a finding).
     fn judge(&self, path: &[Step]) -> Result<State, GroupError> {
-        let schedule = model::schedule(self.config, path.to_vec())?;
+        let schedule = self.schedule(path)?;
         let blank = |invariants: Check, judged: [Check; 5]| State {
             parent: None,
             step: None,
