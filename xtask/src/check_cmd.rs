@@ -30,7 +30,7 @@ pub struct Args {
     /// Steps in a path at most.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(0..=64))]
     depth: u16,
-    /// Faults in a path at most (crash, power loss, isolate, one-way cut, failover; on
+    /// Faults in a path at most (crash, power loss, isolate, failover; on
     /// datagrams also drop and duplicate).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=16))]
     faults: u8,

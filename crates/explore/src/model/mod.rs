@@ -42,8 +42,8 @@ use crate::schedule::{NodeRef, Schedule, Step};
 pub struct Bounds {
     /// Steps in a path at most.
     pub depth: u16,
-    /// Faults in a path at most: crashes, isolations, one-way cuts, failovers, and on a
-    /// datagram network drops and duplicates (restarts, heals and restored links are free).
+    /// Faults in a path at most: crashes, isolations, failovers, and on a
+    /// datagram network drops and duplicates (restarts and heals are free).
     pub faults: u8,
     /// Client writes in a path at most (each from its own client).
     pub writes: u8,
