@@ -5,12 +5,12 @@
 //! client C reads `k0`, `c N` / `p N` crash node N (process / power
 //! loss), `s N` restart it, `i N` isolate it, `h N` heal it, `e N` fire
 //! node N's first armed timer, `f` the protocol's failover (`f N`: to node
-//! N), `k AB` / `o AB` cut / restore the one-way link from node A to node
-//! B (single digits: at most 9 nodes); and the debugger's own moves, which
-//! the checker's alphabet has not: `l N` / `q N` make node N slow / not
-//! slow, `W C L` / `R C L` client C writes / reads at level L (`n` none,
-//! `l` leader, `q` quorum, `a` all_isr; `o` local, `l` leader, `z`
-//! linearizable).
+//! N), `l N` / `q N` make node N slow / not slow, `k AB` / `o AB` cut /
+//! restore the one-way link from node A to node B (single digits: at most
+//! 9 nodes), `W C L` / `R C L` client C writes / reads at level L (`n`
+//! none, `l` leader, `q` quorum, `a` all_isr; `o` local, `l` leader, `z`
+//! linearizable) — the debugger's moves; the checker's alphabet has none
+//! of them.
 
 /// The seed of every checked run: it seeds the group's rng (Raft's
 /// election timeouts). 1, so that no end-of-run sample (trace check, lease

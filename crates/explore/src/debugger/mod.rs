@@ -276,7 +276,7 @@ impl<'a> Session<'a> {
             }
         }
         // The debugger's own moves: a slow replica (ISR's lag), a failover
-        // to a named node.
+        // to a named node, a one-way link cut or restored.
         let (crashed, _, _) = run.fault_state();
         // Slow by this session's steps, or by what built the group (a
         // scenario's part), as the node's state line says.
@@ -292,6 +292,19 @@ impl<'a> Session<'a> {
             }
             steps.push(Step::Slow(NodeRef::At(a), !slowed.contains(&i)));
             steps.push(Step::Failover(Some(NodeRef::At(a))));
+        }
+        for i in 0..n.min(10) {
+            for j in (0..n.min(10)).filter(|&j| j != i) {
+                let (Ok(a), Ok(b)) = (u8::try_from(i), u8::try_from(j)) else {
+                    continue;
+                };
+                let (a, b) = (NodeRef::At(a), NodeRef::At(b));
+                steps.push(if run.cuts().contains(&(i, j)) {
+                    Step::Uncut(a, b)
+                } else {
+                    Step::Cut(a, b)
+                });
+            }
         }
         steps
     }

@@ -497,12 +497,7 @@ fn rebuild<'a>(
 fn counts_as_fault(step: &Step) -> bool {
     matches!(
         step,
-        Step::Crash(..)
-            | Step::Isolate(_)
-            | Step::Cut(..)
-            | Step::Failover(_)
-            | Step::Drop(_)
-            | Step::Duplicate(_)
+        Step::Crash(..) | Step::Isolate(_) | Step::Failover(_) | Step::Drop(_) | Step::Duplicate(_)
     )
 }
 
@@ -525,9 +520,7 @@ fn enabled(config: &Configuration, run: &Runner<'_>, node: &Node, bounds: &Bound
 
 /// Every step enabled at `run`'s state within `bounds`, in a fixed order:
 /// deliveries, one tick, a timer fired at each node that has one armed,
-/// client operations, repairs (restart, heal, a cut link restored),
-/// faults (crash, power loss, isolate, a one-way cut, failover, and on
-/// datagrams drop and duplicate). The debugger offers the same.
+/// client operations, repairs, faults. The debugger offers the same.
 pub(crate) fn enabled_steps(
     config: &Configuration,
     run: &Runner<'_>,
@@ -576,11 +569,6 @@ pub(crate) fn enabled_steps(
             steps.push(Step::Heal(NodeRef::At(i)));
         }
     }
-    for &(a, b) in run.cuts() {
-        if let (Ok(a), Ok(b)) = (u8::try_from(a), u8::try_from(b)) {
-            steps.push(Step::Uncut(NodeRef::At(a), NodeRef::At(b)));
-        }
-    }
     if node.faults < bounds.faults {
         let power = config.max_power_losses.is_none_or(|max| power_losses < max);
         for i in 0..n {
@@ -593,14 +581,6 @@ pub(crate) fn enabled_steps(
             }
             if !isolated.contains(&usize::from(i)) {
                 steps.push(Step::Isolate(NodeRef::At(i)));
-            }
-        }
-        // One-way cuts (single-digit nodes: the replay codes' limit).
-        for a in 0..n.min(10) {
-            for b in (0..n.min(10)).filter(|&b| b != a) {
-                if !run.cuts().contains(&(usize::from(a), usize::from(b))) {
-                    steps.push(Step::Cut(NodeRef::At(a), NodeRef::At(b)));
-                }
             }
         }
         steps.push(Step::Failover(None));
