@@ -172,10 +172,14 @@ impl Browser {
         }
     }
 
-    /// Waits until JavaScript `condition` is true.
+    /// Waits until JavaScript `condition` is true (a condition that throws
+    /// — the page still loading, `document.body` not there yet — is not).
     pub fn wait(&mut self, condition: &str) {
         let start = Instant::now();
-        while self.eval(&format!("!!({condition})")) != Value::Bool(true) {
+        let guarded = format!(
+            "(function () {{ try {{ return !!({condition}); }} catch (e) {{ return false; }} }})()"
+        );
+        while self.eval(&guarded) != Value::Bool(true) {
             assert!(
                 start.elapsed() < PATIENCE,
                 "not true after {PATIENCE:?}: {condition}"
