@@ -103,8 +103,9 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The configuration the filters name (the protocol's first row of the
-/// guarantees table that matches them).
+/// The configuration the filters name: of the guarantees table's rows that
+/// match them, the strongest (a linearizable read, an ack level above the
+/// leader's own), else the first.
 fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
     let protocol = args.protocol.map_or("isr", ProtocolArg::name);
     let setting = args.setting.as_deref().unwrap_or("default");
