@@ -228,17 +228,25 @@ impl ChainGroup {
     }
 
     /// Node `i` is reachable again: the master tells it the current chain
-    /// if it missed a reconfiguration, and appends it at the tail (with a
-    /// state transfer) if it is no longer in the chain.
+    /// if it missed a reconfiguration, and appends every reachable node
+    /// that is not in the chain at the tail (with a state transfer), one
+    /// reconfiguration each — a node that returned while no member of the
+    /// chain was reachable (nothing to copy from) joins now.
     fn returned(&mut self, i: usize) {
         if !self.usable(i) {
             return;
         }
-        if !self.master.chain.contains(&i) {
-            let _ = self.reconfigure();
-        } else if self.nodes[i].epoch != self.master.epoch {
+        if self.master.chain.contains(&i) && self.nodes[i].epoch != self.master.epoch {
             let now = self.cluster.now();
             self.nodes[i].configure(self.master.epoch, self.master.chain.clone(), None, now);
+        }
+        let outside =
+            |g: &Self| (0..g.nodes.len()).any(|n| g.usable(n) && !g.master.chain.contains(&n));
+        let source = |g: &Self| g.master.chain.iter().any(|&n| g.usable(n));
+        while outside(self) && source(self) {
+            if self.reconfigure().is_err() {
+                break;
+            }
         }
     }
 

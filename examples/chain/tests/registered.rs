@@ -173,7 +173,11 @@ fn the_model_checker_and_the_debugger_steer_chain_too() {
         dedup: true,
     };
     let verdict = explore::model::check(config, &bounds, &|_, _| {}).expect("chain steers");
-    assert!(verdict.complete && verdict.distinct > 50, "{}", verdict.bound_text());
+    assert!(
+        verdict.complete && verdict.distinct > 50,
+        "{}",
+        verdict.bound_text()
+    );
     println!("{}: {}", verdict.config, verdict.bound_text());
     // The debugger: a write (sent down the chain at the next tick), its
     // first hop delivered, or a branch where the head crashed.
@@ -189,4 +193,28 @@ fn the_model_checker_and_the_debugger_steer_chain_too() {
     session.act(wrote, "d0").expect("delivered");
     session.act(wrote, "c0").expect("or the head crashed");
     assert_eq!(session.states()[wrote].children.len(), 2);
+}
+
+#[test]
+fn nodes_that_return_while_the_chain_has_no_reachable_member_rejoin_when_it_has_one() {
+    // The explorer's shortest *recovers* counterexample before the fix:
+    // chain-1 and chain-2 lose power, chain-3 alone is the chain and
+    // crashes; on recovery chain-1 and chain-2 came back first, found no
+    // member to copy from, and never rejoined.
+    let registry = registry();
+    let configs = labs::explore_configs_in(&registry);
+    let config = configs
+        .iter()
+        .find(|c| c.key() == "chain.all_isr.linearizable.default")
+        .expect("the row");
+    let id: explore::ReplayId = "chain.all_isr.linearizable.default-s7-120.124.129.131"
+        .parse()
+        .expect("an id");
+    let (_, report) = explore::replay(config, &id).expect("it replays");
+    assert_eq!(
+        report.check(explore::Property::Recovers),
+        &explore::Check::Holds,
+        "{:?}",
+        report.checks
+    );
 }
