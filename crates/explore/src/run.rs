@@ -187,19 +187,22 @@ impl<'a> Runner<'a> {
                 }
             }
         }
-        // A group built mid-run (a scenario's part) may have nodes down
-        // already: the run's faults start from them.
-        let down: Vec<usize> = run
-            .group
-            .summary()
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| !n.alive)
-            .map(|(i, _)| i)
-            .collect();
-        for i in down {
-            add(&mut run.faults.crashed, i);
+        // A group taken over mid-run (a scenario's part) may have faults
+        // already: the run's bookkeeping starts from the harness's.
+        if let Some(steer) = run.group.steerable() {
+            for i in 0..run.nodes.len() {
+                let f = steer.node_faults(i);
+                if f.down {
+                    add(&mut run.faults.crashed, i);
+                }
+                if f.isolated {
+                    add(&mut run.faults.isolated, i);
+                }
+                if f.slow {
+                    add(&mut run.faults.slowed, i);
+                }
+            }
+            run.faults.cuts = steer.cut_links();
         }
         run.observe_tolerance();
         Ok(run)

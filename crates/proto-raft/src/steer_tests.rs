@@ -150,3 +150,17 @@ fn the_harness_feeds_the_fingerprint_too() {
     );
     assert_ne!(fp(&held), heard, "messages held, a client op in flight");
 }
+
+#[test]
+fn a_steered_group_tells_its_faults_to_whoever_takes_it_over() {
+    let mut g = busy();
+    let ids = g.node_ids();
+    g.crash(&ids[0], false).expect("crash");
+    g.isolate(&ids[1]).expect("isolate");
+    g.cut_link(&ids[2], &ids[1]).expect("cut");
+    let steer: &dyn Steer = &g;
+    assert!(steer.node_faults(0).down && !steer.node_faults(0).isolated);
+    assert!(steer.node_faults(1).isolated && !steer.node_faults(1).down);
+    assert_eq!(steer.node_faults(2), replication::NodeFaults::default());
+    assert_eq!(steer.cut_links(), vec![(2, 1)]);
+}

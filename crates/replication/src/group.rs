@@ -469,6 +469,13 @@ pub trait Steer: ReplicationGroup {
     /// Holds a second copy of message `id` (datagram transports only).
     fn duplicate_held(&mut self, id: sim_core::MessageId) -> Result<(), GroupError>;
 
+    /// Node `node`'s faults (a position in the node list): a chooser that
+    /// takes over a group mid-run starts from them.
+    fn node_faults(&self, node: usize) -> crate::NodeFaults;
+
+    /// The one-way links cut (isolations aside), by position.
+    fn cut_links(&self) -> Vec<(usize, usize)>;
+
     /// Node `node`'s log, an entry a line in the protocol's words (`3 t2
     /// k0=v1`: index, term or epoch, what it holds), for a debugger's
     /// lane; empty when the protocol does not show it.

@@ -26,6 +26,17 @@ pub struct HeldMessage {
     pub deliverable: bool,
 }
 
+/// A node's faults, as the harness keeps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NodeFaults {
+    /// Crashed and not restarted.
+    pub down: bool,
+    /// Cut from every peer.
+    pub isolated: bool,
+    /// Marked slow.
+    pub slow: bool,
+}
+
 /// A timer armed at a node, as a chooser sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArmedTimer {
@@ -90,7 +101,8 @@ impl fmt::Write for StateHasher {
 
 /// The network half of a `Steer` impl for a group whose harness is a
 /// `Cluster` in field `$cluster`: `write_harness`,
-/// `hold`, `held`, `release`, `drop_held`, `duplicate_held`. Use it inside
+/// `hold`, `held`, `release`, `drop_held`, `duplicate_held`, `node_faults`,
+/// `cut_links`. Use it inside
 /// the `impl Steer for …` block.
 #[macro_export]
 macro_rules! steer_through_cluster {
@@ -112,6 +124,12 @@ macro_rules! steer_through_cluster {
         }
         fn duplicate_held(&mut self, id: u64) -> ::std::result::Result<(), $crate::GroupError> {
             self.$cluster.duplicate_held(id)
+        }
+        fn node_faults(&self, node: usize) -> $crate::NodeFaults {
+            self.$cluster.node_faults(node)
+        }
+        fn cut_links(&self) -> ::std::vec::Vec<(usize, usize)> {
+            self.$cluster.cut_links()
         }
     };
 }

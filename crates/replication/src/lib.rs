@@ -47,7 +47,7 @@ pub use bytes::Bytes;
 pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
 pub use group::{AWAIT_BOUND, Crash, ReplicationGroup, Steer, state_fingerprint};
-pub use held::{ArmedTimer, HeldMessage, StateHasher};
+pub use held::{ArmedTimer, HeldMessage, NodeFaults, StateHasher};
 pub use inflight::ClientOps;
 pub use kv::KvState;
 pub use level::{AckLevel, ReadLevel};

@@ -278,12 +278,7 @@ impl<'a> Session<'a> {
         // The debugger's own moves: a slow replica (ISR's lag), a failover
         // to a named node, a one-way link cut or restored.
         let (crashed, _, _) = run.fault_state();
-        // Slow by this session's steps, or by what built the group (a
-        // scenario's part), as the node's state line says.
-        let lines = run.group().node_states();
-        let slowed: Vec<usize> = (0..lines.len())
-            .filter(|&i| run.slowed().contains(&i) || lines[i].field("slow") == Some("yes"))
-            .collect();
+        let slowed = run.slowed();
         let n = run.group().node_ids().len();
         for i in 0..n {
             let Ok(a) = u8::try_from(i) else { continue };

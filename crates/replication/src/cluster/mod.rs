@@ -266,6 +266,21 @@ impl<M: Payload> Cluster<M> {
         self.faults.is_slow(i)
     }
 
+    /// Node `i`'s faults: down, isolated, slow.
+    pub fn node_faults(&self, i: usize) -> crate::NodeFaults {
+        crate::NodeFaults {
+            down: !self.is_alive(i),
+            isolated: self.is_isolated(i),
+            slow: self.is_slow(i),
+        }
+    }
+
+    /// The one-way links cut (isolations aside), by position, in the
+    /// order they were cut.
+    pub fn cut_links(&self) -> Vec<(usize, usize)> {
+        self.faults.cuts.clone()
+    }
+
     /// True when messages from `a` to `b` are delivered (neither end
     /// isolated, the one-way link not cut). Says nothing about whether
     /// either node is up.
