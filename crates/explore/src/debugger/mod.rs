@@ -113,7 +113,9 @@ impl<'a> Session<'a> {
             warm_up,
             replayable,
         };
-        let root = session.judge(&[])?;
+        let schedule = session.schedule(&[])?;
+        let root = crate::panics::catch(|| session.run_of(&[], &schedule));
+        let root = session.judge(root, &schedule)?;
         session.states.push(State {
             parent: None,
             step: None,
@@ -170,9 +172,24 @@ impl<'a> Session<'a> {
         let step = crate::step_codes::decode(code).ok_or_else(|| {
             GroupError::config("action", format!("`{code}` is not an action's code"))
         })?;
-        let path = self.path(at)?;
-        let run = self.rebuild_shown(&path)?;
-        if !self.enabled_in(&run, &path).contains(&step) {
+        self.get(at)?;
+        if let Some(&child) = self.states[at]
+            .children
+            .iter()
+            .find(|&&c| self.states[c].step == Some(step))
+        {
+            return Ok(child);
+        }
+        // The state at `at`, replayed once, on the schedule of the path
+        // with the step (its client count): the step is then applied to it.
+        let mut path = self.path(at)?;
+        let before = path.len();
+        path.push(step);
+        let schedule = self.schedule(&path)?;
+        let run = shown(crate::panics::catch(|| {
+            self.run_of(&path[..before], &schedule)
+        }))?;
+        if !self.enabled_in(&run, &path[..before]).contains(&step) {
             return Err(GroupError::config(
                 "action",
                 format!("`{code}` ({step}) is not enabled at state {at}"),
@@ -184,7 +201,22 @@ impl<'a> Session<'a> {
         let held = steer.map(|s| s.held()).unwrap_or_default();
         let timers = steer.map(|s| s.timers()).unwrap_or_default();
         let (_, label) = view::describe(self.config, &step, &names, &held, &timers);
-        self.take(at, step, label)
+        let child = crate::panics::catch(move || {
+            let mut run = run;
+            run.apply(before, &step, RunOptions::REPLAY);
+            run
+        })
+        .map(Ok);
+        let judged = self.judge(child, &schedule)?;
+        let id = self.states.len();
+        self.states.push(State {
+            parent: Some(at),
+            step: Some(step),
+            label,
+            ..judged
+        });
+        self.states[at].children.push(id);
+        Ok(id)
     }
 
     /// Follows `path` from state `at`, step by step (each must be
@@ -202,11 +234,18 @@ impl<'a> Session<'a> {
     /// What a person sees at state `at`.
     pub fn view(&self, at: usize) -> Result<View, GroupError> {
         let path = self.path(at)?;
-        let run = self.rebuild_shown(&path)?;
-        let parent_events = match path.split_last() {
-            Some((_, before)) => self.rebuild_shown(before)?.group().trace().len(),
-            None => 0,
-        };
+        let schedule = self.schedule(&path)?;
+        // Replayed once: the trace's length before the last step tells
+        // which events it caused.
+        let (run, parent_events) = shown(crate::panics::catch(|| {
+            let before = path.len().saturating_sub(1);
+            let mut run = self.run_of(&path[..before], &schedule)?;
+            let parent_events = run.group().trace().len();
+            if let Some(last) = path.get(before) {
+                run.apply(before, last, RunOptions::REPLAY);
+            }
+            Ok((run, parent_events))
+        }))?;
         let enabled = self.enabled_in(&run, &path);
         Ok(view::build(self, at, &path, &run, parent_events, &enabled))
     }
@@ -218,28 +257,6 @@ impl<'a> Session<'a> {
                 format!("no state {at} (this session has {})", self.states.len()),
             )
         })
-    }
-
-    fn take(&mut self, at: usize, step: Step, label: String) -> Result<usize, GroupError> {
-        if let Some(&child) = self.states[at]
-            .children
-            .iter()
-            .find(|&&c| self.states[c].step == Some(step))
-        {
-            return Ok(child);
-        }
-        let mut path = self.path(at)?;
-        path.push(step);
-        let judged = self.judge(&path)?;
-        let id = self.states.len();
-        self.states.push(State {
-            parent: Some(at),
-            step: Some(step),
-            label,
-            ..judged
-        });
-        self.states[at].children.push(id);
-        Ok(id)
     }
 
     fn enabled_in(&self, run: &Runner<'_>, path: &[Step]) -> Vec<Step> {
@@ -304,17 +321,6 @@ impl<'a> Session<'a> {
         steps
     }
 
-    /// [`Session::rebuild`], a panic inside the protocol answered as an
-    /// error naming it (the state's judgement already says it panicked).
-    fn rebuild_shown(&self, path: &[Step]) -> Result<Runner<'a>, GroupError> {
-        crate::panics::catch(|| self.rebuild(path)).unwrap_or_else(|panic| {
-            Err(GroupError::config(
-                "state",
-                format!("the protocol panicked on this path ({panic}): there is no state to show"),
-            ))
-        })
-    }
-
     /// The schedule of `path`, with this session's warm-up.
     fn schedule(&self, path: &[Step]) -> Result<crate::Schedule, GroupError> {
         let mut schedule = model::schedule(self.config, path.to_vec())?;
@@ -327,18 +333,21 @@ impl<'a> Session<'a> {
         self.replayable
     }
 
-    fn rebuild(&self, path: &[Step]) -> Result<Runner<'a>, GroupError> {
-        let schedule = self.schedule(path)?;
-        let mut run = Runner::start(self.config, &schedule, RunOptions::REPLAY)?;
-        for (index, step) in path.iter().enumerate() {
+    /// The run after `steps`, on `schedule`'s profile.
+    fn run_of(&self, steps: &[Step], schedule: &crate::Schedule) -> Result<Runner<'a>, GroupError> {
+        let mut run = Runner::start(self.config, schedule, RunOptions::REPLAY)?;
+        for (index, step) in steps.iter().enumerate() {
             run.apply(index, step, RunOptions::REPLAY);
         }
         Ok(run)
     }
 
-    /// The state after `path`, judged (a panic is a finding).
-    fn judge(&self, path: &[Step]) -> Result<State, GroupError> {
-        let schedule = self.schedule(path)?;
+    /// A state, judged: `run` as replayed (a panic is a finding).
+    fn judge(
+        &self,
+        run: Result<Result<Runner<'a>, GroupError>, String>,
+        schedule: &crate::Schedule,
+    ) -> Result<State, GroupError> {
         let blank = |invariants: Check, judged: [Check; 5]| State {
             parent: None,
             step: None,
@@ -347,7 +356,7 @@ impl<'a> Session<'a> {
             invariants,
             judged,
         };
-        let run = match crate::panics::catch(|| self.rebuild(path)) {
+        let run = match run {
             Ok(run) => run?,
             Err(panic) => {
                 let checks = crate::run::panicked(&panic, "the path panicked");
@@ -357,7 +366,7 @@ impl<'a> Session<'a> {
         let invariants = run.invariants_so_far().clone();
         let judged = match crate::panics::catch(|| {
             run.fork()
-                .map(|end| end.finish(&schedule, RunOptions::SWEEP).checks)
+                .map(|end| end.finish(schedule, RunOptions::SWEEP).checks)
         }) {
             Ok(Some(checks)) => checks,
             Ok(None) => {
@@ -370,6 +379,17 @@ impl<'a> Session<'a> {
         };
         Ok(blank(invariants, judged))
     }
+}
+
+/// A replayed run, a panic inside the protocol answered as an error naming
+/// it (the state's judgement already says it panicked).
+fn shown<T>(replayed: Result<Result<T, GroupError>, String>) -> Result<T, GroupError> {
+    replayed.unwrap_or_else(|panic| {
+        Err(GroupError::config(
+            "state",
+            format!("the protocol panicked on this path ({panic}): there is no state to show"),
+        ))
+    })
 }
 
 #[cfg(test)]
