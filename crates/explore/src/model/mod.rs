@@ -188,9 +188,8 @@ pub fn schedule(config: &Configuration, path: Vec<Step>) -> Result<Schedule, Gro
 struct Node {
     /// Index of its last step in the arena (`u32::MAX`: the root).
     at: u32,
-    writes: u8,
-    reads: u8,
-    faults: u8,
+    /// What its path used of the bounds.
+    used: Used,
 }
 
 /// What a worker found at one state of a level.
@@ -222,9 +221,7 @@ pub fn check(
     let mut unknown: Vec<Option<String>> = vec![None; 5];
     let mut frontier = vec![Node {
         at: u32::MAX,
-        writes: 0,
-        reads: 0,
-        faults: 0,
+        used: Used::default(),
     }];
     let (mut generated, mut distinct) = (0u64, 1u64);
     let mut depth = 0u16;
@@ -417,7 +414,7 @@ fn expand_one(
     let mut generated = 0;
     if expand && run.invariants_so_far() == &Check::Holds {
         let index = path.len();
-        for step in enabled(config, &run, node, bounds) {
+        for step in enabled_steps(config, &run, node.used, bounds) {
             let Some(mut child) = run.fork() else { break };
             let applied = crate::panics::catch(|| {
                 child.apply(index, &step, RunOptions::SWEEP);
@@ -435,13 +432,13 @@ fn expand_one(
             }
             let mut next = *node;
             match step {
-                Step::Write { .. } => next.writes += 1,
-                Step::Read { .. } => next.reads += 1,
-                s if counts_as_fault(&s) => next.faults += 1,
+                Step::Write { .. } => next.used.writes += 1,
+                Step::Read { .. } => next.used.reads += 1,
+                s if counts_as_fault(&s) => next.used.faults += 1,
                 _ => {}
             }
             let fp = match &applied {
-                Ok(child) => fingerprint(child, &next),
+                Ok(child) => fingerprint(child, &next.used),
                 // A panicking step is its own state: judged (and reported)
                 // when its level is expanded.
                 Err(_) => {
@@ -502,20 +499,11 @@ fn counts_as_fault(step: &Step) -> bool {
 }
 
 /// What a path has used of the bounds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Used {
     pub(crate) writes: u8,
     pub(crate) reads: u8,
     pub(crate) faults: u8,
-}
-
-fn enabled(config: &Configuration, run: &Runner<'_>, node: &Node, bounds: &Bounds) -> Vec<Step> {
-    let used = Used {
-        writes: node.writes,
-        reads: node.reads,
-        faults: node.faults,
-    };
-    enabled_steps(config, run, used, bounds)
 }
 
 /// Every step enabled at `run`'s state within `bounds`, in a fixed order:
@@ -599,7 +587,7 @@ pub(crate) fn enabled_steps(
 /// The fingerprint of a state: the group's whole state, the client
 /// history (what the properties judge), what the path has used of the
 /// bounds, and the faults the run keeps track of.
-fn fingerprint(run: &Runner<'_>, node: &Node) -> u64 {
+fn fingerprint(run: &Runner<'_>, used: &Used) -> u64 {
     let group = run
         .group()
         .steerable()
@@ -609,9 +597,9 @@ fn fingerprint(run: &Runner<'_>, node: &Node) -> u64 {
     let _ = write!(
         h,
         "{group:x}|{}/{}/{}|{:?}|{:?}|{:?}",
-        node.writes,
-        node.reads,
-        node.faults,
+        used.writes,
+        used.reads,
+        used.faults,
         run.history(),
         run.fault_state(),
         run.invariants_so_far()

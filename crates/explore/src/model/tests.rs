@@ -108,15 +108,10 @@ fn a_fired_timer_is_one_step_of_the_search_and_replays() {
     let ids = root.group().node_ids();
     let follower = ids.iter().position(|id| *id != leader).expect("a follower");
     let node = Bounds::default();
-    let at = Node {
-        at: u32::MAX,
-        writes: 0,
-        reads: 0,
-        faults: 0,
-    };
+    let at = Used::default();
     let fire = Step::Fire(NodeRef::At(u8::try_from(follower).expect("small")));
     assert!(
-        enabled(&config, &root, &at, &node).contains(&fire),
+        enabled_steps(&config, &root, at, &node).contains(&fire),
         "every alive node's timer can be fired"
     );
     let fired = rebuild(&config, &base, std::slice::from_ref(&fire)).expect("runs");
@@ -158,8 +153,7 @@ fn a_state_replayed_from_a_forked_root_is_the_state_replayed_from_scratch() {
         let fp = |r: &Runner<'_>| {
             fingerprint(
                 r,
-                &Node {
-                    at: 0,
+                &Used {
                     writes: 1,
                     reads: 0,
                     faults: 1,
