@@ -8,6 +8,7 @@
 
 mod cdp;
 mod debugger;
+mod http;
 
 use cdp::Browser;
 use debugger::Server;

@@ -4,6 +4,7 @@
 //! input is answered with an error naming it — never a crash.
 
 mod debugger;
+mod http;
 
 use debugger::Server;
 use serde_json::{Value, json};

@@ -12,6 +12,7 @@
 //! binary (default: `chromium`, then `chromium-browser`).
 
 mod cdp;
+mod http;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -72,16 +73,7 @@ fn browse(page: &Path, extra: &[String]) -> Output {
         RUNS.fetch_add(1, Ordering::Relaxed)
     ));
     let mut child = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
+        .args(cdp::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))

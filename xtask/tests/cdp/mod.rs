@@ -3,13 +3,26 @@
 //! evaluate JavaScript, click an element with real mouse events at its
 //! position, wait for a condition, take a screenshot.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+/// How Chromium runs in a test: headless, and quiet on a closed network
+/// (without the background-networking flags it keeps dialling out).
+pub const HEADLESS: [&str; 8] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
 
 /// How long a wait may take.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -54,18 +67,8 @@ impl Browser {
         ));
         let _ = std::fs::remove_dir_all(&profile);
         let mut child = Command::new(chromium())
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--hide-scrollbars",
-                "--remote-debugging-port=0",
-            ])
+            .args(HEADLESS)
+            .args(["--hide-scrollbars", "--remote-debugging-port=0"])
             .arg(format!("--window-size={width},{height}"))
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
@@ -237,35 +240,12 @@ impl Drop for Browser {
     }
 }
 
-/// The body of `GET path` from `host` (read up to its Content-Length:
-/// Chromium keeps the connection open).
+/// The body of `GET path` from `host`, once it answers.
 fn http_get(host: &str, path: &str) -> String {
     let start = Instant::now();
     loop {
-        if let Ok(mut stream) = TcpStream::connect(host) {
-            let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n");
-            stream.write_all(request.as_bytes()).expect("request sent");
-            stream
-                .set_read_timeout(Some(PATIENCE))
-                .expect("a read timeout");
-            let mut reader = BufReader::new(stream);
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).expect("a header line");
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = line.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().expect("a length");
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).expect("the body");
-            return String::from_utf8(body).expect("UTF-8");
+        if let Some((_, body)) = crate::http::request(host, "GET", path) {
+            return body;
         }
         assert!(start.elapsed() < PATIENCE, "no answer from {host}{path}");
         std::thread::sleep(Duration::from_millis(100));

@@ -3,8 +3,7 @@
 //! test crate that includes it uses a part of it.)
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 /// A running debugger.
@@ -46,24 +45,7 @@ impl Server {
 
     /// `METHOD path`: the status code and the body.
     pub fn request(&self, method: &str, path: &str) -> (u16, String) {
-        let mut stream = TcpStream::connect(self.host()).expect("connects");
-        let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.host()
-        );
-        stream.write_all(request.as_bytes()).expect("sent");
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).expect("an answer");
-        let status = answer
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("a status line");
-        let body = answer
-            .split_once("\r\n\r\n")
-            .map(|(_, b)| b.to_owned())
-            .unwrap_or_default();
-        (status, body)
+        crate::http::request(self.host(), method, path).expect("the debugger answers")
     }
 
     /// True while the process runs.
