@@ -177,6 +177,80 @@ fn walk(server: &Server, codes: &[&str]) -> (Value, Value) {
     (json(&view), json!({ "session": session, "state": state }))
 }
 
+/// The scenario file the debugger exports for state `at`.
+fn export(server: &Server, at: &Value) -> String {
+    let (status, text) = server.request(
+        "GET",
+        &format!(
+            "/api/scenario?session={}&state={}",
+            at["session"], at["state"]
+        ),
+    );
+    assert_eq!(status, 200, "{text}");
+    text
+}
+
+/// `text` run by `cargo xtask run FILE --rewrite`: the file as rewritten,
+/// and the lines of its last block (the closing `state`).
+fn replayed(text: &str, name: &str) -> (String, Vec<String>) {
+    let file = std::env::temp_dir().join(format!("minidist-{name}-{}.txt", std::process::id()));
+    std::fs::write(&file, text).expect("written");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("MINIDIST_REEXEC", "0")
+        .args(["run", &file.display().to_string(), "--rewrite"])
+        .output()
+        .expect("xtask runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replayed = std::fs::read_to_string(&file).expect("rewritten");
+    let last = replayed
+        .rsplit("state\n----\n")
+        .next()
+        .expect("a state block")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    (replayed, last)
+}
+
+/// The debugger's lanes as the scenario's `state` prints them.
+fn state_lines(view: &Value, protocol: &str) -> Vec<String> {
+    view["lanes"]
+        .as_array()
+        .expect("lanes")
+        .iter()
+        .map(|l| {
+            let role = l["role"].as_str().unwrap_or_default();
+            let role = if l["alive"] == true {
+                role.to_owned()
+            } else {
+                format!("down ({role})")
+            };
+            let fields: Vec<String> = l["fields"]
+                .as_array()
+                .expect("fields")
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} {}",
+                        f[0].as_str().unwrap_or(""),
+                        f[1].as_str().unwrap_or("")
+                    )
+                })
+                .collect();
+            format!(
+                "{protocol}: {}: {role} {}",
+                l["node"].as_str().unwrap_or(""),
+                fields.join(" ")
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn an_exported_scenario_replays_through_the_same_states() {
     for (protocol, codes) in [
@@ -191,67 +265,14 @@ fn an_exported_scenario_replays_through_the_same_states() {
     ] {
         let server = Server::start(&["--protocol", protocol]);
         let (view, at) = walk(&server, codes);
-        let (status, text) = server.request(
-            "GET",
-            &format!(
-                "/api/scenario?session={}&state={}",
-                at["session"], at["state"]
-            ),
-        );
-        assert_eq!(status, 200, "{text}");
+        let text = export(&server, &at);
         assert!(text.contains("steer until=30"), "{text}");
-        let file = std::env::temp_dir().join(format!(
-            "minidist-exported-{protocol}-{}.txt",
-            std::process::id()
-        ));
-        std::fs::write(&file, &text).expect("written");
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .env("MINIDIST_REEXEC", "0")
-            .args(["run", &file.display().to_string(), "--rewrite"])
-            .output()
-            .expect("xtask runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let (replayed, last) = replayed(&text, &format!("exported-{protocol}"));
+        assert_eq!(
+            last,
+            state_lines(&view, protocol),
+            "{protocol}:\n{replayed}"
         );
-        let replayed = std::fs::read_to_string(&file).expect("rewritten");
-        let last = replayed
-            .rsplit("state\n----\n")
-            .next()
-            .expect("a state block");
-        let expected: Vec<String> = view["lanes"]
-            .as_array()
-            .expect("lanes")
-            .iter()
-            .map(|l| {
-                let role = l["role"].as_str().unwrap_or_default();
-                let role = if l["alive"] == true {
-                    role.to_owned()
-                } else {
-                    format!("down ({role})")
-                };
-                let fields: Vec<String> = l["fields"]
-                    .as_array()
-                    .expect("fields")
-                    .iter()
-                    .map(|f| {
-                        format!(
-                            "{} {}",
-                            f[0].as_str().unwrap_or(""),
-                            f[1].as_str().unwrap_or("")
-                        )
-                    })
-                    .collect();
-                format!(
-                    "{protocol}: {}: {role} {}",
-                    l["node"].as_str().unwrap_or(""),
-                    fields.join(" ")
-                )
-            })
-            .collect();
-        let got: Vec<&str> = last.lines().filter(|l| !l.is_empty()).collect();
-        assert_eq!(got, expected, "{protocol}:\n{replayed}");
         for broken in [
             "no held message",
             "not a steered run",
@@ -287,48 +308,12 @@ fn a_scenario_part_opens_at_its_end_and_its_export_replays_the_part_and_the_path
     );
     assert_eq!(root["replay"], "", "a scenario's path has no replay id");
     let (view, at) = walk(&server, &["q1", "t", "t"]);
-    let (status, text) = server.request(
-        "GET",
-        &format!(
-            "/api/scenario?session={}&state={}",
-            at["session"], at["state"]
-        ),
-    );
-    assert_eq!(status, 200, "{text}");
+    let text = export(&server, &at);
     assert!(
         text.contains("config protocols=isr lag_timeout=1 min_insync=2"),
         "{text}"
     );
     assert!(text.contains("\nsteer\n"), "{text}");
-    let file = std::env::temp_dir().join(format!("minidist-part-{}.txt", std::process::id()));
-    std::fs::write(&file, &text).expect("written");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("MINIDIST_REEXEC", "0")
-        .args(["run", &file.display().to_string(), "--rewrite"])
-        .output()
-        .expect("xtask runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let replayed = std::fs::read_to_string(&file).expect("rewritten");
-    let last = replayed
-        .rsplit("state\n----\n")
-        .next()
-        .expect("a state block");
-    let leader = view["lanes"][0]["fields"]
-        .as_array()
-        .expect("fields")
-        .iter()
-        .map(|f| {
-            format!(
-                "{} {}",
-                f[0].as_str().unwrap_or(""),
-                f[1].as_str().unwrap_or("")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    assert!(last.contains(&leader), "{leader:?} not in\n{replayed}");
+    let (replayed, last) = replayed(&text, "part");
+    assert_eq!(last, state_lines(&view, "isr"), "{replayed}");
 }
