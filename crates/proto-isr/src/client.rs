@@ -243,7 +243,7 @@ impl IsrGroup {
                         self.controller.isr_len(),
                         self.controller.min_insync_replicas(),
                     );
-                    if size < min {
+                    if !self.config.decisions.admits(size, min) {
                         self.record_refused(None, "isr_below_min_insync");
                         let outcome = Outcome::refused_before_append(replication::message![
                             "refused before append: ISR size ",
@@ -275,7 +275,13 @@ impl IsrGroup {
             self.nodes[idx].append_local(key, value, level, |j| cluster.is_slow(j), &mut out);
         self.dispatch(idx, &mut out);
         self.out = out;
-        if level == AckLevel::Leader {
+        let acknowledged_at_append = self.config.decisions.acknowledged(
+            level,
+            offset,
+            self.nodes[idx].high_watermark(),
+            false,
+        );
+        if acknowledged_at_append {
             let node = self.cluster.id(idx).clone();
             let high_watermark = self.nodes[idx].high_watermark();
             let message = match wait {
@@ -342,6 +348,7 @@ impl IsrGroup {
             high_watermark: self.controller.high_watermark(),
             confirmed,
             replicas: self.nodes.len(),
+            decide: self.config.decisions,
         })
     }
 

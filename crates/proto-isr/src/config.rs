@@ -72,6 +72,10 @@ pub struct IsrConfig {
     /// A planted bug switched on ([`crate::planted`]); `None` always in a
     /// build without the `planted` feature.
     pub planted: Option<&'static str>,
+    /// The chapter's rules the group runs ([`crate::decisions`]): this
+    /// crate's [`Reference`](crate::decisions::Reference) unless a lab
+    /// plugs in a student's.
+    pub decisions: crate::decisions::Decisions,
     /// The data plane: the chapter's model (the default) or Kafka's fetch
     /// protocol at one rung of the ladder.
     pub mode: IsrMode,
@@ -101,6 +105,7 @@ impl Default for IsrConfig {
             seed: 0,
             unclean_leader_election: false,
             planted: None,
+            decisions: crate::decisions::Decisions::default(),
             mode: IsrMode::Chapter,
             flush_messages: None,
         }
@@ -199,6 +204,17 @@ impl IsrConfig {
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> IsrConfig {
         self.seed = seed;
+        self
+    }
+
+    /// The same settings, deciding by `decisions` ([`crate::decisions`]) —
+    /// a lab's student implementation — instead of this crate's rules.
+    #[must_use]
+    pub fn with_decisions(
+        mut self,
+        decisions: &'static dyn crate::decisions::IsrDecisions,
+    ) -> IsrConfig {
+        self.decisions = crate::decisions::Decisions(decisions);
         self
     }
 

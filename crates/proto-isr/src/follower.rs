@@ -18,7 +18,7 @@ impl IsrNode {
             // The bug: an older epoch's packet is taken as current.
             return None;
         }
-        if epoch != self.known_epoch {
+        if !self.decide.accepts_epoch(epoch, self.known_epoch) {
             Some(RejectReason::StaleLeaderEpoch)
         } else if source != self.known_leader || source == self.me {
             Some(RejectReason::NonCurrentLeader)
@@ -58,8 +58,12 @@ impl IsrNode {
             self.reject(from, reason, p.leader_epoch, out);
             return;
         }
-        let fits =
-            p.prev_offset <= self.log.end() && self.log.epoch_at(p.prev_offset) == p.prev_epoch;
+        let fits = self.decide.continues_log(
+            p.prev_offset,
+            p.prev_epoch,
+            self.log.end(),
+            self.log.epoch_at(p.prev_offset),
+        );
         if !fits {
             self.reject(from, RejectReason::LogMismatch, p.leader_epoch, out);
             out.push(Output::Send {

@@ -89,6 +89,7 @@ impl IsrGroup {
             .map(|me| {
                 let mut node = IsrNode::new(me, n, controller.leader(), config.retention);
                 node.planted = config.planted;
+                node.decide = config.decisions;
                 node
             })
             .collect();

@@ -231,6 +231,7 @@
 mod client;
 mod config;
 pub mod controller;
+pub mod decisions;
 mod events;
 pub mod fetch;
 mod follower;

@@ -80,6 +80,8 @@ pub struct IsrNode {
     pub(crate) awaiting_controller: bool,
     /// A planted bug switched on ([`crate::planted`]).
     pub(crate) planted: Option<&'static str>,
+    /// The chapter's rules ([`crate::decisions`]).
+    pub(crate) decide: crate::decisions::Decisions,
 }
 
 impl IsrNode {
@@ -102,6 +104,7 @@ impl IsrNode {
             fenced_packets: 0,
             awaiting_controller: false,
             planted: None,
+            decide: crate::decisions::Decisions::default(),
         }
     }
 

@@ -62,6 +62,8 @@ pub(crate) struct WriteFacts<'a> {
     /// write's epoch, plus the writer itself.
     pub(crate) confirmed: usize,
     pub(crate) replicas: usize,
+    /// The chapter's rules ([`crate::decisions`]).
+    pub(crate) decide: crate::decisions::Decisions,
 }
 
 /// How a pending write ends.
@@ -129,7 +131,7 @@ impl PendingWrite {
             });
         }
         let (size, min) = (facts.isr_len, facts.min_insync);
-        if size < min {
+        if !facts.decide.admits(size, min) {
             return Some(Verdict::NotAcknowledged {
                 reason: "isr_below_min_insync",
                 message: replication::message![
@@ -143,7 +145,10 @@ impl PendingWrite {
                 answered: true,
             });
         }
-        if facts.isr_holds && facts.high_watermark >= offset {
+        if facts
+            .decide
+            .acknowledged(self.level, offset, facts.high_watermark, facts.isr_holds)
+        {
             return Some(Verdict::Acknowledged);
         }
         let waited = self.waited(facts.now);

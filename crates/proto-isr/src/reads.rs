@@ -24,6 +24,22 @@ fn blocked(
     }
 }
 
+/// `key`'s value on node `n` for a read at `level`: from its committed
+/// data or from its whole log, as the chapter's rules say.
+fn answer(
+    controller: &Controller,
+    n: &IsrNode,
+    level: ReadLevel,
+    key: &[u8],
+) -> Option<bytes::Bytes> {
+    let data = if controller.decide.reads_committed(level) {
+        n.log().committed_data()
+    } else {
+        n.log().data()
+    };
+    data.get(key).cloned()
+}
+
 /// Position of the controller's leader when it can serve.
 fn serving_leader(
     controller: &Controller,
@@ -60,7 +76,7 @@ pub(crate) fn read(
     };
     let n = &nodes[idx];
     Ok(ReadResult {
-        value: n.log().data().get(key).cloned(),
+        value: answer(controller, n, level, key),
         node: cluster.id(idx).clone(),
         offset: n.log_end_offset(),
     })
@@ -85,7 +101,7 @@ fn linearizable(
         "leader applies HW as it advances"
     );
     Ok(ReadResult {
-        value: n.log().committed_data().get(key).cloned(),
+        value: answer(controller, n, ReadLevel::Linearizable, key),
         node: cluster.id(l).clone(),
         offset: n.high_watermark(),
     })

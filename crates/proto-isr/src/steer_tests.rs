@@ -41,6 +41,7 @@ fn changing_any_field_of_a_chapter_replica_changes_the_fingerprint() {
         fenced_packets: _,
         awaiting_controller: _,
         planted: _,
+        decide: _,
     } = &base.nodes[1];
     let changes: Vec<Change> = vec![
         ("me", |n| n.me += 7),

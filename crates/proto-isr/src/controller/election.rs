@@ -134,8 +134,13 @@ impl Controller {
             return Err(ElectionRefusal::AlreadyLeader);
         }
         if !self.in_isr[candidate] {
-            if self.unclean_permitted(facts) {
-                return Ok(ElectionReason::Unclean);
+            let unclean = self.unclean_permitted(facts);
+            if self.decide.electable(false, unclean) {
+                return Ok(if unclean {
+                    ElectionReason::Unclean
+                } else {
+                    ElectionReason::ControllerElect
+                });
             }
             return Err(ElectionRefusal::NotInIsr {
                 unclean_enabled: self.unclean_leader_election,
@@ -152,15 +157,21 @@ impl Controller {
     /// [`Controller::unclean_permitted`] — the first live replica.
     #[must_use]
     pub fn failover_candidate(&self, facts: &[ReplicaFacts]) -> Option<usize> {
-        let clean = self
-            .assignment
-            .iter()
-            .copied()
-            .find(|&j| j != self.leader && self.in_isr[j] && facts[j].alive);
+        let clean = self.assignment.iter().copied().find(|&j| {
+            j != self.leader
+                && self.in_isr[j]
+                && facts[j].alive
+                && self.decide.electable(true, false)
+        });
         clean.or_else(|| {
-            self.unclean_permitted(facts)
-                .then(|| self.assignment.iter().copied().find(|&j| facts[j].alive))
-                .flatten()
+            // No live ISR member but the leader: an election outside the
+            // ISR, if the rules allow one.
+            let unclean = self.unclean_permitted(facts);
+            self.assignment.iter().copied().find(|&j| {
+                facts[j].alive
+                    && !(j == self.leader && self.in_isr[j])
+                    && self.decide.electable(self.in_isr[j], unclean)
+            })
         })
     }
 

@@ -120,12 +120,7 @@ impl Controller {
         {
             return true;
         }
-        follower.alive
-            && !follower.slow
-            && follower.linked_to_leader
-            && follower
-                .confirmed_log_end
-                .is_some_and(|end| end >= leader_end)
+        self.decide.caught_up(follower, leader_end)
     }
 
     /// Kafka's `maybeShrinkIsr`: ISR member `j`, not caught up for
@@ -140,7 +135,7 @@ impl Controller {
         out: &mut Vec<ControllerEvent>,
     ) {
         let lag = now.saturating_sub(self.last_caught_up[j]);
-        if caught_up || lag < self.replica_lag_timeout || !self.in_isr[j] {
+        if caught_up || !self.decide.lagging(lag, self.replica_lag_timeout) || !self.in_isr[j] {
             return;
         }
         self.in_isr[j] = false;
@@ -180,16 +175,20 @@ impl Controller {
         facts: &[ReplicaFacts],
         out: &mut Vec<ControllerEvent>,
     ) {
-        let mut candidate = u64::MAX;
-        for (j, f) in facts.iter().enumerate() {
-            if self.in_isr[j] && f.alive {
-                candidate = candidate.min(self.confirmed_end(j, facts));
-            }
-        }
+        let ends: Vec<u64> = (0..facts.len())
+            .filter(|&j| self.in_isr[j] && facts[j].alive)
+            .map(|j| self.confirmed_end(j, facts))
+            .collect();
+        let leader_end = facts[self.leader].log_end_offset;
+        let mut candidate = if ends.is_empty() {
+            0
+        } else {
+            self.decide.high_watermark(leader_end, &ends)
+        };
         if crate::planted::on(self.planted, crate::planted::HW_FROM_LEADER) {
-            candidate = facts[self.leader].log_end_offset;
+            candidate = leader_end;
         }
-        if candidate != u64::MAX && candidate > self.high_watermark {
+        if candidate > self.high_watermark {
             let from = self.high_watermark;
             self.high_watermark = candidate;
             out.push(ControllerEvent::HighWatermarkAdvanced {
@@ -211,7 +210,9 @@ impl Controller {
                 self.in_isr[*j] && f.alive && (*j == self.leader || (!f.slow && f.linked_to_leader))
             })
             .count();
-        let renewed = reachable >= self.min_insync_replicas;
+        let renewed = self
+            .decide
+            .renews_lease(reachable, self.min_insync_replicas);
         if renewed {
             self.lease_expiry = now.saturating_add(self.lease_duration);
         }

@@ -81,7 +81,7 @@ impl Controller {
             });
         }
         let (size, min) = (self.isr_len(), self.min_insync_replicas);
-        if size < min {
+        if !self.decide.admits(size, min) {
             return Err(ReadRefusal::IsrBelowMinInsync { size, min });
         }
         self.lease_live(now)
@@ -97,7 +97,7 @@ impl Controller {
     }
 
     fn lease_live(&self, now: Tick) -> Result<(), ReadRefusal> {
-        if now >= self.lease_expiry {
+        if !self.decide.lease_live(now, self.lease_expiry) {
             return Err(ReadRefusal::LeaseExpired {
                 expiry: self.lease_expiry,
                 now,

@@ -31,6 +31,8 @@ pub struct Controller {
     pub(crate) last_caught_up: Vec<Tick>,
     /// A planted bug switched on ([`crate::planted`]).
     pub(crate) planted: Option<&'static str>,
+    /// The chapter's rules ([`crate::decisions`]).
+    pub(crate) decide: crate::decisions::Decisions,
 }
 
 impl Controller {
@@ -63,6 +65,7 @@ impl Controller {
             lease_expiry: config.lease_duration,
             last_caught_up: vec![0; n],
             planted: config.planted,
+            decide: config.decisions,
         })
     }
 
