@@ -56,6 +56,10 @@ pub struct RaftConfig {
     /// A planted bug switched on ([`crate::planted`]); `None` always in a
     /// build without the `planted` feature.
     pub planted: Option<&'static str>,
+    /// The rules the nodes run ([`crate::decisions`]): this crate's
+    /// [`Reference`](crate::decisions::Reference) unless a lab plugs in a
+    /// student's.
+    pub decisions: crate::decisions::Decisions,
 }
 
 impl Default for RaftConfig {
@@ -72,6 +76,7 @@ impl Default for RaftConfig {
             snapshot_threshold: None,
             max_append_entries: 64,
             planted: None,
+            decisions: crate::decisions::Decisions::default(),
         }
     }
 }
@@ -160,6 +165,17 @@ impl RaftConfig {
     #[must_use]
     pub fn with_max_append_entries(mut self, entries: u64) -> Self {
         self.max_append_entries = entries;
+        self
+    }
+
+    /// The same settings, deciding by `decisions` ([`crate::decisions`]) —
+    /// a lab's student implementation — instead of this crate's rules.
+    #[must_use]
+    pub fn with_decisions(
+        mut self,
+        decisions: &'static dyn crate::decisions::RaftDecisions,
+    ) -> Self {
+        self.decisions = crate::decisions::Decisions(decisions);
         self
     }
 

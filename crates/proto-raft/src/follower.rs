@@ -22,10 +22,13 @@ impl RaftNode {
         out: &mut Vec<Output>,
     ) {
         let free = self.voted_for.is_none() || self.voted_for == Some(from);
-        let up_to_date = (last_log_term, last_log_index) >= (self.last_term(), self.last_index())
-            || planted::on(self.timing.planted, planted::VOTE_IGNORES_LOG);
-        let granted = free
-            && up_to_date
+        let candidate_last = (last_log_term, last_log_index);
+        let own_last = (self.last_term(), self.last_index());
+        let granted = (self
+            .timing
+            .decisions
+            .grants_vote(free, candidate_last, own_last)
+            || (free && planted::on(self.timing.planted, planted::VOTE_IGNORES_LOG)))
             && self.role == Role::Follower
             && !planted::on(self.timing.planted, planted::NEVER_GRANT_VOTES);
         if granted {
@@ -93,38 +96,34 @@ impl RaftNode {
             conflict_index,
             read_round,
         };
-        match self.term_at(prev_log_index) {
-            None => {
-                let conflict_index = self.last_index() + 1;
-                out.push(Output::Event(NodeEvent::AppendRejected {
-                    leader: from,
-                    prev_log_index,
-                    conflict_index,
-                }));
-                out.push(Output::Send {
-                    to: from,
-                    msg: reject(conflict_index),
-                });
-                return;
-            }
-            Some(t) if t != prev_log_term => {
+        let own_term_at_prev = self.term_at(prev_log_index);
+        if !self
+            .timing
+            .decisions
+            .continues_log(prev_log_index, prev_log_term, own_term_at_prev)
+        {
+            let conflict_index = match own_term_at_prev {
+                // Our log ends before prev_log_index: continue after its end.
+                None => self.last_index() + 1,
                 // First index of the conflicting term (never below commit).
-                let mut first = prev_log_index;
-                while first > self.commit_index + 1 && self.term_at(first - 1) == Some(t) {
-                    first -= 1;
+                Some(t) => {
+                    let mut first = prev_log_index;
+                    while first > self.commit_index + 1 && self.term_at(first - 1) == Some(t) {
+                        first -= 1;
+                    }
+                    first
                 }
-                out.push(Output::Event(NodeEvent::AppendRejected {
-                    leader: from,
-                    prev_log_index,
-                    conflict_index: first,
-                }));
-                out.push(Output::Send {
-                    to: from,
-                    msg: reject(first),
-                });
-                return;
-            }
-            Some(_) => {}
+            };
+            out.push(Output::Event(NodeEvent::AppendRejected {
+                leader: from,
+                prev_log_index,
+                conflict_index,
+            }));
+            out.push(Output::Send {
+                to: from,
+                msg: reject(conflict_index),
+            });
+            return;
         }
         let count = entries.len() as u64;
         let mut truncated_from = None;

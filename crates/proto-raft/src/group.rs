@@ -61,6 +61,7 @@ impl RaftGroup {
             snapshot_threshold: config.snapshot_threshold,
             max_append_entries: config.max_append_entries,
             planted: config.planted,
+            decisions: config.decisions,
         };
         let size = config.nodes.len();
         let nodes = (0..size)

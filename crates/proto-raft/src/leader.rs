@@ -144,7 +144,9 @@ impl RaftNode {
         self.scratch.extend_from_slice(&self.match_index);
         self.scratch.sort_unstable_by(|a, b| b.cmp(a));
         let candidate = self.scratch[self.majority() - 1];
-        let own_term = self.term_at(candidate) == Some(self.current_term)
+        let own_term = self
+            .term_at(candidate)
+            .is_some_and(|entry_term| self.timing.decisions.commits(entry_term, self.current_term))
             || planted::on(self.timing.planted, planted::COMMIT_OLD_TERM);
         if candidate > self.commit_index && own_term {
             self.advance_commit(candidate, out);
@@ -254,7 +256,9 @@ impl RaftNode {
     }
 
     /// True when a majority (counting this leader) answered round `round`
-    /// in the current term.
+    /// in the current term, as
+    /// [`RaftDecisions::read_confirmed`](crate::decisions::RaftDecisions::read_confirmed)
+    /// judges the count.
     pub(crate) fn read_round_confirmed(&self, round: u64) -> bool {
         if planted::on(self.timing.planted, planted::READ_WITHOUT_QUORUM) {
             return true;
@@ -262,6 +266,6 @@ impl RaftNode {
         let acks = (0..self.cluster)
             .filter(|p| *p == self.me || self.read_acked[*p] >= round)
             .count();
-        acks >= self.majority()
+        self.timing.decisions.read_confirmed(acks, self.cluster)
     }
 }

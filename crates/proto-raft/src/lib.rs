@@ -28,6 +28,11 @@
 //! `step_leader`), `prevote.rs` (`step_pre_candidate`), `transfer.rs`
 //! (leadership transfer and CheckQuorum) and `snapshot.rs` (compaction and
 //! InstallSnapshot);
+//! the rules those nodes decide by — votes, election wins, the §5.3
+//! consistency check, the commit rule, read-index confirmation, pre-votes —
+//! are one trait in [`decisions`], this crate's
+//! [`Reference`](decisions::Reference) unless
+//! [`RaftConfig::with_decisions`] plugs in another;
 //! [`RaftGroup`] owns the simulated network, the rng and the trace and is
 //! the only place that sends and delivers. Client operations in flight are
 //! judged by pure verdicts in `inflight.rs`; `client.rs` acts on them.
@@ -179,6 +184,7 @@
 
 mod client;
 mod config;
+pub mod decisions;
 mod events;
 #[cfg(test)]
 mod feature_tests;

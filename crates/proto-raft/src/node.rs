@@ -32,6 +32,8 @@ pub(crate) struct Timing {
     pub(crate) max_append_entries: u64,
     /// A planted bug switched on ([`crate::planted`]).
     pub(crate) planted: Option<&'static str>,
+    /// The rules this node decides by ([`crate::decisions`]).
+    pub(crate) decisions: crate::decisions::Decisions,
 }
 
 impl Timing {
@@ -46,6 +48,7 @@ impl Timing {
             snapshot_threshold: None,
             max_append_entries: 64,
             planted: None,
+            decisions: crate::decisions::Decisions::default(),
         }
     }
 }
@@ -398,7 +401,8 @@ impl RaftNode {
             Message::RequestVoteResponse { granted, .. } => {
                 if granted {
                     self.votes[from] = true;
-                    if self.votes.iter().filter(|v| **v).count() >= self.majority() {
+                    let votes = self.votes.iter().filter(|v| **v).count();
+                    if self.timing.decisions.wins_election(votes, self.cluster) {
                         self.become_leader(now, out);
                     }
                 }

@@ -63,21 +63,34 @@ impl RaftNode {
         last_log_term: u64,
         out: &mut Vec<Output>,
     ) {
-        let up_to_date = (last_log_term, last_log_index) >= (self.last_term(), self.last_index());
-        // The first rule that refuses is the reason; none refusing grants.
-        // (One decision: a refusal word computed apart from the grant could
-        // disagree with it unseen.)
-        let refusal = if term <= self.current_term {
+        let term_above_own = term > self.current_term;
+        let candidate_last = (last_log_term, last_log_index);
+        let own_last = (self.last_term(), self.last_index());
+        let leader_alive = self.leader_alive(now);
+        // The first rule that refuses is the reason the trace gives.
+        let refusal = if !term_above_own {
             Some("stale term")
-        } else if !up_to_date {
+        } else if candidate_last < own_last {
             Some("log behind")
-        } else if self.leader_alive(now) {
+        } else if leader_alive {
             Some("leader alive")
         } else {
             None
         };
-        let granted = refusal.is_none();
-        let reason = refusal.unwrap_or("granted");
+        let granted = self.timing.decisions.grants_pre_vote(
+            term_above_own,
+            candidate_last,
+            own_last,
+            leader_alive,
+        );
+        // The word never contradicts the decision: a grant says "granted"
+        // even where a rule refuses, and a refusal no rule explains says
+        // so. (With the reference rules the two always agree.)
+        let reason = match (granted, refusal) {
+            (true, _) => "granted",
+            (false, Some(rule)) => rule,
+            (false, None) => "refused by the rules",
+        };
         out.push(Output::Event(NodeEvent::PreVoteCast {
             candidate: from,
             term,
@@ -108,7 +121,8 @@ impl RaftNode {
             return;
         }
         self.votes[from] = true;
-        if self.votes.iter().filter(|v| **v).count() >= self.majority() {
+        let votes = self.votes.iter().filter(|v| **v).count();
+        if self.timing.decisions.wins_election(votes, self.cluster) {
             self.start_election(now, rng, out);
         }
     }
