@@ -13,9 +13,11 @@ pub type ProtocolArg = Protocol;
 /// every registered name with its summary.
 pub fn protocol_parser() -> impl clap::builder::TypedValueParser<Value = Protocol> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    let values = labs::BUILTIN
+    let values = labs::registry()
+        .protocols()
         .iter()
-        .map(|p| PossibleValue::new(p.name()).help(p.registration().summary()));
+        .map(|p| PossibleValue::new(p.name()).help(p.registration().summary()))
+        .collect::<Vec<_>>();
     PossibleValuesParser::new(values)
         .map(|name: String| labs::protocol(&name).expect("clap accepts only registered names"))
 }

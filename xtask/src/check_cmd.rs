@@ -147,9 +147,10 @@ pub fn render(out: &mut String, v: &ModelVerdict) {
             (Status::Violated, Some(f)) => {
                 let _ = writeln!(
                     out,
-                    "  {:<13} violated: {} steps — cargo xtask explore --replay {}",
+                    "  {:<13} violated: {} steps — {} explore --replay {}",
                     property.name(),
                     f.path.len(),
+                    explore::command(),
                     f.replay
                 );
                 let steps: Vec<String> = f.path.iter().map(ToString::to_string).collect();
@@ -182,8 +183,9 @@ pub const TABLE_BOUNDS: Bounds = Bounds {
 fn cell(status: Status, finding: Option<&model::Finding>) -> String {
     match (status, finding) {
         (Status::Violated, Some(f)) => format!(
-            "violated: {} steps — `cargo xtask explore --replay {}`",
+            "violated: {} steps — `{} explore --replay {}`",
             f.path.len(),
+            explore::command(),
             f.replay
         ),
         (status, _) => status.name().to_string(),

@@ -535,11 +535,12 @@ fn plain(verdicts: &[Verdict]) -> String {
                 (Status::Violated, Some(cx)) => {
                     let _ = writeln!(
                         out,
-                        "    {:<13} violated in {} of {}: {} steps\n      cargo xtask explore --replay {}",
+                        "    {:<13} violated in {} of {}: {} steps\n      {} explore --replay {}",
                         v.property.name(),
                         v.violations,
                         v.schedules,
                         cx.steps,
+                        explore::command(),
                         cx.replay
                     );
                 }

@@ -38,7 +38,7 @@ fn selected_runs(
     experiment: Option<ExperimentArg>,
 ) -> Result<Vec<Run>, Failure> {
     let protocols = match protocol {
-        None => labs::BUILTIN.to_vec(),
+        None => labs::registry().protocols().to_vec(),
         Some(p) => vec![p],
     };
     let mut runs = Vec::new();

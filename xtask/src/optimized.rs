@@ -35,7 +35,10 @@ pub fn reexec_in(
     let has_features = features
         .iter()
         .all(|f| *f != "planted" || cfg!(feature = "planted"));
+    // A crate outside the workspace serving its own protocols runs the
+    // command in its own binary (built as it chose: `cargo run --release`).
     if (!cfg!(debug_assertions) && has_features && !checked)
+        || labs::served()
         || std::env::var_os("MINIDIST_REEXEC").is_some_and(|v| v == "0")
     {
         return Ok(None);

@@ -106,7 +106,7 @@ fn scenario_report(
     check_writable(out)?;
     let protocols: Vec<_> = match protocol {
         Some(p) => vec![p],
-        None => labs::BUILTIN.to_vec(),
+        None => labs::registry().protocols().to_vec(),
     };
     let pages = report::scenario_site::build(&name, &parsed, &protocols, &registry);
     write(out, &pages)?;

@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         scenario::parse(&name, &text, &registry).map_err(|e| Failure::Failed(e.to_string()))?;
     let protocols: Vec<Protocol> = match args.protocol {
         Some(p) => vec![p],
-        None => labs::BUILTIN.to_vec(),
+        None => labs::registry().protocols().to_vec(),
     };
     let outputs = scenario::run_protocols(&parsed, &protocols, &registry);
     if args.rewrite {

@@ -52,6 +52,7 @@
 #[cfg(test)]
 mod altered;
 mod check;
+mod command;
 mod config;
 mod converges;
 pub mod debugger;
@@ -78,9 +79,10 @@ pub mod table;
 mod test_configs;
 
 pub use check::lincheck_history;
+pub use command::{command, set_command};
 pub use config::{Build, Configuration, Factory, read_snake};
 pub use history::{HistoryOp, OpKind};
-pub use panics::panics_caught;
+pub use panics::{catch as catch_panic, panics_caught};
 pub use profile::{AIMED_PROTOCOLS, FaultKind, Profile};
 pub use property::{Check, Property, Status};
 pub use replay::ReplayId;

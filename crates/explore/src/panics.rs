@@ -51,8 +51,9 @@ fn install_hook() {
     });
 }
 
-/// Runs `f`; a panic inside it is answered as `Err("file:line: message")`.
-pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+/// Runs `f`; a panic inside it is answered as `Err("file:line: message")`
+/// (quietly: nothing is printed). Needs unwinding, as the module says.
+pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     install_hook();
     let was = CATCHING.with(|c| c.replace(true));
     let out = panic::catch_unwind(AssertUnwindSafe(f));

@@ -16,8 +16,12 @@ const N: usize = Property::ALL.len();
 pub fn cell(v: &Verdict) -> String {
     match (&v.status, &v.counterexample) {
         (Status::Violated, Some(cx)) => format!(
-            "violated in {} of {}: {} steps — `cargo xtask explore --replay {}`",
-            v.violations, v.schedules, cx.steps, cx.replay
+            "violated in {} of {}: {} steps — `{} explore --replay {}`",
+            v.violations,
+            v.schedules,
+            cx.steps,
+            crate::command(),
+            cx.replay
         ),
         (Status::Violated, None) => format!("violated in {} of {}", v.violations, v.schedules),
         (Status::Holds, _) if v.undecided > 0 => {

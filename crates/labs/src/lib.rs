@@ -52,7 +52,7 @@ pub use observed::{
     CrashAfterAck, MinorityLeader, NormalReplication, Observed, ReadLevels, Reconnect, SlowReplica,
     SplitBrainRead,
 };
-pub use protocol::{BUILTIN, Protocol, Registry, protocol, registry};
+pub use protocol::{BUILTIN, Protocol, Registry, protocol, registry, serve, served};
 pub use reads::{ReadOutcome, guard_outcome, show};
 pub use replication::GroupError;
 pub use run::Run;

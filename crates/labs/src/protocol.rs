@@ -18,14 +18,41 @@ pub const BUILTIN: [Protocol; 4] = [
     Protocol::new(&proto_raft::RaftRegistration),
 ];
 
-/// The built-in protocols as a [`Registry`].
+/// The registry [`serve`] installed, if one was.
+static SERVED: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+
+/// The registry the laboratory's tools serve: the built-in protocols, or
+/// the registry [`serve`] installed.
 pub fn registry() -> Registry {
-    Registry::new(BUILTIN.to_vec())
+    SERVED
+        .get()
+        .cloned()
+        .unwrap_or_else(|| Registry::new(BUILTIN.to_vec()))
 }
 
-/// The built-in protocol called `name` (`async`, `wal`, `isr`, `raft`).
+/// Makes `registry` the one every tool of this process serves
+/// ([`registry`], [`explore_configs`](crate::explore_configs), the
+/// `xtask` command line), and `command` the command that reruns this
+/// program (`cargo run --release --manifest-path …/Cargo.toml --`), which
+/// printed counterexamples name ([`explore::command`]). For a crate
+/// outside the workspace — a protocol of its own, a lab's student
+/// crate — whose binary then calls `xtask::main()`. Once per process: a
+/// second call is refused with the registry it tried to install.
+pub fn serve(registry: Registry, command: &str) -> Result<(), Registry> {
+    SERVED.set(registry)?;
+    explore::set_command(command);
+    Ok(())
+}
+
+/// True when [`serve`] installed a registry.
+pub fn served() -> bool {
+    SERVED.get().is_some()
+}
+
+/// The protocol called `name` in the [`registry`] served (`async`, `wal`,
+/// `isr`, `raft` when it is the built-in one).
 pub fn protocol(name: &str) -> Option<Protocol> {
-    BUILTIN.into_iter().find(|p| p.name() == name)
+    registry().named(name)
 }
 
 /// The built-in registry with `protocol` as its last column (unchanged for

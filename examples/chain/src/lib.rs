@@ -50,3 +50,8 @@ mod registration;
 
 pub use group::ChainGroup;
 pub use registration::ChainRegistration;
+
+/// The command that runs this crate's binary — the laboratory's command
+/// line with chain registered — from the laboratory's checkout, as
+/// counterexamples print it.
+pub const COMMAND: &str = "cargo run --release --manifest-path examples/chain/Cargo.toml --";

@@ -93,12 +93,35 @@ fn the_explorer_judges_every_chain_row() {
     for config in &configs {
         verdicts.extend(explore::sweep(config, &options).expect("sweeps"));
     }
+    explore::set_command(proto_chain::COMMAND);
     let table = explore::table::markdown(&verdicts);
     println!("{table}");
     assert_eq!(
         table.lines().filter(|l| l.starts_with("| chain |")).count(),
         3
     );
+    // Every replay command the table prints runs: this crate's binary is
+    // the laboratory's command line with chain registered.
+    let ids: Vec<&str> = table
+        .split(" explore --replay ")
+        .skip(1)
+        .filter_map(|rest| rest.split('`').next())
+        .collect();
+    assert!(!ids.is_empty(), "{table}");
+    assert!(table.contains(&format!("`{} explore --replay chain.", proto_chain::COMMAND)));
+    for id in ids {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_proto-chain"))
+            .args(["explore", "--replay", id])
+            .output()
+            .expect("the binary runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("violated"),
+            "explore --replay {id}: {}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let row = |read: &str, ack: &str| {
         table
             .lines()

@@ -67,12 +67,13 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
         .collect();
     let _ = writeln!(
         body,
-        "it breaks {}.</p>\n<p>Again from a terminal: <code>cargo xtask explore --replay {}</code></p>",
+        "it breaks {}.</p>\n<p>Again from a terminal: <code>{} explore --replay {}</code></p>",
         if names.is_empty() {
             "nothing the verdicts cite".to_owned()
         } else {
             names.join(", ")
         },
+        escape(explore::command()),
         escape(&id)
     );
     if let [protocol, ack, read, setting] = replayed.id.config.split('.').collect::<Vec<_>>()[..] {
@@ -80,7 +81,8 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
             body,
             "<p>Step through the same row in the debugger, choosing each delivery and fault \
              (the model checker's paths open there; this random schedule does not): \
-             <code>cargo xtask debug --protocol {} --ack {} --read {} --setting {}</code></p>",
+             <code>{} debug --protocol {} --ack {} --read {} --setting {}</code></p>",
+            escape(explore::command()),
             escape(protocol),
             escape(ack),
             escape(read),
