@@ -240,9 +240,9 @@ fn control(out: &mut String, lab: Lab, name: &str, expected: &str, got: &str, ri
     );
 }
 
-/// The stage a report failed, summarised: the failing checks, and
-/// whether one of them is a run (a scenario, the explorer, the checker)
-/// with its counterexample.
+/// The stage a report failed, summarised: how many checks failed, the
+/// runs (scenario files, the explorer, the model checker) that show it
+/// with a counterexample, and the first failure's first line.
 fn failure_words(report: &StageReport) -> (String, bool) {
     let failed: Vec<&str> = report
         .checks
@@ -250,9 +250,14 @@ fn failure_words(report: &StageReport) -> (String, bool) {
         .filter(|(_, o)| matches!(o, Outcome::Failed(_)))
         .map(|(name, _)| name.as_str())
         .collect();
-    let by_run = failed
+    let runs: Vec<&str> = failed
         .iter()
-        .any(|n| n.starts_with("scenario") || n.starts_with("explorer") || n.starts_with("model"));
+        .filter_map(|n| {
+            ["scenario", "explorer", "model checker"]
+                .into_iter()
+                .find(|kind| n.starts_with(kind))
+        })
+        .collect();
     let first = report
         .first_failure()
         .map(|(_, why)| why.lines().next().unwrap_or("").to_owned())
@@ -262,13 +267,13 @@ fn failure_words(report: &StageReport) -> (String, bool) {
             "failed {} of {} checks ({}); first: {first}",
             failed.len(),
             report.checks.len(),
-            if by_run {
-                "a run shows it"
+            if runs.is_empty() {
+                "unit checks only".to_owned()
             } else {
-                "unit checks only"
+                format!("shown by: {}", runs.join(", "))
             }
         ),
-        by_run,
+        !runs.is_empty(),
     )
 }
 

@@ -58,7 +58,7 @@ pub const ALL: &[Mistake] = &[
     isr(
         "no_epoch_fence",
         4,
-        "a follower takes packets of any leader epoch",
+        "a follower takes any leader's packets, of any leader epoch",
     ),
     isr(
         "lease_never_expires",
@@ -70,7 +70,11 @@ pub const ALL: &[Mistake] = &[
         1,
         "a vote granted without the election restriction's log check",
     ),
-    raft("win_with_half", 1, "an election won with half the votes"),
+    raft(
+        "vote_twice_in_a_term",
+        1,
+        "a vote granted to every up-to-date candidate of a term, not once per term",
+    ),
     raft(
         "commit_old_term",
         2,
@@ -178,8 +182,9 @@ impl IsrDecisions for Mistake {
         self.is("elect_outside_isr") || IsrReference.electable(in_isr, unclean_permitted)
     }
 
-    fn accepts_epoch(&self, packet_epoch: u64, known_epoch: u64) -> bool {
-        self.is("no_epoch_fence") || IsrReference.accepts_epoch(packet_epoch, known_epoch)
+    fn accepts_packet(&self, packet_epoch: u64, known_epoch: u64, from_known_leader: bool) -> bool {
+        self.is("no_epoch_fence")
+            || IsrReference.accepts_packet(packet_epoch, known_epoch, from_known_leader)
     }
 
     fn continues_log(
@@ -209,17 +214,15 @@ impl RaftDecisions for Mistake {
     fn grants_vote(&self, free: bool, candidate_last: (u64, u64), own_last: (u64, u64)) -> bool {
         if self.is("vote_ignores_log") {
             free
+        } else if self.is("vote_twice_in_a_term") {
+            RaftReference.grants_vote(true, candidate_last, own_last)
         } else {
             RaftReference.grants_vote(free, candidate_last, own_last)
         }
     }
 
     fn wins_election(&self, votes: usize, cluster: usize) -> bool {
-        if self.is("win_with_half") {
-            votes * 2 >= cluster
-        } else {
-            RaftReference.wins_election(votes, cluster)
-        }
+        RaftReference.wins_election(votes, cluster)
     }
 
     fn continues_log(

@@ -90,10 +90,10 @@ impl Check {
                 schedules,
                 expect,
             } => format!(
-                "explorer: {} at {}/{} over {schedules} schedules",
-                expect.words(),
+                "explorer at {}/{}, {schedules} schedules: {}",
                 ack.name(),
-                read.name()
+                read.name(),
+                expect.words()
             ),
             Check::Model {
                 ack,
@@ -101,14 +101,14 @@ impl Check {
                 bounds,
                 expect,
             } => format!(
-                "model checker: {} at {}/{} within {} steps, {} faults, {} writes, {} reads",
-                expect.words(),
+                "model checker at {}/{}, every path of {} steps ({} faults, {} writes, {} reads): {}",
                 ack.name(),
                 read.name(),
                 bounds.depth,
                 bounds.faults,
                 bounds.writes,
-                bounds.reads
+                bounds.reads,
+                expect.words()
             ),
         }
     }
@@ -118,7 +118,7 @@ impl Expect {
     fn words(self) -> String {
         match self {
             Expect::AllHold => "every property holds".to_owned(),
-            Expect::Violated(p, _) => format!("{} is violated, as the chapter says", p.name()),
+            Expect::Violated(p, _) => format!("{} is violated, as the chapter teaches", p.name()),
         }
     }
 }

@@ -93,8 +93,10 @@ pub trait IsrDecisions: Sync + 'static {
     fn electable(&self, in_isr: bool, unclean_permitted: bool) -> bool;
 
     /// Whether a follower that knows leader epoch `known_epoch` takes a
-    /// packet stamped `packet_epoch` (fencing). Chapter §6.
-    fn accepts_epoch(&self, packet_epoch: u64, known_epoch: u64) -> bool;
+    /// leader's packet stamped `packet_epoch`, sent by a replica that is
+    /// (`from_known_leader`) or is not the leader it knows (fencing: the
+    /// epoch first, then the source). Chapter §5.
+    fn accepts_packet(&self, packet_epoch: u64, known_epoch: u64, from_known_leader: bool) -> bool;
 
     /// Whether a packet whose entries follow offset `prev_offset` of epoch
     /// `prev_epoch` continues a follower log that ends at `log_end` and
@@ -173,8 +175,8 @@ impl IsrDecisions for Reference {
         in_isr || unclean_permitted
     }
 
-    fn accepts_epoch(&self, packet_epoch: u64, known_epoch: u64) -> bool {
-        packet_epoch == known_epoch
+    fn accepts_packet(&self, packet_epoch: u64, known_epoch: u64, from_known_leader: bool) -> bool {
+        packet_epoch == known_epoch && from_known_leader
     }
 
     fn continues_log(

@@ -18,12 +18,16 @@ impl IsrNode {
             // The bug: an older epoch's packet is taken as current.
             return None;
         }
-        if !self.decide.accepts_epoch(epoch, self.known_epoch) {
-            Some(RejectReason::StaleLeaderEpoch)
-        } else if source != self.known_leader || source == self.me {
-            Some(RejectReason::NonCurrentLeader)
-        } else {
+        let from_known_leader = source == self.known_leader && source != self.me;
+        if self
+            .decide
+            .accepts_packet(epoch, self.known_epoch, from_known_leader)
+        {
             None
+        } else if epoch != self.known_epoch {
+            Some(RejectReason::StaleLeaderEpoch)
+        } else {
+            Some(RejectReason::NonCurrentLeader)
         }
     }
 

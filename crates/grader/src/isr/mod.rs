@@ -157,7 +157,7 @@ pub(crate) fn stages() -> Vec<Stage> {
         4,
         "controller election, leader-epoch fencing, clean-prefix truncation",
         "chapter 10 §5",
-        &["electable", "accepts_epoch", "continues_log"],
+        &["electable", "accepts_packet", "continues_log"],
         four,
     );
     let mut five = units::stage5();

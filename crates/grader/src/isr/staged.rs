@@ -66,8 +66,9 @@ impl IsrDecisions for Staged {
         self.at(4).electable(in_isr, unclean_permitted)
     }
 
-    fn accepts_epoch(&self, packet_epoch: u64, known_epoch: u64) -> bool {
-        self.at(4).accepts_epoch(packet_epoch, known_epoch)
+    fn accepts_packet(&self, packet_epoch: u64, known_epoch: u64, from_known_leader: bool) -> bool {
+        self.at(4)
+            .accepts_packet(packet_epoch, known_epoch, from_known_leader)
     }
 
     fn continues_log(

@@ -271,19 +271,31 @@ pub(super) fn stage4() -> Vec<Check> {
             },
         ),
         unit(
-            "accepts_epoch: packets of another leader epoch are fenced",
+            "accepts_packet: the known leader's packets of the known epoch only",
             |d| {
                 expect(
-                    "accepts_epoch(packet 3, known 3)",
-                    d.accepts_epoch(3, 3),
+                    "accepts_packet(epoch 3, known 3, from the known leader)",
+                    d.accepts_packet(3, 3, true),
                     true,
                     "the current leader's packet",
                 )?;
                 expect(
-                    "accepts_epoch(packet 2, known 3)",
-                    d.accepts_epoch(2, 3),
+                    "accepts_packet(epoch 2, known 3, from the known leader)",
+                    d.accepts_packet(2, 3, true),
                     false,
                     "a packet of an older epoch comes from a displaced leader",
+                )?;
+                expect(
+                    "accepts_packet(epoch 2, known 3, from another replica)",
+                    d.accepts_packet(2, 3, false),
+                    false,
+                    "a displaced leader's packet: an older epoch, and not the leader this follower knows",
+                )?;
+                expect(
+                    "accepts_packet(epoch 3, known 3, from another replica)",
+                    d.accepts_packet(3, 3, false),
+                    false,
+                    "only the epoch's leader sends appends",
                 )
             },
         ),

@@ -97,9 +97,10 @@ impl IsrDecisions for Student {
     }
 
     /// Whether a follower that knows leader epoch `known_epoch` takes a
-    /// packet stamped with leader epoch `packet_epoch`.
-    fn accepts_epoch(&self, packet_epoch: u64, known_epoch: u64) -> bool {
-        todo!("stage 4: accepts_epoch")
+    /// leader's packet stamped with leader epoch `packet_epoch`, sent by a
+    /// replica that is (`from_known_leader`) or is not the leader it knows.
+    fn accepts_packet(&self, packet_epoch: u64, known_epoch: u64, from_known_leader: bool) -> bool {
+        todo!("stage 4: accepts_packet")
     }
 
     /// Whether a packet whose entries follow offset `prev_offset` of epoch
