@@ -20,7 +20,7 @@ use crate::output::{self, Failure};
 /// `cargo xtask debug`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The protocol [default: isr, the chapter's].
+    /// The protocol [default: isr, the chapter's; else the first the command line serves].
     #[arg(long, value_parser = crate::args::protocol_parser())]
     protocol: Option<ProtocolArg>,
     /// The ack level [default: the strongest row's: above the leader's own].
@@ -29,7 +29,8 @@ pub struct Args {
     /// The read level [default: linearizable where the protocol has it].
     #[arg(long, value_enum)]
     read: Option<ReadArg>,
-    /// The setting [default: default].
+    /// The setting [default: default; for a protocol without a default
+    /// row, such as a lab's, its last row's (a lab: its last stage)].
     #[arg(long)]
     setting: Option<String>,
     /// Open a model checker's path (`cargo xtask check` prints them, e.g.
@@ -103,13 +104,34 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The protocol the debugger opens by default: isr (the chapter's) when
+/// it is served, else the first protocol served.
+fn default_protocol() -> &'static str {
+    let registry = labs::registry();
+    if registry.named("isr").is_some() {
+        "isr"
+    } else {
+        registry.protocols().first().map_or("isr", |p| p.name())
+    }
+}
+
 /// The configuration the filters name: of the guarantees table's rows that
 /// match them, the strongest (a linearizable read, an ack level above the
 /// leader's own), else the first.
 fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
-    let protocol = args.protocol.map_or("isr", ProtocolArg::name);
-    let setting = args.setting.as_deref().unwrap_or("default");
-    let rows: Vec<Configuration> = labs::explore_configs()
+    let all = labs::explore_configs();
+    let protocol = args
+        .protocol
+        .map_or_else(default_protocol, ProtocolArg::name);
+    let setting = args.setting.clone().unwrap_or_else(|| {
+        let mine = all.iter().filter(|c| c.protocol == protocol);
+        if mine.clone().any(|c| c.setting == "default") {
+            "default".to_owned()
+        } else {
+            mine.last().map_or("default", |c| c.setting).to_owned()
+        }
+    });
+    let rows: Vec<Configuration> = all
         .into_iter()
         .filter(|c| c.protocol == protocol && c.setting == setting)
         .filter(|c| args.ack.is_none_or(|a| a.name() == c.ack.snake()))
@@ -156,23 +178,31 @@ fn config_of_part(
     let cases = scenario::part_cases(&scenario, n)
         .ok_or_else(|| usage(format!("{} has no part {n}", file.display())))?
         .to_vec();
-    let name = match protocol {
-        Some(p) => p.name(),
+    let name: String = match protocol {
+        Some(p) => p.name().to_owned(),
         None => match cases.first().map(|c| &c.directive) {
             Some(scenario::Directive::Config(c)) => c
                 .protocols
                 .as_ref()
                 .and_then(|p| p.first())
-                .map_or("isr", String::as_str),
-            _ => "isr",
+                .map_or_else(|| default_protocol().to_owned(), Clone::clone),
+            _ => default_protocol().to_owned(),
         },
     };
+    let name = name.as_str();
     let protocol = registry
         .named(name)
         .ok_or_else(|| usage(format!("no protocol {name}")))?;
-    let rows: Vec<Configuration> = labs::explore_configs()
+    // The levels of the protocol's default rows (any of its rows when it
+    // has no default one, as a lab has stages instead).
+    let mine: Vec<Configuration> = labs::explore_configs()
         .into_iter()
-        .filter(|c| c.protocol == protocol.name() && c.setting == "default")
+        .filter(|c| c.protocol == protocol.name())
+        .collect();
+    let has_default = mine.iter().any(|c| c.setting == "default");
+    let rows: Vec<Configuration> = mine
+        .into_iter()
+        .filter(|c| !has_default || c.setting == "default")
         .collect();
     let strongest = rows
         .iter()

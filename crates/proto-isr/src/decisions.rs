@@ -44,7 +44,7 @@ pub trait IsrDecisions: Sync + 'static {
     /// until it answers yes, after every tick; `high_watermark` is the
     /// partition's HW and `isr_holds` is true when every ISR member is
     /// confirmed to hold `offset` in the current leader epoch (false at
-    /// append). Chapter §3: `acks=1` answers at append, `acks=all` once
+    /// append). Chapter §2: `acks=1` answers at append, `acks=all` once
     /// the whole ISR has it and HW covers it.
     fn acknowledged(
         &self,
@@ -59,11 +59,11 @@ pub trait IsrDecisions: Sync + 'static {
     /// The high watermark the partition may advance to (it never moves
     /// back: a lower answer changes nothing): from the leader's log end and
     /// the confirmed log ends of the live ISR members, the leader's own
-    /// included. Chapter §4.
+    /// included. Chapter §2.
     fn high_watermark(&self, leader_log_end: u64, isr_confirmed_ends: &[u64]) -> u64;
 
     /// Whether a read at `level` answers from the committed data (the
-    /// entries HW covers) rather than from the whole log. Chapter §4: a
+    /// entries HW covers) rather than from the whole log. Chapter §6: a
     /// `LOCAL` or `LEADER` read sees whatever the replica holds; a
     /// `LINEARIZABLE` read must not see what may yet be lost.
     fn reads_committed(&self, level: ReadLevel) -> bool;
@@ -72,24 +72,24 @@ pub trait IsrDecisions: Sync + 'static {
 
     /// Whether follower `follower` is caught up with a leader whose log
     /// ends at `leader_log_end` — and so may stay in, or rejoin, the ISR.
-    /// Chapter §5: caught up means confirmed, in the current leader epoch,
+    /// Chapter §3–§4: caught up means confirmed, in the current leader epoch,
     /// through the leader's log end — not a log end that merely matches.
     fn caught_up(&self, follower: &ReplicaFacts, leader_log_end: u64) -> bool;
 
     /// Whether an ISR member last caught up `lag_ticks` ago leaves the ISR
-    /// under `replica.lag.time.max` = `replica_lag_timeout`. Chapter §5.
+    /// under `replica.lag.time.max` = `replica_lag_timeout`. Chapter §3.
     fn lagging(&self, lag_ticks: u64, replica_lag_timeout: u64) -> bool;
 
     /// Whether an `ALL_ISR` write is admitted (and, while waiting, kept)
     /// with an ISR of `isr_size` members under `min.insync.replicas` =
-    /// `min_insync`. Chapter §5.
+    /// `min_insync`. Chapter §2–§3.
     fn admits(&self, isr_size: usize, min_insync: usize) -> bool;
 
     // Stage 4: elections, fencing, truncation.
 
     /// Whether a live replica may be elected leader: `in_isr` is its ISR
     /// membership, `unclean_permitted` true when unclean election is on
-    /// and no ISR member is alive. Chapter §6.
+    /// and no ISR member is alive. Chapter §5.
     fn electable(&self, in_isr: bool, unclean_permitted: bool) -> bool;
 
     /// Whether a follower that knows leader epoch `known_epoch` takes a
@@ -103,7 +103,7 @@ pub trait IsrDecisions: Sync + 'static {
     /// holds epoch `epoch_at_prev` at `prev_offset` (0 when it holds
     /// nothing there). When it does not, the follower appends nothing and
     /// asks the leader to resynchronise it, which truncates it to the
-    /// clean prefix it shares with the leader. Chapter §6.
+    /// clean prefix it shares with the leader. Chapter §5.
     fn continues_log(
         &self,
         prev_offset: u64,
@@ -115,11 +115,11 @@ pub trait IsrDecisions: Sync + 'static {
     // Stage 5: lease reads.
 
     /// Whether the leader's lease is renewed now, with `reachable` ISR
-    /// members (itself included) reachable from it. Chapter §8.
+    /// members (itself included) reachable from it. Chapter §6.
     fn renews_lease(&self, reachable: usize, min_insync: usize) -> bool;
 
     /// Whether a lease that expires at tick `expiry` still lets the leader
-    /// answer a read at tick `now` without asking anyone. Chapter §8.
+    /// answer a read at tick `now` without asking anyone. Chapter §6.
     fn lease_live(&self, now: Tick, expiry: Tick) -> bool;
 }
 
