@@ -210,8 +210,10 @@ impl Default for Decisions {
 }
 
 impl fmt::Debug for Decisions {
+    /// The name alone: a node's state text (which the model checker's
+    /// fingerprint hashes) carries it on every state.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Decisions({})", self.0.name())
+        f.write_str(self.0.name())
     }
 }
 

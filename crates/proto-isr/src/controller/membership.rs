@@ -175,15 +175,29 @@ impl Controller {
         facts: &[ReplicaFacts],
         out: &mut Vec<ControllerEvent>,
     ) {
-        let ends: Vec<u64> = (0..facts.len())
+        // The live members' confirmed ends, on the stack for any group
+        // the settings allow (this runs every tick).
+        let mut stack = [0u64; 16];
+        let heap: Vec<u64>;
+        let members = (0..facts.len())
             .filter(|&j| self.in_isr[j] && facts[j].alive)
-            .map(|j| self.confirmed_end(j, facts))
-            .collect();
+            .map(|j| self.confirmed_end(j, facts));
+        let ends: &[u64] = if facts.len() <= stack.len() {
+            let mut n = 0;
+            for end in members {
+                stack[n] = end;
+                n += 1;
+            }
+            &stack[..n]
+        } else {
+            heap = members.collect();
+            &heap
+        };
         let leader_end = facts[self.leader].log_end_offset;
         let mut candidate = if ends.is_empty() {
             0
         } else {
-            self.decide.high_watermark(leader_end, &ends)
+            self.decide.high_watermark(leader_end, ends)
         };
         if crate::planted::on(self.planted, crate::planted::HW_FROM_LEADER) {
             candidate = leader_end;
