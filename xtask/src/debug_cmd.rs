@@ -70,14 +70,14 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         return Ok(code);
     }
     let mut prefix = None;
-    let (config, path) = match (replay, &args.scenario) {
+    let (config, start) = match (replay, &args.scenario) {
         (Some(id), _) => config_of_replay(id)?,
         (None, Some(file)) => {
             let (config, part) = config_of_part(file, args.part, args.protocol)?;
             prefix = Some(part);
-            (config, Vec::new())
+            (config, Start::Built)
         }
-        (None, None) => (config_of_filters(&args)?, Vec::new()),
+        (None, None) => (config_of_filters(&args)?, Start::Path(Vec::new())),
     };
     let server = tiny_http::Server::http(("127.0.0.1", args.port))
         .map_err(|e| Failure::Failed(format!("cannot serve on 127.0.0.1:{}: {e}", args.port)))?;
@@ -87,20 +87,13 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         .ok_or_else(|| Failure::Failed("the server has no IP address".into()))?;
     // The first session proves the configuration and the path work
     // before the URL is given out.
-    let first = if prefix.is_some() {
-        Session::from_built(&config)
-    } else {
-        Session::new(&config)
-    };
-    let mut first = first.map_err(|e| Failure::Failed(format!("{}: {e}", config.key())))?;
-    first
-        .follow(0, &path)
-        .map_err(|e| Failure::Failed(format!("the path does not replay: {e}")))?;
+    let first =
+        open(&config, &start).map_err(|e| Failure::Failed(format!("{}: {e}", config.key())))?;
     output::print(&format!(
         "debugger: http://{addr}/  ({}; Ctrl-C ends it)\n",
         config.key()
     ))?;
-    serve(&server, &config, &path, first, prefix.as_deref());
+    serve(&server, &config, &start, first, prefix.as_deref());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -237,16 +230,20 @@ fn config_of_part(
     Ok((config, prefix))
 }
 
-/// The configuration and path a checker's replay id names.
-fn config_of_replay(id: ReplayId) -> Result<(Configuration, Vec<Step>), Failure> {
+/// Where a session starts.
+enum Start {
+    /// The model checker's root, then this path.
+    Path(Vec<Step>),
+    /// The group as the configuration builds it (a scenario's part).
+    Built,
+    /// A recorded run of the sweep.
+    Recorded(ReplayId),
+}
+
+/// The configuration a replay id names, and where the session starts: a
+/// checker's path, or a sweep's recorded run.
+fn config_of_replay(id: ReplayId) -> Result<(Configuration, Start), Failure> {
     let usage = |m: String| Failure::usage("debug", clap::error::ErrorKind::InvalidValue, m);
-    let Some(path) = id.path.clone() else {
-        return Err(usage(format!(
-            "{id} names a random schedule of the sweep, which runs on a network that \
-             delivers by itself; the debugger steps through the model checker's paths \
-             (`cargo xtask check` prints them, with `-m-` in the id)"
-        )));
-    };
     let config = labs::explore_configs()
         .into_iter()
         .chain(labs::planted_configs().into_iter().map(|(_, c)| c))
@@ -257,15 +254,18 @@ fn config_of_replay(id: ReplayId) -> Result<(Configuration, Vec<Step>), Failure>
                 id.config
             ))
         })?;
-    Ok((config, path))
+    Ok(match id.path.clone() {
+        Some(path) => (config, Start::Path(path)),
+        None => (config, Start::Recorded(id)),
+    })
 }
 
 /// Answers requests until the process is ended. Every session is a
 /// browser tab's; a bad request is answered with its error, never a crash.
-pub fn serve(
+fn serve(
     server: &tiny_http::Server,
     config: &Configuration,
-    path: &[Step],
+    start: &Start,
     first: Session<'_>,
     prefix: Option<&str>,
 ) {
@@ -281,15 +281,15 @@ pub fn serve(
                     unclaimed = false;
                     Ok(sessions.len() - 1)
                 } else {
-                    open(config, path, prefix.is_some()).map(|s| {
+                    open(config, start).map(|s| {
                         sessions.push(s);
                         sessions.len() - 1
                     })
                 };
                 match fresh {
                     Ok(id) => {
-                        let start = start_state(&sessions[id], path);
-                        Answer::Json(serde_json::json!({ "session": id, "state": start }))
+                        let at = start_state(&sessions[id], start);
+                        Answer::Json(serde_json::json!({ "session": id, "state": at }))
                     }
                     Err(e) => Answer::Error(e),
                 }
@@ -334,38 +334,61 @@ fn header(name: &str, value: &str) -> tiny_http::Header {
         .unwrap_or_else(|()| unreachable!("an ASCII header"))
 }
 
-/// A new session with the start path followed (from the group as built,
-/// for a scenario's part).
-fn open<'a>(config: &'a Configuration, path: &[Step], built: bool) -> Result<Session<'a>, String> {
-    let mut s = if built {
-        Session::from_built(config)
-    } else {
-        Session::new(config)
+/// A new session from `start`: the checker's root with the start path
+/// followed, the group as built (a scenario's part), or a recorded run.
+fn open<'a>(config: &'a Configuration, start: &Start) -> Result<Session<'a>, String> {
+    match start {
+        Start::Path(path) => {
+            let mut s = Session::new(config).map_err(|e| e.to_string())?;
+            s.follow(0, path)
+                .map_err(|e| format!("the path does not replay: {e}"))?;
+            Ok(s)
+        }
+        Start::Built => Session::from_built(config).map_err(|e| e.to_string()),
+        Start::Recorded(id) => Session::recorded(config, id).map_err(|e| e.to_string()),
     }
-    .map_err(|e| e.to_string())?;
-    s.follow(0, path).map_err(|e| e.to_string())?;
-    Ok(s)
 }
 
-/// Where a session opens: the first state of the start path that broke a
-/// property, or its end.
-fn start_state(session: &Session<'_>, path: &[Step]) -> usize {
+/// Where a session opens: the first state of the start path (or of the
+/// recorded run) that broke a property, or its end.
+fn start_state(session: &Session<'_>, start: &Start) -> usize {
+    let states = session.states();
     let mut at = 0;
-    for step in path {
-        let states = session.states();
-        match states[at]
-            .children
-            .iter()
-            .find(|&&c| states[c].step.as_ref() == Some(step))
-        {
-            Some(&child) => at = child,
-            None => break,
-        }
-        if session.states()[at].broken().is_some() {
+    loop {
+        let next = match start {
+            Start::Path(path) => path.get(path_len(session, at)).and_then(|step| {
+                states[at]
+                    .children
+                    .iter()
+                    .copied()
+                    .find(|&c| states[c].step.as_ref() == Some(step) && !states[c].recorded)
+            }),
+            Start::Recorded(_) => states[at]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| states[c].recorded),
+            Start::Built => None,
+        };
+        let Some(child) = next else {
+            return at;
+        };
+        at = child;
+        if states[at].broken().is_some() {
             return at;
         }
     }
-    at
+}
+
+/// How many steps lead from the root to state `at`.
+fn path_len(session: &Session<'_>, at: usize) -> usize {
+    let states = session.states();
+    let (mut n, mut cur) = (0, at);
+    while let Some(parent) = states[cur].parent {
+        n += 1;
+        cur = parent;
+    }
+    n
 }
 
 /// `key=value` pairs of a query string.

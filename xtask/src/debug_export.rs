@@ -14,6 +14,13 @@ use explore::{NodeRef, Step};
 /// that starts from a scenario's part (`prefix`: that part's directives)
 /// exports the part, `steer`, then the path.
 pub fn scenario(session: &Session<'_>, at: usize, prefix: Option<&str>) -> Result<String, String> {
+    if session.is_recorded() {
+        return Err(
+            "a recorded run of the sweep is not a scenario file: its network delivered by \
+             itself, at random (its replay id reproduces it, with `explore --replay`)"
+                .into(),
+        );
+    }
     let config = session.config();
     let path = session.path(at).map_err(|e| e.to_string())?;
     let mut out = String::new();

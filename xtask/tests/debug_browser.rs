@@ -1,7 +1,9 @@
 //! The debugger in a real browser, driven by clicks over the DevTools
 //! protocol: the ISR chapter's hands-on (a slow follower leaves the ISR),
-//! going back and taking another branch, and a checker's counterexample
-//! opened at its violation. Screenshots land in `target/browser-shots`.
+//! going back and taking another branch, a checker's counterexample
+//! opened at its violation, and Raft's Figure 8 — the planted bug's sweep
+//! counterexample — stepped through to its violation. Screenshots land in
+//! `target/browser-shots`.
 //!
 //! Ignored by default (it needs Chromium); `.ci/run` runs it with
 //! `cargo test -p xtask --test debug_browser -- --ignored`.
@@ -122,5 +124,66 @@ fn a_checker_counterexample_opens_at_its_violation_highlighted() {
     assert_eq!(
         browser.text("document.querySelector('.chip[data-property=\"durable\"]').className"),
         "chip holds"
+    );
+}
+
+#[test]
+#[ignore = "needs Chromium and the planted build; run with --ignored (CI does)"]
+fn the_raft_figure_8_planted_counterexample_is_stepped_through_to_its_violation() {
+    // The planted bug's counterexample as `docs/planted.md` prints it: a
+    // random schedule of the sweep, opened as a recorded run.
+    let planted = include_str!("../../docs/planted.md");
+    let id = planted
+        .lines()
+        .find(|l| l.starts_with("| `raft_commit_old_term` |"))
+        .and_then(|l| l.split("--replay ").nth(1))
+        .and_then(|rest| rest.split('`').next())
+        .expect("the Figure 8 counterexample in docs/planted.md");
+    let server = Server::start_rebuilt(&["--replay", id]);
+    let mut browser = Browser::start(1366, 900);
+    browser.open(
+        &server.url,
+        "document.body.dataset.state && document.body.dataset.state !== '0'",
+    );
+    // It opens at the recorded step that broke the invariants.
+    let broken_at = browser.text("document.body.dataset.state");
+    assert_eq!(
+        browser.text("document.querySelector('#broken').dataset.here"),
+        "true"
+    );
+    assert_eq!(
+        browser.text("document.querySelector('.chip[data-property=\"invariants\"]').className"),
+        "chip violated"
+    );
+    browser.screenshot("debugger-raft-figure-8-opened");
+    // From the start, one recorded step at a time, to the violation.
+    step(&mut browser, "#tree a[data-state='0']");
+    assert_eq!(
+        browser.text("document.querySelector('.chip[data-property=\"invariants\"]').className"),
+        "chip holds"
+    );
+    let mut steps = 0;
+    while browser.text("document.querySelector('#broken').dataset.here") != "true" {
+        steps += 1;
+        assert!(steps <= 40, "the violation never came");
+        step(&mut browser, "[data-code='r']");
+    }
+    assert_eq!(browser.text("document.body.dataset.state"), broken_at);
+    assert!(
+        browser
+            .text("document.getElementById('broken').textContent")
+            .contains("invariants broke at state"),
+        "{}",
+        browser.text("document.getElementById('broken').textContent")
+    );
+    browser.screenshot("debugger-raft-figure-8");
+    // A branch off the recorded run, one step before the violation: steered
+    // from there, and the tree keeps both.
+    step(&mut browser, "#undo");
+    step(&mut browser, "[data-code='t']");
+    assert_eq!(
+        browser.eval("document.querySelectorAll('#tree a').length"),
+        serde_json::Value::from(steps + 2),
+        "the recorded chain, and the branch"
     );
 }

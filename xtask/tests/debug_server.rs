@@ -143,21 +143,51 @@ fn a_checker_counterexample_opens_at_the_state_that_broke_the_property() {
 }
 
 #[test]
-fn a_sweep_replay_id_is_refused_with_what_to_open_instead() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("MINIDIST_REEXEC", "0")
-        .args([
-            "debug",
-            "--replay",
-            "isr.leader.local.default-s1-0.1",
-            "--port",
-            "0",
-        ])
-        .output()
-        .expect("xtask runs");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("model checker's paths"), "{err}");
+fn a_sweep_replay_id_opens_as_a_recorded_run_to_branch_off() {
+    let id = "isr.leader.local.default-s1-0.1";
+    let server = Server::start(&["--replay", id]);
+    let (_, new) = server.request("POST", "/api/new");
+    let new = json(&new);
+    let (session, state) = (new["session"].clone(), new["state"].clone());
+    let (status, body) = server.request("GET", &format!("/api/view?session={session}&state=0"));
+    assert_eq!(status, 200, "{body}");
+    let root = json(&body);
+    let tree = root["tree"].as_array().expect("a tree");
+    assert_eq!(
+        tree.len(),
+        3,
+        "the start and the two recorded steps: {tree:?}"
+    );
+    assert!(
+        tree[1]["step"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("recorded step 0: ")),
+        "{tree:?}"
+    );
+    assert_eq!(
+        root["actions"][0]["code"], "r",
+        "the recorded run's next step"
+    );
+    assert_eq!(root["replay"], "isr.leader.local.default-s1-none");
+    // The last recorded state has the whole id; a branch off it none.
+    let (_, body) = server.request("GET", &format!("/api/view?session={session}&state=2"));
+    assert_eq!(json(&body)["replay"], id);
+    let (status, body) = server.request(
+        "POST",
+        &format!("/api/act?session={session}&state=1&code=t"),
+    );
+    assert_eq!(status, 200, "{body}");
+    let branch = json(&body)["state"].clone();
+    let (_, body) = server.request(
+        "GET",
+        &format!("/api/view?session={session}&state={branch}"),
+    );
+    assert_eq!(json(&body)["replay"], "");
+    // It opened at the first broken state, or at the end.
+    assert!(state == 1 || state == 2, "{state}");
+    let (status, body) = server.request("GET", &format!("/api/scenario?session={session}&state=2"));
+    assert_eq!(status, 400, "a recorded run is not a scenario file");
+    assert!(body.contains("delivered by itself"), "{body}");
 }
 
 /// Takes `codes` in a fresh tab; answers the last state's view.

@@ -235,6 +235,28 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// From now on the network holds every message for a chooser, as a
+    /// steered run's does: a run of the sweep handed over mid-way to
+    /// steered steps (the debugger's branch off a recorded run). What is
+    /// in flight stays in flight, held; the history and the fault
+    /// bookkeeping carry on.
+    pub(crate) fn hold(&mut self) -> Result<(), GroupError> {
+        if self.steered {
+            return Ok(());
+        }
+        match self.group.steerable_mut() {
+            Some(steer) => steer.hold(true)?,
+            None => {
+                return Err(GroupError::config(
+                    "steered",
+                    format!("{} offers no steerable run", self.config.protocol),
+                ));
+            }
+        }
+        self.steered = true;
+        Ok(())
+    }
+
     /// An independent copy of this run (its group forked), or `None` when
     /// the group cannot be forked.
     pub(crate) fn fork(&self) -> Option<Runner<'a>> {
@@ -330,7 +352,7 @@ impl<'a> Runner<'a> {
                 log: self.log,
             };
         }
-        if schedule.profile.steered
+        if self.steered
             && let Some(steer) = self.group.steerable_mut()
         {
             // The end is not steered: everything held is delivered at the

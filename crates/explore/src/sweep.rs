@@ -306,6 +306,17 @@ pub fn replay(config: &Configuration, id: &ReplayId) -> Result<(Schedule, RunRep
         let report = run_schedule(config, &schedule, RunOptions::REPLAY)?;
         return Ok((schedule, report));
     }
+    let schedule = recorded_schedule(config, id)?;
+    let report = run_schedule(config, &schedule, RunOptions::REPLAY)?;
+    Ok((schedule, report))
+}
+
+/// The schedule a sweep's replay id names (not a checker path's): its
+/// seed's schedule, restricted to the steps it kept.
+pub(crate) fn recorded_schedule(
+    config: &Configuration,
+    id: &ReplayId,
+) -> Result<Schedule, GroupError> {
     let full = schedule_of(config, id.seed, default_nodes(config)?);
     let schedule = match &id.kept {
         None => full,
@@ -324,8 +335,7 @@ pub fn replay(config: &Configuration, id: &ReplayId) -> Result<(Schedule, RunRep
             full.subset(kept)
         }
     };
-    let report = run_schedule(config, &schedule, RunOptions::REPLAY)?;
-    Ok((schedule, report))
+    Ok(schedule)
 }
 
 #[cfg(test)]

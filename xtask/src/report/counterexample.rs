@@ -76,19 +76,14 @@ pub fn page(replayed: &Replayed, cited: &[&Verdict]) -> String {
         escape(explore::command()),
         escape(&id)
     );
-    if let [protocol, ack, read, setting] = replayed.id.config.split('.').collect::<Vec<_>>()[..] {
-        let _ = writeln!(
-            body,
-            "<p>Step through the same row in the debugger, choosing each delivery and fault \
-             (the model checker's paths open there; this random schedule does not): \
-             <code>{} debug --protocol {} --ack {} --read {} --setting {}</code></p>",
-            escape(explore::command()),
-            escape(protocol),
-            escape(ack),
-            escape(read),
-            escape(setting)
-        );
-    }
+    let _ = writeln!(
+        body,
+        "<p>Step through it in the debugger — its steps as recorded, opened at the one that \
+         broke a property; branch off anywhere, choosing each delivery and fault: \
+         <code>{} debug --replay {}</code></p>",
+        escape(explore::command()),
+        escape(&id)
+    );
     let _ = writeln!(
         body,
         "<h2 id=\"schedule\">Minimal schedule ({} steps)</h2>\n<ol class=\"schedule\">",

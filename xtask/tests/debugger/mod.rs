@@ -11,6 +11,8 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT/`.
     pub url: String,
+    /// Its process group is its own (ended as a whole).
+    group: bool,
 }
 
 impl Server {
@@ -35,7 +37,44 @@ impl Server {
             .find(|w| w.starts_with("http://127.0.0.1:"))
             .unwrap_or_else(|| panic!("no URL in {line:?}"))
             .to_owned();
-        Server { child, url }
+        Server {
+            child,
+            url,
+            group: false,
+        }
+    }
+
+    /// `cargo xtask debug ARGS --port 0` allowed to rebuild itself (a
+    /// planted bug's counterexample needs the build with the bugs compiled
+    /// in, `target/with-planted`), in a process group of its own, so the
+    /// optimized child it runs ends with it.
+    pub fn start_rebuilt(args: &[&str]) -> Server {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .env_remove("MINIDIST_REEXEC")
+            .arg("debug")
+            .args(args)
+            .args(["--port", "0"])
+            .process_group(0)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("xtask debug starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the debugger prints its URL");
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://127.0.0.1:"))
+            .unwrap_or_else(|| panic!("no URL in {line:?}"))
+            .to_owned();
+        Server {
+            child,
+            url,
+            group: true,
+        }
     }
 
     /// The host and port.
@@ -56,6 +95,11 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        if self.group {
+            let _ = Command::new("kill")
+                .args(["--", &format!("-{}", self.child.id())])
+                .status();
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

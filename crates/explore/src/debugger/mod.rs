@@ -8,6 +8,11 @@
 //! checker never disagree about what can happen next, and a checker's
 //! counterexample opens here step by step.
 //!
+//! A random schedule of the sweep opens here too ([`Session::recorded`]):
+//! its steps, run on its own network as the sweep ran them, are a chain of
+//! recorded states, and from any of them a person branches off with
+//! steered steps (what is in flight at that moment is held from there on).
+//!
 //! Mirrors DSLabs' visual debugger (an event tree; a different choice
 //! branches the history) and stateright's Explorer (the next actions as
 //! links, the path so far, the properties of this state). The session is
@@ -46,6 +51,8 @@ pub struct State {
     /// settle, read): durable, linearizable, invariants, recovers,
     /// available.
     pub judged: [Check; 5],
+    /// A step of the recorded run (a sweep's schedule), not a steered one.
+    pub recorded: bool,
 }
 
 impl State {
@@ -76,21 +83,72 @@ const BOUNDS: Bounds = Bounds {
     dedup: false,
 };
 
+/// The code of the action that takes a recorded run's next step.
+pub const NEXT_RECORDED: &str = "r";
+
+/// Where a session's states come from.
+enum Origin {
+    /// The model checker's steered run, after its warm-up: a replay id
+    /// names every path.
+    Checker,
+    /// A group built in mid-run (a scenario file's part), held at once:
+    /// its paths have no replay id.
+    Built,
+    /// A sweep's schedule, its steps recorded as a chain; a replay id
+    /// names every state of the chain (`kept`: the indices of the
+    /// schedule of `id`'s seed that it keeps).
+    Recorded {
+        schedule: crate::Schedule,
+        id: ReplayId,
+        kept: Vec<usize>,
+    },
+}
+
 /// A tree of states of one configuration's steered run.
 pub struct Session<'a> {
     config: &'a Configuration,
     states: Vec<State>,
-    /// Ticks run before the network is held (the checker's warm-up).
-    warm_up: u8,
-    /// Its paths are the model checker's (a replay id names them).
-    replayable: bool,
+    origin: Origin,
 }
 
 impl<'a> Session<'a> {
     /// A session at the steered run's first state (the checker's root:
     /// after the warm-up, the network held).
     pub fn new(config: &'a Configuration) -> Result<Session<'a>, GroupError> {
-        Session::starting(config, model::WARM_UP, true)
+        Session::starting(config, Origin::Checker)
+    }
+
+    /// A session over a random schedule of the sweep (`id` names it, as
+    /// `cargo xtask explore` prints it): the schedule's steps, run on its
+    /// own network, are a chain of recorded states from the root — each
+    /// judged as every state is — and any of them can be branched off
+    /// with steered steps.
+    pub fn recorded(config: &'a Configuration, id: &ReplayId) -> Result<Session<'a>, GroupError> {
+        if id.path.is_some() {
+            return Err(GroupError::config(
+                "replay",
+                format!("{id} is a model checker's path, not a recorded run"),
+            ));
+        }
+        let schedule = crate::sweep::recorded_schedule(config, id)?;
+        let kept = match &id.kept {
+            Some(kept) => kept.clone(),
+            None => (0..schedule.steps.len()).collect(),
+        };
+        let steps = schedule.steps.len();
+        let mut session = Session::starting(
+            config,
+            Origin::Recorded {
+                schedule,
+                id: id.clone(),
+                kept,
+            },
+        )?;
+        let mut at = 0;
+        for _ in 0..steps {
+            at = session.act(at, NEXT_RECORDED)?;
+        }
+        Ok(session)
     }
 
     /// A session whose first state is the group exactly as `config`'s
@@ -99,22 +157,17 @@ impl<'a> Session<'a> {
     /// scenario file's part. Its paths are not the checker's: they have no
     /// replay id (a scenario file carries them instead).
     pub fn from_built(config: &'a Configuration) -> Result<Session<'a>, GroupError> {
-        Session::starting(config, 0, false)
+        Session::starting(config, Origin::Built)
     }
 
-    fn starting(
-        config: &'a Configuration,
-        warm_up: u8,
-        replayable: bool,
-    ) -> Result<Session<'a>, GroupError> {
+    fn starting(config: &'a Configuration, origin: Origin) -> Result<Session<'a>, GroupError> {
         let mut session = Session {
             config,
             states: Vec::new(),
-            warm_up,
-            replayable,
+            origin,
         };
         let schedule = session.schedule(&[])?;
-        let root = crate::panics::catch(|| session.run_of(&[], &schedule));
+        let root = crate::panics::catch(|| session.run_of(&[], 0, false, &schedule));
         let root = session.judge(root, &schedule)?;
         session.states.push(State {
             parent: None,
@@ -149,12 +202,33 @@ impl<'a> Session<'a> {
     /// The replay id of state `at`'s path (`cargo xtask explore --replay`
     /// runs it, then the end the checker judges).
     pub fn replay_id(&self, at: usize) -> Result<ReplayId, GroupError> {
-        if !self.replayable {
-            return Err(GroupError::config(
-                "replay",
-                "this session starts from a scenario file's part: its paths have no replay id \
-                 (export the path as a scenario file)",
-            ));
+        match &self.origin {
+            Origin::Checker => {}
+            Origin::Built => {
+                return Err(GroupError::config(
+                    "replay",
+                    "this session starts from a scenario file's part: its paths have no replay id \
+                     (export the path as a scenario file)",
+                ));
+            }
+            Origin::Recorded { id, kept, .. } => {
+                let (recorded, path) = (self.recorded_len(at)?, self.path(at)?);
+                if path.len() > recorded {
+                    return Err(GroupError::config(
+                        "replay",
+                        format!(
+                            "a branch off the recorded run {id} has no replay id: the run's \
+                             network delivered by itself, the branch's is steered"
+                        ),
+                    ));
+                }
+                return Ok(ReplayId {
+                    config: id.config.clone(),
+                    seed: id.seed,
+                    kept: Some(kept[..recorded].to_vec()),
+                    path: None,
+                });
+            }
         }
         Ok(ReplayId {
             config: self.config.key(),
@@ -164,11 +238,15 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// Takes the step of `code` (a replay code: `d0`, `e1`, `c2`, `w0`, …)
-    /// at state `at`, and answers the state it leads to — the existing
-    /// child when that step was taken before. Refused when `code` is not
-    /// one of the steps enabled at `at`.
+    /// Takes the step of `code` (a replay code: `d0`, `e1`, `c2`, `w0`, …,
+    /// or [`NEXT_RECORDED`] on a recorded run's chain) at state `at`, and
+    /// answers the state it leads to — the existing child when that step
+    /// was taken before. Refused when `code` is not one of the steps
+    /// enabled at `at`.
     pub fn act(&mut self, at: usize, code: &str) -> Result<usize, GroupError> {
+        if code == NEXT_RECORDED {
+            return self.next_recorded(at);
+        }
         let step = crate::step_codes::decode(code).ok_or_else(|| {
             GroupError::config("action", format!("`{code}` is not an action's code"))
         })?;
@@ -176,18 +254,19 @@ impl<'a> Session<'a> {
         if let Some(&child) = self.states[at]
             .children
             .iter()
-            .find(|&&c| self.states[c].step == Some(step))
+            .find(|&&c| self.states[c].step == Some(step) && !self.states[c].recorded)
         {
             return Ok(child);
         }
         // The state at `at`, replayed once, on the schedule of the path
         // with the step (its client count): the step is then applied to it.
         let mut path = self.path(at)?;
+        let recorded = self.recorded_len(at)?;
         let before = path.len();
         path.push(step);
         let schedule = self.schedule(&path)?;
         let run = shown(crate::panics::catch(|| {
-            self.run_of(&path[..before], &schedule)
+            self.run_of(&path[..before], recorded, true, &schedule)
         }))?;
         if !self.enabled_in(&run, &path[..before]).contains(&step) {
             return Err(GroupError::config(
@@ -208,15 +287,100 @@ impl<'a> Session<'a> {
         })
         .map(Ok);
         let judged = self.judge(child, &schedule)?;
+        Ok(self.push(at, step, label, judged, false))
+    }
+
+    /// The recorded run's next step from state `at`, which must be on its
+    /// chain (not past its end, not on a branch).
+    fn next_recorded(&mut self, at: usize) -> Result<usize, GroupError> {
+        let Origin::Recorded { schedule, .. } = &self.origin else {
+            return Err(GroupError::config(
+                "action",
+                "this session has no recorded run to follow",
+            ));
+        };
+        let path = self.path(at)?;
+        let recorded = self.recorded_len(at)?;
+        let Some(step) = schedule.steps.get(recorded).cloned() else {
+            return Err(GroupError::config(
+                "action",
+                format!("state {at} is the recorded run's last"),
+            ));
+        };
+        if path.len() > recorded {
+            return Err(GroupError::config(
+                "action",
+                format!("state {at} is on a branch off the recorded run"),
+            ));
+        }
+        if let Some(&child) = self.states[at]
+            .children
+            .iter()
+            .find(|&&c| self.states[c].recorded)
+        {
+            return Ok(child);
+        }
+        let schedule = self.schedule(&path)?;
+        let label = format!("recorded step {recorded}: {step}");
+        let child = crate::panics::catch(|| {
+            self.run_of(&path, recorded, false, &schedule)
+                .map(|mut run| {
+                    run.apply(recorded, &step, RunOptions::REPLAY);
+                    run
+                })
+        });
+        let judged = self.judge(child, &schedule)?;
+        Ok(self.push(at, step, label, judged, true))
+    }
+
+    /// Adds the state `step` reached from `at`.
+    fn push(
+        &mut self,
+        at: usize,
+        step: Step,
+        label: String,
+        judged: State,
+        recorded: bool,
+    ) -> usize {
         let id = self.states.len();
         self.states.push(State {
             parent: Some(at),
             step: Some(step),
             label,
+            recorded,
             ..judged
         });
         self.states[at].children.push(id);
-        Ok(id)
+        id
+    }
+
+    /// How many of the steps from the root to state `at` are the recorded
+    /// run's (they come first).
+    fn recorded_len(&self, at: usize) -> Result<usize, GroupError> {
+        let mut n = 0;
+        let mut cur = self.get(at)?;
+        while let Some(parent) = cur.parent {
+            n += usize::from(cur.recorded);
+            cur = &self.states[parent];
+        }
+        Ok(n)
+    }
+
+    /// True for a session over a recorded run of the sweep.
+    pub fn is_recorded(&self) -> bool {
+        matches!(self.origin, Origin::Recorded { .. })
+    }
+
+    /// True when the recorded run goes on from state `at` (it is on the
+    /// chain, before its end).
+    pub fn has_next_recorded(&self, at: usize) -> bool {
+        let Origin::Recorded { schedule, .. } = &self.origin else {
+            return false;
+        };
+        match (self.recorded_len(at), self.path(at)) {
+            (Ok(recorded), Ok(path)) => path.len() == recorded && recorded < schedule.steps.len(),
+            _ => false,
+        }
     }
 
     /// Follows `path` from state `at`, step by step (each must be
@@ -234,19 +398,39 @@ impl<'a> Session<'a> {
     /// What a person sees at state `at`.
     pub fn view(&self, at: usize) -> Result<View, GroupError> {
         let path = self.path(at)?;
+        let recorded = self.recorded_len(at)?;
         let schedule = self.schedule(&path)?;
         // Replayed once: the trace's length before the last step tells
         // which events it caused.
         let (run, parent_events) = shown(crate::panics::catch(|| {
             let before = path.len().saturating_sub(1);
-            let mut run = self.run_of(&path[..before], &schedule)?;
+            let mut run = self.run_of(&path[..before], recorded.min(before), false, &schedule)?;
             let parent_events = run.group().trace().len();
             if let Some(last) = path.get(before) {
+                if before == recorded && self.is_recorded() {
+                    // The first step of a branch off the recorded run.
+                    run.hold()?;
+                }
                 run.apply(before, last, RunOptions::REPLAY);
+            }
+            // The steps a person may branch off with: on a held network.
+            if self.is_recorded() {
+                run.hold()?;
             }
             Ok((run, parent_events))
         }))?;
-        let enabled = self.enabled_in(&run, &path);
+        let mut enabled: Vec<(String, Step)> = Vec::new();
+        if self.has_next_recorded(at)
+            && let Origin::Recorded { schedule, .. } = &self.origin
+            && let Some(next) = schedule.steps.get(recorded)
+        {
+            enabled.push((NEXT_RECORDED.to_owned(), next.clone()));
+        }
+        for step in self.enabled_in(&run, &path) {
+            if let Some(code) = crate::step_codes::encode(&step) {
+                enabled.push((code, step));
+            }
+        }
         Ok(view::build(self, at, &path, &run, parent_events, &enabled))
     }
 
@@ -321,23 +505,44 @@ impl<'a> Session<'a> {
         steps
     }
 
-    /// The schedule of `path`, with this session's warm-up.
+    /// The schedule of `path`: the model checker's, with this session's
+    /// warm-up, or the recorded run's own.
     fn schedule(&self, path: &[Step]) -> Result<crate::Schedule, GroupError> {
+        let warm_up = match &self.origin {
+            Origin::Recorded { schedule, .. } => return Ok(schedule.clone()),
+            Origin::Checker => model::WARM_UP,
+            Origin::Built => 0,
+        };
         let mut schedule = model::schedule(self.config, path.to_vec())?;
-        schedule.profile.warm_up = self.warm_up;
+        schedule.profile.warm_up = warm_up;
         Ok(schedule)
     }
 
-    /// Whether a replay id names this session's paths.
+    /// Whether a replay id names every path of this session (a model
+    /// checker's session; a recorded run's names only its chain).
     pub fn replayable(&self) -> bool {
-        self.replayable
+        matches!(self.origin, Origin::Checker)
     }
 
-    /// The run after `steps`, on `schedule`'s profile.
-    fn run_of(&self, steps: &[Step], schedule: &crate::Schedule) -> Result<Runner<'a>, GroupError> {
+    /// The run after `steps`, on `schedule`'s profile: the first
+    /// `recorded` of them the recorded run's, on its own network; the
+    /// network held after them when there are more, or when `hold`.
+    fn run_of(
+        &self,
+        steps: &[Step],
+        recorded: usize,
+        hold: bool,
+        schedule: &crate::Schedule,
+    ) -> Result<Runner<'a>, GroupError> {
         let mut run = Runner::start(self.config, schedule, RunOptions::REPLAY)?;
         for (index, step) in steps.iter().enumerate() {
+            if index == recorded && self.is_recorded() {
+                run.hold()?;
+            }
             run.apply(index, step, RunOptions::REPLAY);
+        }
+        if hold && self.is_recorded() {
+            run.hold()?;
         }
         Ok(run)
     }
@@ -355,6 +560,7 @@ impl<'a> Session<'a> {
             children: Vec::new(),
             invariants,
             judged,
+            recorded: false,
         };
         let run = match run {
             Ok(run) => run?,

@@ -257,3 +257,84 @@ fn a_write_at_another_level_is_offered_and_left_unjudged() {
         s.view(wrote).expect("a view").history
     );
 }
+
+#[test]
+fn a_recorded_run_of_the_sweep_is_a_chain_to_step_along_and_branch_off() {
+    // ISR acknowledging at LEADER: a sweep finds a lost write; its
+    // counterexample, as the explorer prints it.
+    let config = Configuration::new(
+        "isr",
+        replication::AckLevel::Leader,
+        replication::ReadLevel::Leader,
+        "default",
+        |build: &crate::Build| {
+            let g =
+                proto_isr::IsrGroup::new(proto_isr::IsrConfig::default().with_seed(build.seed))?;
+            Ok(Box::new(g) as Box<dyn replication::ReplicationGroup>)
+        },
+    );
+    let options = crate::SweepOptions {
+        schedules: 200,
+        ..crate::SweepOptions::default()
+    };
+    let verdicts = crate::sweep(&config, &options).expect("sweeps");
+    let cx = verdicts
+        .iter()
+        .filter_map(|v| v.counterexample.clone())
+        .find(|cx| cx.steps >= 2)
+        .expect("a violation of at least two steps on this row");
+    let mut s = Session::recorded(&config, &cx.replay).expect("a recorded session");
+    let chain = s.states().len() - 1;
+    assert_eq!(chain, cx.steps, "a state per recorded step, and the root");
+    assert!(s.states().iter().skip(1).all(|st| st.recorded));
+    assert!(
+        s.states()[chain].broken().is_some(),
+        "the recorded run ends broken, as the sweep found"
+    );
+    // The root's view offers the next recorded step and the steered ones.
+    let root = s.view(0).expect("a view");
+    assert_eq!(root.actions[0].kind, "recorded");
+    assert_eq!(root.actions[0].code, NEXT_RECORDED);
+    assert!(
+        root.actions.iter().any(|a| a.code == "w0"),
+        "{:?}",
+        root.actions
+    );
+    assert_eq!(
+        s.act(0, NEXT_RECORDED).expect("the chain"),
+        1,
+        "the same child"
+    );
+    // Each state of the chain has the sweep's replay id of its prefix.
+    let id = s.replay_id(1).expect("an id").to_string();
+    assert!(
+        id.starts_with(&format!("{}-s{}-", cx.replay.config, cx.replay.seed)),
+        "{id}"
+    );
+    assert_eq!(s.replay_id(chain).expect("an id"), {
+        let mut whole = cx.replay.clone();
+        if whole.kept.is_none() {
+            whole.kept = Some((0..chain).collect());
+        }
+        whole
+    });
+    // A branch off the chain: steered from there, no replay id, no next
+    // recorded step.
+    let branch = s.act(1, "t").expect("a tick, steered");
+    assert!(!s.states()[branch].recorded);
+    assert!(!s.has_next_recorded(branch));
+    assert!(s.replay_id(branch).is_err());
+    assert!(s.act(branch, NEXT_RECORDED).is_err());
+    assert!(
+        s.view(branch)
+            .expect("a view")
+            .actions
+            .iter()
+            .all(|a| a.kind != "recorded")
+    );
+    // The end of the chain has no next step.
+    assert!(s.act(chain, NEXT_RECORDED).is_err());
+    // A checker's path is not a recorded run.
+    let path_id: ReplayId = format!("{}-m-w0", config.key()).parse().expect("an id");
+    assert!(Session::recorded(&config, &path_id).is_err());
+}

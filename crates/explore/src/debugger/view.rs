@@ -38,7 +38,8 @@ pub struct Action {
     pub code: String,
     /// What it does, in words.
     pub label: String,
-    /// `message`, `timer`, `time`, `client`, `repair` or `fault`.
+    /// `message`, `timer`, `time`, `client`, `repair`, `fault`, or
+    /// `recorded` (the recorded run's next step).
     pub kind: &'static str,
 }
 
@@ -84,7 +85,7 @@ pub(super) fn build(
     path: &[Step],
     run: &Runner<'_>,
     parent_events: usize,
-    enabled: &[Step],
+    enabled: &[(String, Step)],
 ) -> View {
     let group = run.group();
     let names: Vec<String> = group.node_ids().iter().map(ToString::to_string).collect();
@@ -107,10 +108,20 @@ pub(super) fn build(
         .collect();
     let actions = enabled
         .iter()
-        .filter_map(|step| {
-            let code = crate::step_codes::encode(step)?;
+        .map(|(code, step)| {
+            if code == super::NEXT_RECORDED {
+                return Action {
+                    code: code.clone(),
+                    label: format!("next recorded step: {step}"),
+                    kind: "recorded",
+                };
+            }
             let (kind, label) = describe(session.config(), step, &names, &held, &timers);
-            Some(Action { code, label, kind })
+            Action {
+                code: code.clone(),
+                label,
+                kind,
+            }
         })
         .collect();
     let events = group
