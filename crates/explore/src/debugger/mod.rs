@@ -97,11 +97,15 @@ enum Origin {
     /// A sweep's schedule, its steps recorded as a chain; a replay id
     /// names every state of the chain (`kept`: the indices of the
     /// schedule of `id`'s seed that it keeps).
-    Recorded {
-        schedule: crate::Schedule,
-        id: ReplayId,
-        kept: Vec<usize>,
-    },
+    Recorded(Box<Recording>),
+}
+
+/// A recorded run: the schedule, the id that names it, and the indices of
+/// its seed's schedule that it keeps.
+struct Recording {
+    schedule: crate::Schedule,
+    id: ReplayId,
+    kept: Vec<usize>,
 }
 
 /// A tree of states of one configuration's steered run.
@@ -138,11 +142,11 @@ impl<'a> Session<'a> {
         let steps = schedule.steps.len();
         let mut session = Session::starting(
             config,
-            Origin::Recorded {
+            Origin::Recorded(Box::new(Recording {
                 schedule,
                 id: id.clone(),
                 kept,
-            },
+            })),
         )?;
         let mut at = 0;
         for _ in 0..steps {
@@ -211,21 +215,22 @@ impl<'a> Session<'a> {
                      (export the path as a scenario file)",
                 ));
             }
-            Origin::Recorded { id, kept, .. } => {
+            Origin::Recorded(r) => {
                 let (recorded, path) = (self.recorded_len(at)?, self.path(at)?);
                 if path.len() > recorded {
                     return Err(GroupError::config(
                         "replay",
                         format!(
-                            "a branch off the recorded run {id} has no replay id: the run's \
-                             network delivered by itself, the branch's is steered"
+                            "a branch off the recorded run {} has no replay id: the run's \
+                             network delivered by itself, the branch's is steered",
+                            r.id
                         ),
                     ));
                 }
                 return Ok(ReplayId {
-                    config: id.config.clone(),
-                    seed: id.seed,
-                    kept: Some(kept[..recorded].to_vec()),
+                    config: r.id.config.clone(),
+                    seed: r.id.seed,
+                    kept: Some(r.kept[..recorded].to_vec()),
                     path: None,
                 });
             }
@@ -293,7 +298,7 @@ impl<'a> Session<'a> {
     /// The recorded run's next step from state `at`, which must be on its
     /// chain (not past its end, not on a branch).
     fn next_recorded(&mut self, at: usize) -> Result<usize, GroupError> {
-        let Origin::Recorded { schedule, .. } = &self.origin else {
+        let Origin::Recorded(r) = &self.origin else {
             return Err(GroupError::config(
                 "action",
                 "this session has no recorded run to follow",
@@ -301,7 +306,7 @@ impl<'a> Session<'a> {
         };
         let path = self.path(at)?;
         let recorded = self.recorded_len(at)?;
-        let Some(step) = schedule.steps.get(recorded).cloned() else {
+        let Some(step) = r.schedule.steps.get(recorded).copied() else {
             return Err(GroupError::config(
                 "action",
                 format!("state {at} is the recorded run's last"),
@@ -368,17 +373,17 @@ impl<'a> Session<'a> {
 
     /// True for a session over a recorded run of the sweep.
     pub fn is_recorded(&self) -> bool {
-        matches!(self.origin, Origin::Recorded { .. })
+        matches!(self.origin, Origin::Recorded(_))
     }
 
     /// True when the recorded run goes on from state `at` (it is on the
     /// chain, before its end).
     pub fn has_next_recorded(&self, at: usize) -> bool {
-        let Origin::Recorded { schedule, .. } = &self.origin else {
+        let Origin::Recorded(r) = &self.origin else {
             return false;
         };
         match (self.recorded_len(at), self.path(at)) {
-            (Ok(recorded), Ok(path)) => path.len() == recorded && recorded < schedule.steps.len(),
+            (Ok(recorded), Ok(path)) => path.len() == recorded && recorded < r.schedule.steps.len(),
             _ => false,
         }
     }
@@ -421,10 +426,10 @@ impl<'a> Session<'a> {
         }))?;
         let mut enabled: Vec<(String, Step)> = Vec::new();
         if self.has_next_recorded(at)
-            && let Origin::Recorded { schedule, .. } = &self.origin
-            && let Some(next) = schedule.steps.get(recorded)
+            && let Origin::Recorded(r) = &self.origin
+            && let Some(next) = r.schedule.steps.get(recorded)
         {
-            enabled.push((NEXT_RECORDED.to_owned(), next.clone()));
+            enabled.push((NEXT_RECORDED.to_owned(), *next));
         }
         for step in self.enabled_in(&run, &path) {
             if let Some(code) = crate::step_codes::encode(&step) {
@@ -509,7 +514,7 @@ impl<'a> Session<'a> {
     /// warm-up, or the recorded run's own.
     fn schedule(&self, path: &[Step]) -> Result<crate::Schedule, GroupError> {
         let warm_up = match &self.origin {
-            Origin::Recorded { schedule, .. } => return Ok(schedule.clone()),
+            Origin::Recorded(r) => return Ok(r.schedule.clone()),
             Origin::Checker => model::WARM_UP,
             Origin::Built => 0,
         };
