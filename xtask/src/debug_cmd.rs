@@ -117,11 +117,11 @@ fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
         .protocol
         .map_or_else(default_protocol, ProtocolArg::name);
     let setting = args.setting.clone().unwrap_or_else(|| {
-        let mine = all.iter().filter(|c| c.protocol == protocol);
+        let mut mine = all.iter().filter(|c| c.protocol == protocol);
         if mine.clone().any(|c| c.setting == "default") {
             "default".to_owned()
         } else {
-            mine.last().map_or("default", |c| c.setting).to_owned()
+            mine.next_back().map_or("default", |c| c.setting).to_owned()
         }
     });
     let rows: Vec<Configuration> = all
