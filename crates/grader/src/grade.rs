@@ -98,7 +98,7 @@ pub fn grade(student: Student, stage: &Stage) -> StageReport {
 
 /// [`grade`], calling `progress` with each check's name before it runs.
 pub fn grade_with(student: Student, stage: &Stage, progress: &dyn Fn(&str)) -> StageReport {
-    let registry = crate::lab::registry(student);
+    let registry = crate::install::registry(student);
     let configs = labs::explore_configs_in(&registry);
     let mut checks = Vec::new();
     let mut unfinished = false;

@@ -28,7 +28,9 @@
 //! assert!(report.passed(), "{}", report.render());
 //! ```
 
+mod catalogue;
 mod grade;
+mod install;
 mod isr;
 mod lab;
 pub mod mistakes;
@@ -40,7 +42,8 @@ mod start;
 mod unfinished;
 
 pub use grade::{Outcome, StageReport, grade, grade_with};
-pub use lab::{Lab, Student, install, installed, registry};
+pub use install::{install, installed, registry};
+pub use lab::{Lab, Student};
 pub use stage::{Check, Expect, Stage, UnitFn, bounds};
 pub use start::{skeleton, start};
 pub use unfinished::explain;

@@ -257,19 +257,19 @@ impl<'r> Args<'r> {
     }
 }
 
-fn op_spec(kind: &str, args: &mut Args<'_>) -> Result<OpSpec, String> {
+fn op_spec(kind: &str, args: &mut Args<'_>, registry: &Registry) -> Result<OpSpec, String> {
     let key = Bytes::from(args.need(kind, "key")?);
     let node = args.maybe_node("node")?;
     match kind {
         "write" => Ok(OpSpec::Write {
             key,
             value: Bytes::from(args.need(kind, "value")?),
-            level: AckRef::parse(&args.need(kind, "level")?)?,
+            level: AckRef::parse_in(&args.need(kind, "level")?, registry)?,
             node,
         }),
         _ => Ok(OpSpec::Read {
             key,
-            level: ReadRef::parse(&args.need(kind, "level")?)?,
+            level: ReadRef::parse_in(&args.need(kind, "level")?, registry)?,
             node,
         }),
     }
@@ -318,7 +318,7 @@ pub(crate) fn parse_directive(
             "",
         ),
         "write" => {
-            let op = op_spec("write", &mut args)?;
+            let op = op_spec("write", &mut args, registry)?;
             let directive = match args.take("repeat") {
                 None => Directive::Blocking(op),
                 Some(n) => match n.parse::<u64>() {
@@ -335,7 +335,7 @@ pub(crate) fn parse_directive(
             (directive, "key, value, level, node, repeat, as")
         }
         "read" => (
-            Directive::Blocking(op_spec("read", &mut args)?),
+            Directive::Blocking(op_spec("read", &mut args, registry)?),
             "key, level, node, as",
         ),
         "submit" => {
@@ -346,7 +346,7 @@ pub(crate) fn parse_directive(
             } else {
                 return Err("`submit` needs `write` or `read` first".into());
             };
-            let op = op_spec(kind, &mut args)?;
+            let op = op_spec(kind, &mut args, registry)?;
             let name = args.take("as");
             if let Some(n) = &name {
                 label_name(n)?;

@@ -341,17 +341,35 @@ impl<'r> Interpreter<'r> {
                 ClientOp::write(
                     key.clone(),
                     value.unwrap_or_else(|| own.clone()),
-                    level.resolve(protocol),
+                    level
+                        .resolve(protocol)
+                        .map_err(|e| vec![format!("error: {e}")])?,
                 ),
                 node,
             ),
-            OpSpec::Read { key, level, node } => {
-                (ClientOp::read(key.clone(), level.resolve(protocol)), node)
-            }
+            OpSpec::Read { key, level, node } => (
+                ClientOp::read(
+                    key.clone(),
+                    level
+                        .resolve(protocol)
+                        .map_err(|e| vec![format!("error: {e}")])?,
+                ),
+                node,
+            ),
         };
         match node {
             Some(n) => Ok(op.at(&self.node(group, n)?)),
             None => Ok(op),
+        }
+    }
+
+    /// `op`'s level in the protocol's words.
+    fn level_name(&self, op: &ClientOp) -> &'static str {
+        let registration = self.protocol.registration();
+        match op {
+            ClientOp::Write { level, .. } => registration.ack_name(*level),
+            ClientOp::Read { level, .. } => registration.read_name(*level),
+            _ => op.level_name(),
         }
     }
 
@@ -374,7 +392,7 @@ impl<'r> Interpreter<'r> {
             }
             Directive::Blocking(spec) => {
                 let op = self.op(g, spec)?;
-                let (line, record) = blocking(g, op, self.quiet);
+                let (line, record) = blocking(g, op, self.quiet, self.protocol.registration());
                 self.record = Some(record);
                 vec![line]
             }
@@ -392,7 +410,8 @@ impl<'r> Interpreter<'r> {
                     let _ = write!(numbered, "{i}");
                     let spec =
                         self.op_with_value(g, op, Some(bytes::Bytes::copy_from_slice(&numbered)))?;
-                    let (line, record) = blocking(g, spec, self.quiet);
+                    let (line, record) =
+                        blocking(g, spec, self.quiet, self.protocol.registration());
                     let acked =
                         matches!(&record, Record::Write { result: Ok(w), .. } if w.accepted);
                     self.record = Some(record);
@@ -430,7 +449,7 @@ impl<'r> Interpreter<'r> {
                         Some(done) => done.clone(),
                         None => g.await_completion(id).map_err(|e| vec![show::error(&e)])?,
                     };
-                    let line = show::completion(op, &completion);
+                    let line = show::completion(op, &completion, self.level_name(&completion.op));
                     self.done.insert(id, completion);
                     vec![line]
                 }
@@ -448,7 +467,7 @@ impl<'r> Interpreter<'r> {
                             .get(&c.id)
                             .cloned()
                             .unwrap_or_else(|| c.id.to_string());
-                        let line = show::completion(&name, &c);
+                        let line = show::completion(&name, &c, self.level_name(&c.op));
                         self.done.insert(c.id, c);
                         line
                     })
@@ -494,7 +513,12 @@ impl<'r> Interpreter<'r> {
                 let node = self.node(g, node)?;
                 vec![match g.lease_read(&node, key) {
                     Some(result) => {
-                        let line = show::read(ReadLevel::Linearizable, &result);
+                        let line = show::read(
+                            self.protocol
+                                .registration()
+                                .read_name(ReadLevel::Linearizable),
+                            &result,
+                        );
                         self.record = Some(Record::Read(result));
                         line
                     }
@@ -659,14 +683,19 @@ impl<'r> Interpreter<'r> {
 
 /// `write` / `read`: submit, await, print the answer the blocking API
 /// gives (nothing when `quiet`); and that answer as a record.
-fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp, quiet: bool) -> (String, Record) {
+fn blocking(
+    g: &mut dyn ReplicationGroup,
+    op: ClientOp,
+    quiet: bool,
+    names: &dyn replication::Registration,
+) -> (String, Record) {
     let (value, level, result) = match op {
         ClientOp::Read { key, level, node } => {
             let result = g.client_read(&key, level, node.as_ref());
             let line = if quiet {
                 String::new()
             } else {
-                show::read(level, &result)
+                show::read(names.read_name(level), &result)
             };
             return (line, Record::Read(result));
         }
@@ -698,7 +727,7 @@ fn blocking(g: &mut dyn ReplicationGroup, op: ClientOp, quiet: bool) -> (String,
     let line = if quiet {
         String::new()
     } else {
-        show::write(level, &result)
+        show::write(names.ack_name(level), &result)
     };
     (
         line,

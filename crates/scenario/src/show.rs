@@ -2,8 +2,8 @@
 
 use bytes::Bytes;
 use replication::{
-    AckLevel, Completion, GroupError, GroupSummary, NodeState, Outcome, OutcomeStatus, ReadLevel,
-    ReadResult, WriteResult,
+    Completion, GroupError, GroupSummary, NodeState, Outcome, OutcomeStatus, ReadResult,
+    WriteResult,
 };
 
 /// A value: its text if it is printable UTF-8, else escaped bytes; absent
@@ -29,8 +29,9 @@ pub fn error(e: &GroupError) -> String {
 }
 
 /// A blocking write's answer: `acked` (done), `refused` (failed: not
-/// applied) or `unknown` (not acknowledged, and it may yet take effect).
-pub fn write(level: AckLevel, result: &Result<WriteResult, GroupError>) -> String {
+/// applied) or `unknown` (not acknowledged, and it may yet take effect);
+/// `level` is the level's name in the protocol's words.
+pub fn write(level: &str, result: &Result<WriteResult, GroupError>) -> String {
     match result {
         Err(e) => error(e),
         Ok(w) => {
@@ -55,16 +56,18 @@ fn served(r: &ReadResult) -> String {
     )
 }
 
-/// A blocking read's answer.
-pub fn read(level: ReadLevel, result: &Result<ReadResult, GroupError>) -> String {
+/// A blocking read's answer; `level` is the level's name in the
+/// protocol's words.
+pub fn read(level: &str, result: &Result<ReadResult, GroupError>) -> String {
     match result {
         Err(e) => error(e),
         Ok(r) => format!("{} ({level})", served(r)),
     }
 }
 
-/// A completion: `NAME STATUS at tick T: details`.
-pub fn completion(name: &str, c: &Completion) -> String {
+/// A completion: `NAME STATUS at tick T: details`; `level` is the
+/// operation's level in the protocol's words.
+pub fn completion(name: &str, c: &Completion, level: &str) -> String {
     let details = match &c.outcome {
         Outcome::Written { offset, .. } => format!("acked offset={offset}"),
         Outcome::Read(r) => served(r),
@@ -81,7 +84,7 @@ pub fn completion(name: &str, c: &Completion) -> String {
         c.outcome.status().name(),
         c.completed,
         c.op.kind(),
-        c.op.level_name()
+        level
     )
 }
 
@@ -182,6 +185,7 @@ pub fn summary(s: &GroupSummary, states: &[NodeState], fields: &[String]) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use replication::AckLevel;
 
     #[test]
     fn values_print_as_text_unless_they_need_escaping() {
@@ -192,7 +196,8 @@ mod tests {
 
     #[test]
     fn a_write_prints_acked_refused_or_unknown_as_its_outcome_was_done_failed_or_unknown() {
-        let blocking = |outcome: Outcome| write(AckLevel::AllIsr, &outcome.into_write_result());
+        let blocking =
+            |outcome: Outcome| write(AckLevel::AllIsr.name(), &outcome.into_write_result());
         assert_eq!(
             blocking(Outcome::Written {
                 offset: 2,

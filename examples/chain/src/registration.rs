@@ -52,6 +52,25 @@ impl Registration for ChainRegistration {
         }
     }
 
+    /// Chain replication's own words: a write is acknowledged by the head
+    /// (`HEAD`) or by the tail (`TAIL`), not by a leader or an ISR.
+    fn ack_name(&self, level: AckLevel) -> &'static str {
+        match level {
+            AckLevel::Leader => "HEAD",
+            AckLevel::AllIsr => "TAIL",
+            other => other.name(),
+        }
+    }
+
+    /// A read answered by the head (`HEAD`) or by the tail (`TAIL`).
+    fn read_name(&self, level: ReadLevel) -> &'static str {
+        match level {
+            ReadLevel::Leader => "HEAD",
+            ReadLevel::Linearizable => "TAIL",
+            other => other.name(),
+        }
+    }
+
     fn explorer_rows(&self) -> Vec<ExplorerRow> {
         vec![
             ExplorerRow::new(AckLevel::Leader, ReadLevel::Local, "default", &[]),

@@ -62,17 +62,29 @@ fn the_matrix_has_a_chain_column_computed_from_its_runs() {
 #[test]
 fn a_scenario_file_runs_on_chain_beside_the_builtin_protocols() {
     let registry = registry();
-    let text = "write key=k value=v level=strong\n\nread key=k level=authority\n\nfenced\n";
+    let text = "write key=k value=v level=strong\n\nread key=k level=authority\n\n\
+                write key=k value=w level=TAIL\n\nfenced\n";
     let parsed = scenario::parse("t.txt", text, &registry).expect("parses");
     let outputs = scenario::run_protocols(&parsed, registry.protocols(), &registry);
     let rendered = scenario::render(&parsed, &outputs, false, &registry);
     println!("{rendered}");
     assert!(
-        rendered.contains("chain: acked offset=1 (ALL_ISR)"),
+        rendered.contains("chain: acked offset=1 (TAIL)"),
         "{rendered}"
     );
     assert!(
-        rendered.contains("chain: value=v node=chain-3 offset=1 (LINEARIZABLE)"),
+        rendered.contains("chain: value=v node=chain-3 offset=1 (TAIL)"),
+        "{rendered}"
+    );
+    // Chain's own name for its strong write, in a scenario file: the
+    // protocols without that name say so; nothing falls back to a weaker
+    // level.
+    assert!(
+        rendered.contains("chain: acked offset=2 (TAIL)"),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("error: isr has no write level called TAIL"),
         "{rendered}"
     );
 }

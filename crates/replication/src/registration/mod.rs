@@ -158,6 +158,20 @@ pub trait Registration: Sync {
     /// What the level aliases mean here.
     fn levels(&self) -> Levels;
 
+    /// This protocol's own name for write level `level`: what its
+    /// scenario outputs print (`acked offset=1 (TAIL)`) and what a
+    /// scenario file may write (`level=TAIL`, beside the shared names).
+    /// The shared name (`ALL_ISR`) unless the protocol says otherwise.
+    fn ack_name(&self, level: AckLevel) -> &'static str {
+        level.name()
+    }
+
+    /// This protocol's own name for read level `level`, as
+    /// [`Registration::ack_name`].
+    fn read_name(&self, level: ReadLevel) -> &'static str {
+        level.name()
+    }
+
     /// The explorer's rows for this protocol, in table order.
     fn explorer_rows(&self) -> Vec<ExplorerRow>;
 
