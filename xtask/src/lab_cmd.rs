@@ -250,13 +250,9 @@ fn failure_words(report: &StageReport) -> (String, bool) {
         .filter(|(_, o)| matches!(o, Outcome::Failed(_)))
         .map(|(name, _)| name.as_str())
         .collect();
-    let runs: Vec<&str> = failed
-        .iter()
-        .filter_map(|n| {
-            ["scenario", "explorer", "model checker"]
-                .into_iter()
-                .find(|kind| n.starts_with(kind))
-        })
+    let runs: Vec<&str> = ["scenario", "explorer", "model checker"]
+        .into_iter()
+        .filter(|kind| failed.iter().any(|n| n.starts_with(kind)))
         .collect();
     let first = report
         .first_failure()

@@ -55,6 +55,22 @@ pub(crate) fn with_stage(settings: &[SettingDoc]) -> &'static [SettingDoc] {
     Box::leak(all.into_boxed_slice())
 }
 
+/// A staged implementation's name: `student (stages 1-N)`.
+pub(crate) fn staged_name(n: u8) -> &'static str {
+    const NAMES: [&str; 9] = [
+        "student (stage 1)",
+        "student (stages 1-2)",
+        "student (stages 1-3)",
+        "student (stages 1-4)",
+        "student (stages 1-5)",
+        "student (stages 1-6)",
+        "student (stages 1-7)",
+        "student (stages 1-8)",
+        "student (stages 1-9)",
+    ];
+    NAMES[usize::from(n.clamp(1, 9)) - 1]
+}
+
 /// A row's setting name for stage `n`.
 pub(crate) fn stage_setting(n: u8) -> &'static str {
     STAGE_SETTINGS[usize::from(n.clamp(1, 9)) - 1]

@@ -137,3 +137,59 @@ pub const fn bounds(depth: u16, faults: u8, writes: u8, reads: u8, max_states: u
         dedup: true,
     }
 }
+
+/// The row a lab grades at every stage, by sweep and by model checker.
+pub(crate) struct Row {
+    pub(crate) ack: AckLevel,
+    pub(crate) read: ReadLevel,
+    pub(crate) schedules: u64,
+    pub(crate) bounds: Bounds,
+}
+
+impl Stage {
+    /// Stage `number` with `checks`, then `row`'s sweep and model check
+    /// (every property holds).
+    pub(crate) fn new(
+        number: u8,
+        title: &'static str,
+        reading: &'static str,
+        functions: &'static [&'static str],
+        mut checks: Vec<Check>,
+        row: &Row,
+    ) -> Stage {
+        checks.push(Check::Sweep {
+            ack: row.ack,
+            read: row.read,
+            schedules: row.schedules,
+            expect: Expect::AllHold,
+        });
+        checks.push(Check::Model {
+            ack: row.ack,
+            read: row.read,
+            bounds: row.bounds,
+            expect: Expect::AllHold,
+        });
+        Stage {
+            number,
+            title,
+            reading,
+            functions,
+            checks,
+        }
+    }
+}
+
+/// `Ok` when `call` answered `want`; else what it answered and why the
+/// chapter or paper asks for `want` (a unit check's verdict).
+pub(crate) fn expect<T: PartialEq + std::fmt::Debug>(
+    call: &str,
+    got: T,
+    want: T,
+    why: &str,
+) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{call} answered {got:?}, expected {want:?}: {why}"))
+    }
+}

@@ -18,30 +18,9 @@ pub struct Server {
 impl Server {
     /// `cargo xtask debug ARGS --port 0`.
     pub fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .env("MINIDIST_REEXEC", "0")
-            .arg("debug")
-            .args(args)
-            .args(["--port", "0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("xtask debug starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the debugger prints its URL");
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://127.0.0.1:"))
-            .unwrap_or_else(|| panic!("no URL in {line:?}"))
-            .to_owned();
-        Server {
-            child,
-            url,
-            group: false,
-        }
+        let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        command.env("MINIDIST_REEXEC", "0");
+        Server::spawn(command, args, false)
     }
 
     /// `cargo xtask debug ARGS --port 0` allowed to rebuild itself (a
@@ -50,12 +29,17 @@ impl Server {
     /// optimized child it runs ends with it.
     pub fn start_rebuilt(args: &[&str]) -> Server {
         use std::os::unix::process::CommandExt;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .env_remove("MINIDIST_REEXEC")
+        let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        command.env_remove("MINIDIST_REEXEC").process_group(0);
+        Server::spawn(command, args, true)
+    }
+
+    /// Runs `command debug ARGS --port 0` and reads the URL it prints.
+    fn spawn(mut command: Command, args: &[&str], group: bool) -> Server {
+        let mut child = command
             .arg("debug")
             .args(args)
             .args(["--port", "0"])
-            .process_group(0)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -70,11 +54,7 @@ impl Server {
             .find(|w| w.starts_with("http://127.0.0.1:"))
             .unwrap_or_else(|| panic!("no URL in {line:?}"))
             .to_owned();
-        Server {
-            child,
-            url,
-            group: true,
-        }
+        Server { child, url, group }
     }
 
     /// The host and port.

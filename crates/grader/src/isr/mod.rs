@@ -9,8 +9,8 @@ use proto_isr::decisions::IsrDecisions;
 use proto_isr::{IsrGroup, IsrRegistration};
 use replication::{AckLevel, Protocol, ReadLevel, Registration};
 
-use crate::registration::{LabRegistration, with_stage};
-use crate::stage::{Check, Expect, Stage, bounds};
+use crate::registration::{LabRegistration, staged_name, with_stage};
+use crate::stage::{Check, Expect, Row, Stage, bounds};
 use staged::Staged;
 
 /// The lab's stages.
@@ -29,12 +29,10 @@ const ROWS: &[(AckLevel, ReadLevel)] = &[
 pub(crate) fn protocol(student: &'static dyn IsrDecisions) -> Protocol {
     let staged: Vec<&'static Staged> = (1..=STAGES)
         .map(|stage| {
-            let name: &'static str =
-                Box::leak(format!("student (stages 1-{stage})").into_boxed_str());
             &*Box::leak(Box::new(Staged {
                 student,
                 stage,
-                name,
+                name: staged_name(stage),
             }))
         })
         .collect();
@@ -60,44 +58,22 @@ pub(crate) fn protocol(student: &'static dyn IsrDecisions) -> Protocol {
     Protocol::new(Box::leak(Box::new(registration)))
 }
 
-/// The model checker's bound for a stage's row: every path of 5 steps
-/// (2 faults, 2 writes, 1 read), stopped at 150,000 distinct states.
-const MODEL: explore::model::Bounds = bounds(5, 2, 2, 1, 150_000);
-
-/// The explorer's schedules per row and stage.
-const SWEEP: u64 = 2000;
-
-/// The strong row: every property holds, by sweep and by model checker.
-fn strong_row() -> [Check; 2] {
-    [
-        Check::Sweep {
-            ack: AckLevel::AllIsr,
-            read: ReadLevel::Linearizable,
-            schedules: SWEEP,
-            expect: Expect::AllHold,
-        },
-        Check::Model {
-            ack: AckLevel::AllIsr,
-            read: ReadLevel::Linearizable,
-            bounds: MODEL,
-            expect: Expect::AllHold,
-        },
-    ]
-}
+/// The row every stage grades: the chapter's strong row, by 2,000 swarm
+/// schedules and by the model checker over every path of 5 steps (2
+/// faults, 2 writes, 1 read), stopped at 150,000 distinct states.
+const ROW: Row = Row {
+    ack: AckLevel::AllIsr,
+    read: ReadLevel::Linearizable,
+    schedules: 2000,
+    bounds: bounds(5, 2, 2, 1, 150_000),
+};
 
 /// The stages, in the chapter's order.
 pub(crate) fn stages() -> Vec<Stage> {
     let scenario = |file: &'static str, text: &'static str| Check::Scenario { file, text };
     let mut out = Vec::new();
-    let mut stage = |number, title, reading, functions, mut checks: Vec<Check>| {
-        checks.extend(strong_row());
-        out.push(Stage {
-            number,
-            title,
-            reading,
-            functions,
-            checks,
-        });
+    let mut stage = |number, title, reading, functions, checks: Vec<Check>| {
+        out.push(Stage::new(number, title, reading, functions, checks, &ROW));
     };
     let mut one = units::stage1();
     one.push(scenario(

@@ -1,14 +1,12 @@
 //! The ISR lab's unit checks: each stage's functions called directly,
 //! each answer compared with the chapter's, with the chapter's reason.
 
-use std::fmt::Debug;
-
 use proto_isr::controller::ReplicaFacts;
 use proto_isr::decisions::IsrDecisions;
 use replication::{AckLevel, ReadLevel};
 
 use crate::lab::Student;
-use crate::stage::Check;
+use crate::stage::{Check, expect};
 
 /// The student's ISR rules.
 fn isr(student: Student) -> Result<&'static dyn IsrDecisions, String> {
@@ -23,16 +21,6 @@ fn unit(name: &'static str, f: fn(&dyn IsrDecisions) -> Result<(), String>) -> C
     Check::Unit {
         name,
         run: Box::new(move |student| f(isr(student)?)),
-    }
-}
-
-/// `Ok` when `call` answered `want`; else what it answered and why the
-/// chapter asks for `want`.
-fn expect<T: PartialEq + Debug>(call: &str, got: T, want: T, why: &str) -> Result<(), String> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(format!("{call} answered {got:?}, expected {want:?}: {why}"))
     }
 }
 

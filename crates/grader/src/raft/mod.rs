@@ -5,13 +5,12 @@
 mod staged;
 mod units;
 
-use explore::model::Bounds;
 use proto_raft::decisions::RaftDecisions;
 use proto_raft::{RaftGroup, RaftRegistration};
 use replication::{AckLevel, Protocol, ReadLevel, Registration};
 
-use crate::registration::{LabRegistration, with_stage};
-use crate::stage::{Check, Expect, Stage, bounds};
+use crate::registration::{LabRegistration, staged_name, with_stage};
+use crate::stage::{Check, Row, Stage, bounds};
 use staged::Staged;
 
 /// The lab's stages.
@@ -34,12 +33,10 @@ fn extra(stage: u8) -> &'static [(&'static str, &'static str)] {
 pub(crate) fn protocol(student: &'static dyn RaftDecisions) -> Protocol {
     let staged: Vec<&'static Staged> = (1..=STAGES)
         .map(|stage| {
-            let name: &'static str =
-                Box::leak(format!("student (stages 1-{stage})").into_boxed_str());
             &*Box::leak(Box::new(Staged {
                 student,
                 stage,
-                name,
+                name: staged_name(stage),
             }))
         })
         .collect();
@@ -59,43 +56,22 @@ pub(crate) fn protocol(student: &'static dyn RaftDecisions) -> Protocol {
     Protocol::new(Box::leak(Box::new(registration)))
 }
 
-/// The model checker's bound for a stage's row (Raft's branching is
-/// wider than ISR's: every path of 4 steps).
-const MODEL: Bounds = bounds(4, 1, 1, 1, 150_000);
-
-/// The explorer's schedules per row and stage.
-const SWEEP: u64 = 2000;
-
-fn strong_row() -> [Check; 2] {
-    [
-        Check::Sweep {
-            ack: AckLevel::Quorum,
-            read: ReadLevel::Linearizable,
-            schedules: SWEEP,
-            expect: Expect::AllHold,
-        },
-        Check::Model {
-            ack: AckLevel::Quorum,
-            read: ReadLevel::Linearizable,
-            bounds: MODEL,
-            expect: Expect::AllHold,
-        },
-    ]
-}
+/// The row every stage grades, by 2,000 swarm schedules and by the model
+/// checker (Raft's branching is wider than ISR's: every path of 4 steps,
+/// 1 fault, 1 write, 1 read).
+const ROW: Row = Row {
+    ack: AckLevel::Quorum,
+    read: ReadLevel::Linearizable,
+    schedules: 2000,
+    bounds: bounds(4, 1, 1, 1, 150_000),
+};
 
 /// The stages, in order.
 pub(crate) fn stages() -> Vec<Stage> {
     let scenario = |file: &'static str, text: &'static str| Check::Scenario { file, text };
     let mut out = Vec::new();
-    let mut stage = |number, title, reading, functions, mut checks: Vec<Check>| {
-        checks.extend(strong_row());
-        out.push(Stage {
-            number,
-            title,
-            reading,
-            functions,
-            checks,
-        });
+    let mut stage = |number, title, reading, functions, checks: Vec<Check>| {
+        out.push(Stage::new(number, title, reading, functions, checks, &ROW));
     };
     let mut one = units::stage1();
     one.push(scenario(

@@ -1,11 +1,9 @@
 //! The Raft lab's unit checks: each stage's functions called directly.
 
-use std::fmt::Debug;
-
 use proto_raft::decisions::RaftDecisions;
 
 use crate::lab::Student;
-use crate::stage::Check;
+use crate::stage::{Check, expect};
 
 /// The student's Raft rules.
 fn raft(student: Student) -> Result<&'static dyn RaftDecisions, String> {
@@ -20,15 +18,6 @@ fn unit(name: &'static str, f: fn(&dyn RaftDecisions) -> Result<(), String>) -> 
     Check::Unit {
         name,
         run: Box::new(move |student| f(raft(student)?)),
-    }
-}
-
-/// `Ok` when `call` answered `want`; else what it answered and why.
-fn expect<T: PartialEq + Debug>(call: &str, got: T, want: T, why: &str) -> Result<(), String> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(format!("{call} answered {got:?}, expected {want:?}: {why}"))
     }
 }
 
