@@ -194,10 +194,16 @@ fn cell(status: Status, finding: Option<&model::Finding>) -> String {
 
 /// The row's verdicts at [`TABLE_BOUNDS`].
 pub fn table_verdict(config: &Configuration, jobs: usize) -> Result<ModelVerdict, String> {
-    let bounds = Bounds {
-        jobs,
-        ..TABLE_BOUNDS
-    };
+    verdict_within(config, TABLE_BOUNDS, jobs)
+}
+
+/// The checker's verdict of `config` within `bounds`, on `jobs` workers.
+pub fn verdict_within(
+    config: &Configuration,
+    bounds: Bounds,
+    jobs: usize,
+) -> Result<ModelVerdict, String> {
+    let bounds = Bounds { jobs, ..bounds };
     model::check(config, &bounds, &|_, _| {}).map_err(|e| format!("{}: {e}", config.key()))
 }
 
