@@ -148,7 +148,8 @@ fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
             clap::error::ErrorKind::InvalidValue,
             format!(
                 "no configuration of {protocol} with setting `{setting}` and these levels \
-                     (see `cargo xtask explore --json` for the rows)"
+                     (see `{} explore --json` for the rows)",
+                explore::command()
             ),
         )
     })
@@ -250,8 +251,9 @@ fn config_of_replay(id: ReplayId) -> Result<(Configuration, Start), Failure> {
         .find(|c| c.key() == id.config)
         .ok_or_else(|| {
             usage(format!(
-                "no configuration `{}` (see `cargo xtask explore --json`)",
-                id.config
+                "no configuration `{}` (see `{} explore --json`)",
+                id.config,
+                explore::command()
             ))
         })?;
     Ok(match id.path.clone() {

@@ -28,8 +28,9 @@ pub fn scenario(session: &Session<'_>, at: usize, prefix: Option<&str>) -> Resul
         Some(part) => {
             let _ = writeln!(
                 out,
-                "# A path of `cargo xtask debug --scenario`: the part, then the steps.\n\
-                 # `cargo xtask run FILE --rewrite` fills in what each directive prints.\n"
+                "# A path of `{cmd} debug --scenario`: the part, then the steps.\n\
+                 # `{cmd} run FILE --rewrite` fills in what each directive prints.\n",
+                cmd = explore::command()
             );
             out.push_str(part);
             let _ = writeln!(out, "steer\n----\n");
@@ -174,8 +175,9 @@ fn header(session: &Session<'_>, at: usize) -> Result<String, String> {
     let replay = session.replay_id(at).map_err(|e| e.to_string())?;
     let _ = writeln!(
         out,
-        "# A path of `cargo xtask debug`, step by step: {replay}\n\
-         # `cargo xtask run FILE --rewrite` fills in what each directive prints."
+        "# A path of `{cmd} debug`, step by step: {replay}\n\
+         # `{cmd} run FILE --rewrite` fills in what each directive prints.",
+        cmd = explore::command()
     );
     let mut config_line = format!(
         "config protocols={} seed={}",

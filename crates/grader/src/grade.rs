@@ -206,15 +206,13 @@ fn commands(replay: &str, debuggable: bool) -> String {
     out
 }
 
-/// A reason in a student's words (a `todo!()` panic named as such).
+/// A reason in a student's words: a `todo!()` the run reached (the
+/// explorer's "the protocol panicked at FILE:LINE: not yet implemented…")
+/// named as such.
 fn reason(text: &str) -> String {
-    if text.contains("not yet implemented") {
-        let panic = text
-            .trim_start_matches("panicked: ")
-            .trim_start_matches("panic: ");
-        explain(panic)
-    } else {
-        text.to_owned()
+    match text.split_once("panicked at ") {
+        Some((_, panic)) if panic.contains("not yet implemented") => explain(panic),
+        _ => text.to_owned(),
     }
 }
 
@@ -289,11 +287,18 @@ fn model(verdict: &ModelVerdict, expect: Expect) -> Outcome {
                     let mut why = format!("{} violated", p.name());
                     if let Some(f) = finding {
                         let steps: Vec<String> = f.path.iter().map(ToString::to_string).collect();
+                        let path = if steps.is_empty() {
+                            " at the start, before any step".to_owned()
+                        } else {
+                            format!(
+                                " by a shortest path of {} steps: {}",
+                                steps.len(),
+                                steps.join("; ")
+                            )
+                        };
                         let _ = write!(
                             why,
-                            " by a shortest path of {} steps: {}\n{}\n{}",
-                            f.path.len(),
-                            steps.join("; "),
+                            "{path}\n{}\n{}",
                             reason(&f.reason),
                             commands(&f.replay.to_string(), true)
                         );
@@ -322,5 +327,21 @@ fn judged_words(property: Property) -> &'static str {
         Property::Invariants => "every invariant held",
         Property::Recovers => "the group always recovered",
         Property::Available => "writes and reads always completed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reason;
+
+    #[test]
+    fn a_todo_a_run_reached_reads_as_not_written_yet_and_other_reasons_stay() {
+        assert_eq!(
+            reason("the protocol panicked at src/lib.rs:61: not yet implemented: stage 2: commits"),
+            "not written yet: the `todo!()` at src/lib.rs:61 panicked"
+        );
+        let other = "the protocol panicked at src/lib.rs:9: index out of bounds";
+        assert_eq!(reason(other), other);
+        assert_eq!(reason("k0=v1 is lost"), "k0=v1 is lost");
     }
 }
