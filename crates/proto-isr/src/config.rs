@@ -105,7 +105,7 @@ impl Default for IsrConfig {
             seed: 0,
             unclean_leader_election: false,
             planted: None,
-            decisions: crate::decisions::Decisions::default(),
+            decisions: crate::decisions::REFERENCE,
             mode: IsrMode::Chapter,
             flush_messages: None,
         }
@@ -214,7 +214,7 @@ impl IsrConfig {
         mut self,
         decisions: &'static dyn crate::decisions::IsrDecisions,
     ) -> IsrConfig {
-        self.decisions = crate::decisions::Decisions(decisions);
+        self.decisions = replication::Plugged(decisions);
         self
     }
 

@@ -25,8 +25,6 @@
 //! assert_eq!(Reference.high_watermark(9, &[9, 7, 8]), 7);
 //! ```
 
-use std::fmt;
-
 use replication::{AckLevel, ReadLevel, Tick};
 
 use crate::controller::ReplicaFacts;
@@ -200,35 +198,13 @@ impl IsrDecisions for Reference {
 
 /// The decisions a group runs, as a configuration field: compared and
 /// printed by name.
-#[derive(Clone, Copy)]
-pub struct Decisions(pub &'static dyn IsrDecisions);
+pub type Decisions = replication::Plugged<dyn IsrDecisions>;
 
-impl Default for Decisions {
-    fn default() -> Self {
-        Decisions(&Reference)
-    }
-}
+/// This crate's own rules, as a configuration field.
+pub const REFERENCE: Decisions = replication::Plugged(&Reference);
 
-impl fmt::Debug for Decisions {
-    /// The name alone: a node's state text (which the model checker's
-    /// fingerprint hashes) carries it on every state.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.name())
-    }
-}
-
-impl PartialEq for Decisions {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.name() == other.0.name()
-    }
-}
-
-impl Eq for Decisions {}
-
-impl std::ops::Deref for Decisions {
-    type Target = dyn IsrDecisions;
-
-    fn deref(&self) -> &Self::Target {
-        self.0
+impl replication::Named for dyn IsrDecisions {
+    fn name(&self) -> &'static str {
+        IsrDecisions::name(self)
     }
 }

@@ -104,7 +104,7 @@ impl IsrNode {
             fenced_packets: 0,
             awaiting_controller: false,
             planted: None,
-            decide: crate::decisions::Decisions::default(),
+            decide: crate::decisions::REFERENCE,
         }
     }
 

@@ -76,7 +76,7 @@ impl Default for RaftConfig {
             snapshot_threshold: None,
             max_append_entries: 64,
             planted: None,
-            decisions: crate::decisions::Decisions::default(),
+            decisions: crate::decisions::REFERENCE,
         }
     }
 }
@@ -175,7 +175,7 @@ impl RaftConfig {
         mut self,
         decisions: &'static dyn crate::decisions::RaftDecisions,
     ) -> Self {
-        self.decisions = crate::decisions::Decisions(decisions);
+        self.decisions = replication::Plugged(decisions);
         self
     }
 

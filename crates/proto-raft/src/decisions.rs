@@ -27,8 +27,6 @@
 //! assert!(Reference.commits(4, 4) && !Reference.commits(2, 4));
 //! ```
 
-use std::fmt;
-
 /// The rules of Raft, one function each, grouped by the lab's stages.
 /// Each is pure: it sees only its arguments.
 pub trait RaftDecisions: Sync + 'static {
@@ -157,42 +155,20 @@ fn majority(cluster: usize) -> usize {
 
 /// The decisions a group runs, as a configuration field: compared and
 /// printed by name.
-#[derive(Clone, Copy)]
-pub struct Decisions(pub &'static dyn RaftDecisions);
+pub type Decisions = replication::Plugged<dyn RaftDecisions>;
 
-impl Default for Decisions {
-    fn default() -> Self {
-        Decisions(&Reference)
-    }
-}
+/// This crate's own rules, as a configuration field.
+pub const REFERENCE: Decisions = replication::Plugged(&Reference);
 
-impl fmt::Debug for Decisions {
-    /// The name alone: a node's state text (which the model checker's
-    /// fingerprint hashes) carries it on every state.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.name())
-    }
-}
-
-impl PartialEq for Decisions {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.name() == other.0.name()
-    }
-}
-
-impl Eq for Decisions {}
-
-impl std::ops::Deref for Decisions {
-    type Target = dyn RaftDecisions;
-
-    fn deref(&self) -> &Self::Target {
-        self.0
+impl replication::Named for dyn RaftDecisions {
+    fn name(&self) -> &'static str {
+        RaftDecisions::name(self)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Decisions, RaftDecisions, Reference};
+    use super::{REFERENCE, RaftDecisions, Reference};
     use crate::{RaftConfig, RaftGroup};
 
     #[test]
@@ -278,11 +254,13 @@ mod tests {
 
     #[test]
     fn decisions_are_compared_and_printed_by_name() {
-        let d = Decisions::default();
+        let d = REFERENCE;
         assert_eq!(d.name(), "reference");
         assert_eq!(format!("{d:?}"), "reference");
-        assert_eq!(d, Decisions(&Reference));
-        assert_ne!(d, Decisions(&NoVotes));
+        let reference: &'static dyn RaftDecisions = &Reference;
+        let no_votes: &'static dyn RaftDecisions = &NoVotes;
+        assert_eq!(d, replication::Plugged(reference));
+        assert_ne!(d, replication::Plugged(no_votes));
         assert_eq!(RaftConfig::default().decisions, d);
     }
 

@@ -48,7 +48,7 @@ impl Timing {
             snapshot_threshold: None,
             max_append_entries: 64,
             planted: None,
-            decisions: crate::decisions::Decisions::default(),
+            decisions: crate::decisions::REFERENCE,
         }
     }
 }

@@ -36,6 +36,7 @@ mod message;
 mod op;
 mod outcome;
 mod output;
+mod plugged;
 mod recorder;
 mod registration;
 mod state;
@@ -57,6 +58,7 @@ pub use message::capacity as message_capacity;
 pub use op::{ClientOp, Completion, OpId, Outcome, OutcomeStatus};
 pub use outcome::{ReadResult, WriteResult};
 pub use output::Output;
+pub use plugged::{Named, Plugged};
 pub use recorder::StateRecorder;
 pub use registration::{
     ExplorerRow, Knob, Levels, MAX_NODES, PlantedBug, Protocol, Registration, Registry,
