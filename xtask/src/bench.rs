@@ -224,6 +224,7 @@ fn measure_once(
                 faults: 2,
                 writes: 2,
                 reads: 1,
+                pinned_reads: false,
                 max_states: writes.saturating_mul(50),
                 jobs: std::thread::available_parallelism().map_or(1, usize::from),
                 dedup: true,

@@ -40,6 +40,11 @@ pub struct Args {
     /// Client reads in a path at most.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=16))]
     reads: u8,
+    /// Reads may also go to a named node, as from a client that still
+    /// believes that node leads (the sweep's stale clients); by default a
+    /// read goes where the protocol routes it.
+    #[arg(long)]
+    pinned_reads: bool,
     /// Distinct states per row at most.
     #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     max_states: u64,
@@ -75,6 +80,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         faults: args.faults,
         writes: args.writes,
         reads: args.reads,
+        pinned_reads: args.pinned_reads,
         max_states: args.max_states,
         jobs,
         dedup: !args.no_dedup,
@@ -174,6 +180,7 @@ pub const TABLE_BOUNDS: Bounds = Bounds {
     faults: 2,
     writes: 1,
     reads: 1,
+    pinned_reads: false,
     max_states: 100_000,
     jobs: 1,
     dedup: true,

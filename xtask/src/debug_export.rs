@@ -104,6 +104,11 @@ pub fn scenario(session: &Session<'_>, at: usize, prefix: Option<&str>) -> Resul
             } => Some(format!(
                 "submit write key=k0 value=v{value} level={level} as=w{client}"
             )),
+            Step::ReadVia { client, node } => Some(format!(
+                "submit read key=k0 level={} node={} as=r{client}",
+                config.read,
+                name(node)
+            )),
             Step::ReadAt { client, level } => {
                 let node = if *level == replication::ReadLevel::Local {
                     format!(

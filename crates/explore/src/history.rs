@@ -3,7 +3,7 @@
 use replication::{Bytes, OutcomeStatus, Tick};
 
 /// What an operation asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum OpKind {
     /// A write of `value` to `key`.
     Write {
@@ -28,7 +28,7 @@ pub enum OpKind {
 /// step or tick that produced it, so `ret` is never earlier than the real
 /// completion: intervals can only widen, which makes the checks permissive,
 /// never wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct HistoryOp {
     /// The client (the final reads use client number `clients`).
     pub client: u8,

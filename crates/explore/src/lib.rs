@@ -64,6 +64,7 @@ mod minority;
 pub mod model;
 mod panics;
 mod probe;
+mod probe_memo;
 mod profile;
 mod property;
 mod registers;

@@ -65,7 +65,7 @@ impl fmt::Display for Property {
 }
 
 /// One run's answer for one property.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Check {
     /// It held.
     Holds,

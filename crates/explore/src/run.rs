@@ -3,6 +3,7 @@
 //! the protocol serves again.
 
 use std::collections::BTreeMap;
+use std::hash::Hasher as _;
 
 use replication::{
     Bytes, ClientOp, GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup,
@@ -13,6 +14,7 @@ use crate::check::{self, FinalValues};
 use crate::config::Configuration;
 use crate::history::{HistoryOp, OpKind};
 use crate::literals;
+use crate::probe_memo::{ProbeMemo, Probed};
 use crate::property::{Check, Property};
 use crate::schedule::{NodeRef, Schedule, Step};
 
@@ -327,7 +329,19 @@ impl<'a> Runner<'a> {
 
     /// The run's end: heal and restart everything, let it settle, read
     /// every key at the strongest level, and judge every property.
-    pub(crate) fn finish(mut self, schedule: &Schedule, options: RunOptions) -> RunReport {
+    pub(crate) fn finish(self, schedule: &Schedule, options: RunOptions) -> RunReport {
+        self.finish_with(schedule, options, None)
+    }
+
+    /// [`finish`](Self::finish), the recovery probes answered from `memo`
+    /// when they ran before from the same settled group (a steered run's
+    /// judged end: the model checker's).
+    pub(crate) fn finish_with(
+        mut self,
+        schedule: &Schedule,
+        options: RunOptions,
+        memo: Option<&ProbeMemo>,
+    ) -> RunReport {
         let config = self.config;
         let linearizable = |history: &[HistoryOp]| {
             if options.linearizable {
@@ -364,13 +378,7 @@ impl<'a> Runner<'a> {
         let final_values = self.final_reads();
         let durable = check::durable(&self.history, &final_values, config.ack);
         let linearizable = linearizable(&self.history);
-        let recovers = self.recovers();
-        if recovers == Check::Holds {
-            self.available_without_a_follower();
-            if schedule.probes_its_lease() {
-                self.lease_lapses();
-            }
-        }
+        let recovers = self.probe(schedule, memo);
         if schedule.checks_its_trace() {
             self.check_trace();
         }
@@ -812,6 +820,14 @@ impl Runner<'_> {
                 let (op, _) = self.route(client, op, level == ReadLevel::Local);
                 return self.unclaimed(|run| run.submit(client, op, OpKind::Read { key }, false));
             }
+            Step::ReadVia { client, node } => {
+                let key = literals::key(0);
+                let Some(id) = self.node(node, index) else {
+                    return StepResult::Skipped("no such node");
+                };
+                let op = ClientOp::read(key.clone(), self.config.read).at(&id);
+                return self.submit(client, op, OpKind::Read { key }, false);
+            }
             Step::Wait(n) => {
                 for _ in 0..n {
                     self.tick();
@@ -1010,6 +1026,54 @@ impl Runner<'_> {
             Ok(acted) => StepResult::Ok(acted),
             Err(err) => StepResult::Refused(err),
         }
+    }
+
+    /// The probes after the final reads: **recovers**, then (when it
+    /// holds) a follower crashed and the lease's lapse (sampled by seed).
+    /// From `memo` when they ran before from the same group, as long as
+    /// nothing is broken yet (what they find is then the whole answer) and
+    /// the trace is not checked after them (a memo's answer leaves the
+    /// group where the probes started).
+    fn probe(&mut self, schedule: &Schedule, memo: Option<&ProbeMemo>) -> Check {
+        let key = match (memo, self.group.steerable()) {
+            (Some(_), Some(group))
+                if self.available == Check::Holds
+                    && self.invariants == Check::Holds
+                    && !schedule.checks_its_trace() =>
+            {
+                let mut h = replication::StateHasher::default();
+                h.write_u64(replication::state_fingerprint(group));
+                h.write_u8(u8::from(schedule.probes_its_lease()));
+                let _ = std::fmt::Write::write_str(&mut h, self.unquiet.as_deref().unwrap_or(""));
+                Some(std::hash::Hasher::finish(&h))
+            }
+            _ => None,
+        };
+        if let (Some(memo), Some(key)) = (memo, key)
+            && let Some(probed) = memo.get(key)
+        {
+            self.available = probed.available;
+            self.invariants = probed.invariants;
+            return probed.recovers;
+        }
+        let recovers = self.recovers();
+        if recovers == Check::Holds {
+            self.available_without_a_follower();
+            if schedule.probes_its_lease() {
+                self.lease_lapses();
+            }
+        }
+        if let (Some(memo), Some(key)) = (memo, key) {
+            memo.put(
+                key,
+                Probed {
+                    recovers: recovers.clone(),
+                    available: self.available.clone(),
+                    invariants: self.invariants.clone(),
+                },
+            );
+        }
+        recovers
     }
 
     /// Heal everything, restart every crashed node, let operations in

@@ -80,6 +80,17 @@ pub enum Step {
         /// The level it asks.
         level: replication::ReadLevel,
     },
+    /// Client `client` reads `k0` at the configuration's read level, sent
+    /// to a named node — a client that still believes that node leads, as
+    /// the sweep's stale clients do (the model checker's move with
+    /// `pinned_reads`; not judged for availability: the node may be down
+    /// or deposed on purpose).
+    ReadVia {
+        /// The client.
+        client: u8,
+        /// The node it asks.
+        node: NodeRef,
+    },
     /// Let `ticks` ticks pass (think time).
     Wait(u8),
     /// Let ticks pass until a leader other than the one leading when the
@@ -147,6 +158,7 @@ impl Step {
                 | Step::Read { .. }
                 | Step::WriteAt { .. }
                 | Step::ReadAt { .. }
+                | Step::ReadVia { .. }
                 | Step::Wait(_)
                 | Step::AwaitLeader(_)
                 | Step::AwaitApplied(_)
@@ -182,6 +194,7 @@ impl fmt::Display for Step {
                 level,
             } => write!(f, "c{client} write k0=v{value} at {level}"),
             Step::ReadAt { client, level } => write!(f, "c{client} read k0 at {level}"),
+            Step::ReadVia { client, node } => write!(f, "c{client} read k0 at {node}"),
             Step::Wait(n) => write!(f, "wait {n}"),
             Step::AwaitLeader(n) => write!(f, "await a new leader (at most {n} ticks)"),
             Step::AwaitApplied(n) => {

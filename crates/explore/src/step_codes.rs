@@ -2,7 +2,8 @@
 //! (`isr.all_isr.linearizable.default-m-w0.d0.t.p2`): `d N` deliver the
 //! N-th deliverable held message, `x N` drop, `u N` duplicate the N-th
 //! held one, `t` one tick, `w C` client C writes `k0 = v(C+1)`, `r C`
-//! client C reads `k0`, `c N` / `p N` crash node N (process / power
+//! client C reads `k0`, `v C n N` client C reads `k0` at node N (one that
+//! may be deposed), `c N` / `p N` crash node N (process / power
 //! loss), `s N` restart it, `i N` isolate it, `h N` heal it, `e N` fire
 //! node N's first armed timer, `f` the protocol's failover (`f N`: to node
 //! N), `l N` / `q N` make node N slow / not slow, `k AB` / `o AB` cut /
@@ -37,6 +38,7 @@ pub(crate) fn encode(step: &Step) -> Option<String> {
             value,
         } if *value == u32::from(*client) + 1 => format!("w{client}"),
         Step::Read { client, key: 0 } => format!("r{client}"),
+        Step::ReadVia { client, node } => format!("v{client}n{}", at(node)?),
         Step::Crash(n, false) => format!("c{}", at(n)?),
         Step::Crash(n, true) => format!("p{}", at(n)?),
         Step::Restart(n) => format!("s{}", at(n)?),
@@ -82,6 +84,13 @@ pub(crate) fn decode(code: &str) -> Option<Step> {
             client: rest.parse().ok()?,
             key: 0,
         },
+        "v" => {
+            let (client, node) = rest.split_once('n')?;
+            Step::ReadVia {
+                client: client.parse().ok()?,
+                node: NodeRef::At(node.parse().ok()?),
+            }
+        }
         "c" => Step::Crash(node()?, false),
         "p" => Step::Crash(node()?, true),
         "s" => Step::Restart(node()?),
@@ -156,13 +165,14 @@ mod tests {
     fn every_code_reads_back_as_its_step() {
         for code in [
             "d0", "x3", "u1", "t", "w2", "r5", "c0", "p2", "s1", "i0", "h2", "f", "e1", "f2", "l1",
-            "q0",
+            "q0", "v1n0", "v12n2",
         ] {
             let step = decode(code).unwrap_or_else(|| panic!("{code} decodes"));
             assert_eq!(encode(&step).as_deref(), Some(code));
         }
         for bad in [
-            "", "z1", "d", "t1", "cX", "fX", "e", "l", "k1", "k123", "oX1", "W1", "Wxl", "R1x",
+            "", "z1", "d", "t1", "v1", "v1n", "vn2", "v1nX", "cX", "fX", "e", "l", "k1", "k123",
+            "oX1", "W1", "Wxl", "R1x",
         ] {
             assert_eq!(decode(bad), None, "{bad}");
         }

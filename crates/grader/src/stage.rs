@@ -132,6 +132,7 @@ pub const fn bounds(depth: u16, faults: u8, writes: u8, reads: u8, max_states: u
         faults,
         writes,
         reads,
+        pinned_reads: false,
         max_states,
         jobs: 2,
         dedup: true,

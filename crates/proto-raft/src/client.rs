@@ -17,7 +17,7 @@ use crate::reads::{GUARD_NOT_LEADER, blocked, serve_local};
 
 /// The client operations accepted and not yet completed, in submission
 /// order, and the per-stage bound they wait for.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub(crate) struct Clients {
     inflight: Vec<PendingOp>,
     /// [`RaftConfig::client_timeout`](crate::RaftConfig::client_timeout).

@@ -459,7 +459,13 @@ impl replication::Steer for RaftGroup {
         write!(out, "{:?}|{:?}", self.nodes, self.clients)
     }
 
-    replication::steer_through_cluster!(cluster);
+    /// The same servers and client table, hashed as derived (no text).
+    fn hash_state(&self, hasher: &mut replication::StateHasher) {
+        std::hash::Hash::hash(&self.nodes, hasher);
+        std::hash::Hash::hash(&self.clients, hasher);
+    }
+
+    replication::steer_through_cluster!(cluster, hashed);
 
     fn node_log(&self, node: usize) -> Vec<String> {
         let Some(n) = self.nodes.get(node) else {

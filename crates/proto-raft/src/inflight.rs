@@ -13,7 +13,7 @@ use crate::node::{RaftNode, Role};
 use crate::reads::{GUARD_DEPOSED, GUARD_NO_CURRENT_TERM_COMMIT, GUARD_NO_QUORUM};
 
 /// What a pending operation waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Stage {
     /// A QUORUM write appended at `index` in the op's term: done once the
     /// node that took it has committed that entry.
@@ -40,7 +40,7 @@ pub(crate) enum Stage {
 }
 
 /// One operation the group accepted and has not completed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub(crate) struct PendingOp {
     pub(crate) id: OpId,
     pub(crate) op: ClientOp,

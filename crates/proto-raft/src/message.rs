@@ -7,7 +7,7 @@ use bytes::Bytes;
 use sim_core::Payload;
 
 /// What a log entry asks the state machine to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Command {
     /// The empty entry a new leader appends in its own term (§8), so it can
@@ -24,7 +24,7 @@ pub enum Command {
 
 /// One entry of a node's log. Its index is its position (index 0 is a
 /// sentinel of term 0 that never appears in probes).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LogEntry {
     /// Term of the leader that created the entry.
     pub term: u64,
@@ -44,7 +44,7 @@ impl LogEntry {
 }
 
 /// A Raft RPC or its reply. The sender is the envelope's `src`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Message {
     /// RequestVote (§5.2, §5.4.1).
@@ -188,7 +188,7 @@ impl Payload for Message {
 
 /// A node's last snapshot: the state machine after applying every entry
 /// through `index`, whose term was `term`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Snapshot {
     pub(crate) index: u64,
     pub(crate) term: u64,

@@ -21,7 +21,7 @@ pub(crate) use crate::output::{NodeEvent, Output};
 pub use crate::role::Role;
 
 /// Timing settings a node needs, and the optional mechanisms it runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Timing {
     pub(crate) election_timeout: (u64, u64),
     pub(crate) heartbeat: u64,
@@ -55,7 +55,7 @@ impl Timing {
 
 /// One server: persistent state (`current_term`, `voted_for`, `log`), the
 /// volatile state every server keeps, and the leader's volatile state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub(crate) struct RaftNode {
     pub(crate) me: usize,
     pub(crate) cluster: usize,

@@ -18,7 +18,7 @@ use crate::node::RaftNode;
 use crate::output::{NodeEvent, Output};
 
 /// A leadership transfer in progress at a leader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Transfer {
     /// The node that should lead next.
     pub(crate) target: usize,

@@ -100,12 +100,19 @@ impl fmt::Write for StateHasher {
 }
 
 /// The network half of a `Steer` impl for a group whose harness is a
-/// `Cluster` in field `$cluster`: `write_harness`,
+/// `Cluster` in field `$cluster`: `write_harness` (and `hash_harness`,
+/// with `, hashed`, for a protocol whose messages derive `Hash`),
 /// `hold`, `held`, `release`, `drop_held`, `duplicate_held`, `node_faults`,
 /// `cut_links`. Use it inside
 /// the `impl Steer for …` block.
 #[macro_export]
 macro_rules! steer_through_cluster {
+    ($cluster:ident, hashed) => {
+        $crate::steer_through_cluster!($cluster);
+        fn hash_harness(&self, hasher: &mut $crate::StateHasher) {
+            self.$cluster.hash_harness(hasher)
+        }
+    };
     ($cluster:ident) => {
         fn write_harness(&self, out: &mut dyn ::std::fmt::Write) -> ::std::fmt::Result {
             self.$cluster.write_harness(out)

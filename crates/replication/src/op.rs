@@ -36,7 +36,7 @@ impl fmt::Display for OpId {
 }
 
 /// A client operation: a write or a read, optionally sent to a named node.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ClientOp {
     /// Write `key = value`, acknowledged at `level`.

@@ -40,6 +40,13 @@ impl<T: ?Sized + Named> PartialEq for Plugged<T> {
 
 impl<T: ?Sized + Named> Eq for Plugged<T> {}
 
+impl<T: ?Sized + Named> std::hash::Hash for Plugged<T> {
+    /// The name, as it is compared.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name().hash(state);
+    }
+}
+
 impl<T: ?Sized> std::ops::Deref for Plugged<T> {
     type Target = T;
 

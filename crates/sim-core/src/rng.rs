@@ -14,7 +14,7 @@
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// assert!((3..=5).contains(&a.range_inclusive(3, 5)));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Rng {
     state: u64,
 }

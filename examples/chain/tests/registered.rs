@@ -203,6 +203,7 @@ fn the_model_checker_and_the_debugger_steer_chain_too() {
         faults: 1,
         writes: 1,
         reads: 0,
+        pinned_reads: false,
         max_states: 100_000,
         jobs: 2,
         dedup: true,

@@ -78,6 +78,7 @@ const BOUNDS: Bounds = Bounds {
     faults: u8::MAX,
     writes: 9,
     reads: 9,
+    pinned_reads: true,
     max_states: u64::MAX,
     jobs: 1,
     dedup: false,
@@ -454,7 +455,12 @@ impl<'a> Session<'a> {
         };
         let used = model::Used {
             writes: count(|s| matches!(s, Step::Write { .. } | Step::WriteAt { .. })),
-            reads: count(|s| matches!(s, Step::Read { .. } | Step::ReadAt { .. })),
+            reads: count(|s| {
+                matches!(
+                    s,
+                    Step::Read { .. } | Step::ReadAt { .. } | Step::ReadVia { .. }
+                )
+            }),
             faults: 0,
         };
         let mut steps = model::enabled_steps(self.config, run, used, &BOUNDS);

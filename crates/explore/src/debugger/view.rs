@@ -235,6 +235,10 @@ pub(super) fn describe(
             "client",
             format!("client {client} reads k0 ({level}, not judged)"),
         ),
+        Step::ReadVia { client, node: at } => (
+            "client",
+            format!("client {client} reads k0 at {}", node(at)),
+        ),
         Step::Restart(n) => ("repair", format!("restart {}", node(n))),
         Step::Heal(n) => ("repair", format!("heal {}", node(n))),
         Step::Slow(n, false) => ("repair", format!("{} no longer slow", node(n))),

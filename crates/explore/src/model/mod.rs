@@ -21,7 +21,7 @@
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::hash::Hasher;
+use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -31,6 +31,7 @@ use replication::{GroupError, NetConfig, StateHasher, Transport};
 pub use crate::step_codes::MODEL_SEED as SEED;
 
 use crate::config::{Configuration, default_nodes};
+use crate::probe_memo::ProbeMemo;
 use crate::profile::Profile;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
@@ -49,6 +50,10 @@ pub struct Bounds {
     pub writes: u8,
     /// Client reads in a path at most.
     pub reads: u8,
+    /// A read may also be sent to a named node, as by a client that still
+    /// believes that node leads (the sweep's stale clients), not only
+    /// where the protocol routes it.
+    pub pinned_reads: bool,
     /// Distinct states at most; the search stops at the level that
     /// reaches it.
     pub max_states: u64,
@@ -66,6 +71,7 @@ impl Default for Bounds {
             faults: 2,
             writes: 2,
             reads: 1,
+            pinned_reads: false,
             max_states: 200_000,
             jobs: 1,
             dedup: true,
@@ -113,13 +119,14 @@ impl ModelVerdict {
     pub fn bound_text(&self) -> String {
         let b = &self.bounds;
         format!(
-            "{} {} distinct states within {} steps, {} faults, {} writes, {} reads{}",
+            "{} {} distinct states within {} steps, {} faults, {} writes, {} reads{}{}",
             if self.complete { "all" } else { "the first" },
             self.distinct,
             self.depth,
             b.faults,
             b.writes,
             b.reads,
+            if b.pinned_reads { " (at any node)" } else { "" },
             if self.complete {
                 String::new()
             } else {
@@ -166,7 +173,8 @@ pub fn schedule(config: &Configuration, path: Vec<Step>) -> Result<Schedule, Gro
             Step::Write { client, .. }
             | Step::Read { client, .. }
             | Step::WriteAt { client, .. }
-            | Step::ReadAt { client, .. } => Some(*client + 1),
+            | Step::ReadAt { client, .. }
+            | Step::ReadVia { client, .. } => Some(*client + 1),
             _ => None,
         })
         .max()
@@ -190,6 +198,16 @@ struct Node {
     at: u32,
     /// What its path used of the bounds.
     used: Used,
+}
+
+/// What every level of one search shares.
+#[derive(Clone, Copy)]
+struct Search<'a> {
+    config: &'a Configuration,
+    /// The schedule of the first state (its profile: nodes, clients).
+    base: &'a Schedule,
+    bounds: &'a Bounds,
+    memo: &'a ProbeMemo,
 }
 
 /// What a worker found at one state of a level.
@@ -216,6 +234,7 @@ pub fn check(
     // The root must be steerable: say so once, clearly.
     Runner::start(config, &base, RunOptions::SWEEP)?;
     let mut arena: Vec<(u32, Step)> = Vec::new();
+    let memo = ProbeMemo::new();
     let mut seen: HashSet<u64> = HashSet::new();
     let mut found: Vec<Option<(Check, u32)>> = vec![None; 5];
     let mut unknown: Vec<Option<String>> = vec![None; 5];
@@ -237,7 +256,13 @@ pub fn check(
         if depth < bounds.depth && !within {
             complete = false;
         }
-        let results = expand_level(config, &base, &arena, &frontier, bounds, expand)?;
+        let search = Search {
+            config,
+            base: &base,
+            bounds,
+            memo: &memo,
+        };
+        let results = expand_level(&search, &arena, &frontier, expand)?;
         let mut next = Vec::new();
         for (node, result) in frontier.iter().zip(results) {
             generated += result.generated;
@@ -328,13 +353,17 @@ fn path_of(arena: &[(u32, Step)], mut at: u32) -> Vec<Step> {
 /// enabled step to it, on `bounds.jobs` workers; the answers come back in
 /// frontier order, whatever the number of workers.
 fn expand_level(
-    config: &Configuration,
-    base: &Schedule,
+    search: &Search<'_>,
     arena: &[(u32, Step)],
     frontier: &[Node],
-    bounds: &Bounds,
     expand: bool,
 ) -> Result<Vec<Expanded>, GroupError> {
+    let Search {
+        config,
+        base,
+        bounds,
+        ..
+    } = *search;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<Expanded, GroupError>)>> = Mutex::new(Vec::new());
     let jobs = bounds.jobs.max(1).min(frontier.len().max(1));
@@ -349,7 +378,7 @@ fn expand_level(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(node) = frontier.get(i) else { break };
                     let expanded = match &root {
-                        Ok(Ok(root)) => expand_one(config, base, root, arena, node, bounds, expand),
+                        Ok(Ok(root)) => expand_one(search, root, arena, node, expand),
                         Ok(Err(e)) => Err(e.clone()),
                         Err(panic) => Ok(Expanded {
                             checks: panicked(panic, "the warm-up panicked"),
@@ -373,14 +402,18 @@ fn expand_level(
 /// Rebuilds `node`'s state from its path, judges it, and applies every
 /// enabled step to a fork of it.
 fn expand_one(
-    config: &Configuration,
-    base: &Schedule,
+    search: &Search<'_>,
     root: &Runner<'_>,
     arena: &[(u32, Step)],
     node: &Node,
-    bounds: &Bounds,
     expand: bool,
 ) -> Result<Expanded, GroupError> {
+    let Search {
+        config,
+        base,
+        bounds,
+        memo,
+    } = *search;
     let path = if node.at == u32::MAX {
         Vec::new()
     } else {
@@ -398,8 +431,11 @@ fn expand_one(
         }
     };
     let checks = match crate::panics::catch(|| {
-        run.fork()
-            .map(|judged| judged.finish(base, RunOptions::SWEEP).checks)
+        run.fork().map(|judged| {
+            judged
+                .finish_with(base, RunOptions::SWEEP, Some(memo))
+                .checks
+        })
     }) {
         Ok(Some(checks)) => checks,
         Ok(None) => {
@@ -433,7 +469,7 @@ fn expand_one(
             let mut next = *node;
             match step {
                 Step::Write { .. } => next.used.writes += 1,
-                Step::Read { .. } => next.used.reads += 1,
+                Step::Read { .. } | Step::ReadVia { .. } => next.used.reads += 1,
                 s if counts_as_fault(&s) => next.used.faults += 1,
                 _ => {}
             }
@@ -540,10 +576,15 @@ pub(crate) fn enabled_steps(
         });
     }
     if node.reads < bounds.reads {
-        steps.push(Step::Read {
-            client: bounds.writes + node.reads,
-            key: 0,
-        });
+        let client = bounds.writes + node.reads;
+        steps.push(Step::Read { client, key: 0 });
+        if bounds.pinned_reads {
+            let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
+            steps.extend((0..n).map(|i| Step::ReadVia {
+                client,
+                node: NodeRef::At(i),
+            }));
+        }
     }
     let (crashed, isolated, power_losses) = run.fault_state();
     let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
@@ -593,17 +634,12 @@ fn fingerprint(run: &Runner<'_>, used: &Used) -> u64 {
         .steerable()
         .map_or(0, replication::state_fingerprint);
     let mut h = StateHasher::default();
-    // Written into the hasher as it is formatted: no text is kept.
-    let _ = write!(
-        h,
-        "{group:x}|{}/{}/{}|{:?}|{:?}|{:?}",
-        used.writes,
-        used.reads,
-        used.faults,
-        run.history(),
-        run.fault_state(),
-        run.invariants_so_far()
-    );
+    // Hashed as derived: no text is made.
+    h.write_u64(group);
+    (used.writes, used.reads, used.faults).hash(&mut h);
+    run.history().hash(&mut h);
+    run.fault_state().hash(&mut h);
+    run.invariants_so_far().hash(&mut h);
     h.finish()
 }
 

@@ -13,6 +13,7 @@ fn small(jobs: usize, dedup: bool) -> Bounds {
         faults: 1,
         writes: 1,
         reads: 0,
+        pinned_reads: false,
         max_states: 1_000_000,
         jobs,
         dedup,
@@ -165,4 +166,111 @@ fn a_state_replayed_from_a_forked_root_is_the_state_replayed_from_scratch() {
         assert_eq!(fp(&forked), fp(&fresh), "{}", config.key());
         assert_eq!(forked.history(), fresh.history());
     }
+}
+
+/// The checker's first schedule for `bounds` (a client per operation).
+fn with_clients(config: &Configuration, bounds: &Bounds) -> Schedule {
+    let nodes = default_nodes(config).expect("nodes");
+    Schedule {
+        seed: SEED,
+        profile: profile(config, nodes, bounds),
+        steps: Vec::new(),
+    }
+}
+
+/// Every state of the first two levels, each with the path to it.
+fn states_within_two_steps<'a>(
+    config: &'a Configuration,
+    root: &Runner<'a>,
+    bounds: &Bounds,
+) -> Vec<Runner<'a>> {
+    let mut level = vec![(root.fork().expect("forks"), Used::default())];
+    let mut all = Vec::new();
+    for depth in 0..2 {
+        let mut next = Vec::new();
+        for (run, used) in &level {
+            for step in enabled_steps(config, run, *used, bounds) {
+                let mut child = run.fork().expect("forks");
+                child.apply(depth, &step, RunOptions::SWEEP);
+                let mut used = *used;
+                match step {
+                    Step::Write { .. } => used.writes += 1,
+                    Step::Read { .. } | Step::ReadVia { .. } => used.reads += 1,
+                    s if counts_as_fault(&s) => used.faults += 1,
+                    _ => {}
+                }
+                next.push((child, used));
+            }
+        }
+        all.extend(level.drain(..).map(|(run, _)| run));
+        level = next;
+    }
+    all.extend(level.into_iter().map(|(run, _)| run));
+    all
+}
+
+#[test]
+fn the_probes_answered_from_the_memo_are_the_probes_run_again() {
+    for config in [isr(), raft()] {
+        let bounds = Bounds {
+            faults: 1,
+            writes: 1,
+            reads: 1,
+            pinned_reads: true,
+            ..Bounds::default()
+        };
+        let base = with_clients(&config, &bounds);
+        let root = Runner::start(&config, &base, RunOptions::SWEEP).expect("a root");
+        let memo = ProbeMemo::new();
+        let states = states_within_two_steps(&config, &root, &bounds);
+        for run in &states {
+            let plain = run.fork().expect("forks").finish(&base, RunOptions::SWEEP);
+            let memoised =
+                run.fork()
+                    .expect("forks")
+                    .finish_with(&base, RunOptions::SWEEP, Some(&memo));
+            assert_eq!(plain.checks, memoised.checks, "{}", config.key());
+        }
+        let (probed, reused) = memo.counts();
+        assert!(
+            reused > 0 && probed < states.len() as u64,
+            "{}: {} states settle into {probed} groups, {reused} answers reused",
+            config.key(),
+            states.len()
+        );
+    }
+}
+
+#[test]
+fn a_pinned_read_is_offered_at_every_node_and_goes_to_the_node_named() {
+    let config = raft();
+    let bounds = Bounds {
+        pinned_reads: true,
+        ..Bounds::default()
+    };
+    let base = with_clients(&config, &bounds);
+    let root = rebuild(&config, &base, &[]).expect("runs");
+    let offered: Vec<Step> = enabled_steps(&config, &root, Used::default(), &bounds)
+        .into_iter()
+        .filter(|s| matches!(s, Step::ReadVia { .. }))
+        .collect();
+    assert_eq!(offered.len(), 3, "one pinned read per node: {offered:?}");
+    let plain = enabled_steps(&config, &root, Used::default(), &Bounds::default());
+    assert!(!plain.iter().any(|s| matches!(s, Step::ReadVia { .. })));
+    let leader = root.group().leader().expect("a leader after the warm-up");
+    let ids = root.group().node_ids();
+    let follower = ids.iter().position(|id| *id != leader).expect("a follower");
+    let read = Step::ReadVia {
+        client: bounds.writes,
+        node: NodeRef::At(u8::try_from(follower).expect("small")),
+    };
+    let run = rebuild(&config, &base, std::slice::from_ref(&read)).expect("runs");
+    let op = run.history().last().expect("the read is in the history");
+    // A LINEARIZABLE read at a follower is refused by Raft, not served by
+    // the leader: it went where it was sent.
+    assert_eq!(
+        op.status,
+        Some(replication::OutcomeStatus::Failed),
+        "{op:?}"
+    );
 }

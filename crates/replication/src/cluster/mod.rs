@@ -491,6 +491,49 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
         Ok(())
     }
 
+    /// [`write_harness`](Self::write_harness)'s state, hashed as derived
+    /// where its types allow (the messages above all), for a protocol
+    /// whose messages derive `Hash`: the same parts, no text for them.
+    pub fn hash_harness(&self, h: &mut crate::StateHasher)
+    where
+        M: std::hash::Hash,
+    {
+        use std::fmt::Write as _;
+        use std::hash::{Hash, Hasher};
+        let one = |msg: &M| {
+            let mut m = crate::StateHasher::default();
+            msg.hash(&mut m);
+            m.finish()
+        };
+        h.write_u64(self.net.now());
+        self.rng.hash(h);
+        self.faults.hash(h);
+        let _ = write!(h, "{:?}", self.ops);
+        self.resets.hash(h);
+        h.write_u64(self.net.overflowed());
+        let mut held: Vec<(usize, usize, u64)> = self
+            .net
+            .held()
+            .into_iter()
+            .map(|m| (m.src, m.dst, one(m.msg)))
+            .collect();
+        if self.net.config().transport == sim_core::Transport::Datagram {
+            held.sort_unstable();
+        } else {
+            held.sort_by_key(|(a, b, _)| (*a, *b));
+        }
+        held.hash(h);
+        if !self.net.is_holding() {
+            let mut scheduled: Vec<(&NodeId, &NodeId, u64, u64)> = self
+                .net
+                .pending()
+                .map(|e| (e.src, e.dst, e.sent_at, one(e.msg)))
+                .collect();
+            scheduled.sort_unstable();
+            scheduled.hash(h);
+        }
+    }
+
     /// The harness's state for a fingerprint: tick, rng, faults, client
     /// operations waiting to be taken, stream resets, the messages held
     /// (per link, in order; links sorted; no ids) and those scheduled.

@@ -2,7 +2,7 @@
 //! and which one-way links are cut.
 
 /// Which nodes are down, isolated or slow, and which one-way links are cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Faults {
     pub(super) alive: Vec<bool>,
     pub(super) isolated: Vec<bool>,
