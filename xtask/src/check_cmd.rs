@@ -45,6 +45,15 @@ pub struct Args {
     /// read goes where the protocol routes it.
     #[arg(long)]
     pinned_reads: bool,
+    /// Instead of a breadth-first search, take N random walks of `--depth`
+    /// steps over the same steps and bounds, judging every state met, and
+    /// shorten each violation's path (for bugs deeper than the search
+    /// reaches; finding nothing proves nothing).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    walks: Option<u64>,
+    /// The seed the walks draw their steps from.
+    #[arg(long, default_value_t = 0, requires = "walks")]
+    seed: u64,
     /// Distinct states per row at most.
     #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     max_states: u64,
@@ -121,8 +130,25 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
                 );
             }
         };
-        let verdict = model::check(config, &bounds, &progress)
-            .map_err(|e| Failure::Failed(format!("{}: {e}", config.key())))?;
+        let verdict = match args.walks {
+            None => model::check(config, &bounds, &progress),
+            Some(count) => {
+                let walks = model::walk::Walks {
+                    count,
+                    seed: args.seed,
+                };
+                let progress = |walked: u64, distinct: u64| {
+                    if terminal {
+                        eprint!(
+                            "\r{}: {walked} walks, {distinct} distinct states   ",
+                            config.key()
+                        );
+                    }
+                };
+                model::walk::walk(config, &bounds, &walks, &progress)
+            }
+        }
+        .map_err(|e| Failure::Failed(format!("{}: {e}", config.key())))?;
         if terminal {
             eprintln!();
         }

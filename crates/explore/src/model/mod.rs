@@ -109,6 +109,9 @@ pub struct ModelVerdict {
     pub complete: bool,
     /// The bounds.
     pub bounds: Bounds,
+    /// Random walks instead of a breadth-first search ([`walk`]): how
+    /// many, from which seed; `depth` is their length.
+    pub walks: Option<walk::Walks>,
     /// Wall-clock seconds (not part of any comparison).
     pub seconds: f64,
 }
@@ -118,6 +121,19 @@ impl ModelVerdict {
     /// faults, 2 writes, 1 read`.
     pub fn bound_text(&self) -> String {
         let b = &self.bounds;
+        if let Some(w) = &self.walks {
+            return format!(
+                "{} distinct states on {} random walks of {} steps (seed {}), {} faults, {} writes, {} reads{}",
+                self.distinct,
+                w.count,
+                self.depth,
+                w.seed,
+                b.faults,
+                b.writes,
+                b.reads,
+                if b.pinned_reads { " (at any node)" } else { "" }
+            );
+        }
         format!(
             "{} {} distinct states within {} steps, {} faults, {} writes, {} reads{}{}",
             if self.complete { "all" } else { "the first" },
@@ -333,6 +349,7 @@ pub fn check(
         depth,
         complete,
         bounds: *bounds,
+        walks: None,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
@@ -430,22 +447,7 @@ fn expand_one(
             });
         }
     };
-    let checks = match crate::panics::catch(|| {
-        run.fork().map(|judged| {
-            judged
-                .finish_with(base, RunOptions::SWEEP, Some(memo))
-                .checks
-        })
-    }) {
-        Ok(Some(checks)) => checks,
-        Ok(None) => {
-            return Err(GroupError::config(
-                "steered",
-                format!("{} offers no steerable run", config.protocol),
-            ));
-        }
-        Err(panic) => panicked(&panic, "the end of the path panicked"),
-    };
+    let checks = judge(config, base, &run, memo)?;
     let mut children = Vec::new();
     let mut generated = 0;
     if expand && run.invariants_so_far() == &Check::Holds {
@@ -458,12 +460,8 @@ fn expand_one(
             });
             generated += 1;
             if let Ok(child) = &applied
-                && !matches!(step, Step::Deliver(_) | Step::Wait(_) | Step::Fire(_))
-                && child.group().now() != run.group().now()
+                && moves_time_itself(&step, &run, child)
             {
-                // A step that drives time itself (Raft's failover waits,
-                // ticking, for an election) is not a move of a steered
-                // run: time passes only by a delivery or a tick.
                 continue;
             }
             let mut next = *node;
@@ -493,6 +491,30 @@ fn expand_one(
     })
 }
 
+/// The properties at `run`'s state, judged as a schedule's end on a fork
+/// of it (a panic is an *invariants* violation).
+fn judge(
+    config: &Configuration,
+    base: &Schedule,
+    run: &Runner<'_>,
+    memo: &ProbeMemo,
+) -> Result<[Check; 5], GroupError> {
+    match crate::panics::catch(|| {
+        run.fork().map(|judged| {
+            judged
+                .finish_with(base, RunOptions::SWEEP, Some(memo))
+                .checks
+        })
+    }) {
+        Ok(Some(checks)) => Ok(checks),
+        Ok(None) => Err(GroupError::config(
+            "steered",
+            format!("{} offers no steerable run", config.protocol),
+        )),
+        Err(panic) => Ok(panicked(&panic, "the end of the path panicked")),
+    }
+}
+
 /// The run after `path`, from a fork of `root` (the steered run's first
 /// state: [`rebuild`] without its warm-up).
 fn replay_from<'a>(
@@ -513,7 +535,6 @@ fn replay_from<'a>(
 }
 
 /// The run after `path`, from a fresh group.
-#[cfg(test)]
 fn rebuild<'a>(
     config: &'a Configuration,
     base: &Schedule,
@@ -524,6 +545,14 @@ fn rebuild<'a>(
         run.apply(index, step, RunOptions::SWEEP);
     }
     Ok(run)
+}
+
+/// True for a step that drove time itself (Raft's failover waits,
+/// ticking, for an election): not a move of a steered run, where time
+/// passes only by a delivery, a tick or a fired timer.
+fn moves_time_itself(step: &Step, before: &Runner<'_>, after: &Runner<'_>) -> bool {
+    !matches!(step, Step::Deliver(_) | Step::Wait(_) | Step::Fire(_))
+        && after.group().now() != before.group().now()
 }
 
 /// True for a step that spends the fault budget.
@@ -642,6 +671,8 @@ fn fingerprint(run: &Runner<'_>, used: &Used) -> u64 {
     run.invariants_so_far().hash(&mut h);
     h.finish()
 }
+
+pub mod walk;
 
 #[cfg(test)]
 mod tests;

@@ -274,3 +274,65 @@ fn a_pinned_read_is_offered_at_every_node_and_goes_to_the_node_named() {
         "{op:?}"
     );
 }
+
+/// `isr.leader.local.default`: a write acknowledged by the leader alone is
+/// lost when the leader loses power before a follower fetched it.
+fn isr_leader_acks() -> Configuration {
+    Configuration::new(
+        "isr",
+        AckLevel::Leader,
+        ReadLevel::Local,
+        "default",
+        |build: &crate::Build| {
+            let g =
+                proto_isr::IsrGroup::new(proto_isr::IsrConfig::default().with_seed(build.seed))?;
+            Ok(Box::new(g) as Box<dyn ReplicationGroup>)
+        },
+    )
+}
+
+#[test]
+fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
+    let config = isr_leader_acks();
+    let bounds = |jobs| Bounds {
+        depth: 8,
+        faults: 2,
+        writes: 1,
+        reads: 1,
+        jobs,
+        ..Bounds::default()
+    };
+    let walks = walk::Walks {
+        count: 400,
+        seed: 7,
+    };
+    let one = walk::walk(&config, &bounds(1), &walks, &|_, _| {}).expect("walks");
+    let two = walk::walk(&config, &bounds(2), &walks, &|_, _| {}).expect("walks");
+    assert_eq!(one.properties, two.properties);
+    assert_eq!((one.distinct, one.generated), (two.distinct, two.generated));
+    assert!(
+        one.bound_text()
+            .contains("400 random walks of 8 steps (seed 7)")
+    );
+    let (_, status, finding) = &one.properties[0];
+    assert_eq!(*status, Status::Violated, "{}", one.bound_text());
+    let path = &finding.as_ref().expect("a path").path;
+    let base = with_clients(&config, &bounds(1));
+    let memo = ProbeMemo::new();
+    let durable = |path: &[Step]| {
+        let run = rebuild(&config, &base, path).expect("runs");
+        matches!(
+            judge(&config, &base, &run, &memo).expect("judged")[0],
+            Check::Violated(_)
+        )
+    };
+    assert!(
+        durable(path),
+        "the shortened path still loses the write: {path:?}"
+    );
+    for i in 0..path.len() {
+        let mut shorter = path.clone();
+        shorter.remove(i);
+        assert!(!durable(&shorter), "step {i} of {path:?} could go");
+    }
+}
