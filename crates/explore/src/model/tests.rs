@@ -336,3 +336,76 @@ fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
         assert!(!durable(&shorter), "step {i} of {path:?} could go");
     }
 }
+
+/// Raft's rules with a read index confirmed at once, without a quorum —
+/// the planted `raft_read_without_quorum`, plugged in as rules.
+struct NoReadQuorum;
+
+impl proto_raft::decisions::RaftDecisions for NoReadQuorum {
+    fn name(&self) -> &'static str {
+        "no_read_quorum"
+    }
+    fn grants_vote(&self, free: bool, candidate: (u64, u64), own: (u64, u64)) -> bool {
+        proto_raft::decisions::Reference.grants_vote(free, candidate, own)
+    }
+    fn wins_election(&self, votes: usize, cluster: usize) -> bool {
+        proto_raft::decisions::Reference.wins_election(votes, cluster)
+    }
+    fn continues_log(&self, prev_index: u64, prev_term: u64, own: Option<u64>) -> bool {
+        proto_raft::decisions::Reference.continues_log(prev_index, prev_term, own)
+    }
+    fn commits(&self, entry_term: u64, current_term: u64) -> bool {
+        proto_raft::decisions::Reference.commits(entry_term, current_term)
+    }
+    fn read_confirmed(&self, _acks: usize, _cluster: usize) -> bool {
+        true
+    }
+    fn grants_pre_vote(
+        &self,
+        above: bool,
+        candidate: (u64, u64),
+        own: (u64, u64),
+        alive: bool,
+    ) -> bool {
+        proto_raft::decisions::Reference.grants_pre_vote(above, candidate, own, alive)
+    }
+}
+
+#[test]
+fn a_pinned_read_at_a_deposed_leader_shows_a_read_confirmed_without_a_quorum() {
+    // A follower's election, the new leader's first commit, then a read
+    // at the old leader: the shortest path known (9 steps, `docs/checking.md`).
+    let id = "raft.quorum.linearizable.default-m-e0.d3.d3.w0.d6.d7.d10.v1n1.t";
+    let path = id
+        .parse::<ReplayId>()
+        .expect("parses")
+        .path
+        .expect("a path");
+    let linearizable = |config: &Configuration| {
+        let base = schedule(config, path.clone()).expect("a schedule");
+        let run = rebuild(config, &base, &path).expect("runs");
+        judge(config, &base, &run, &ProbeMemo::new()).expect("judged")[1].clone()
+    };
+    let wrong = Configuration::new(
+        "raft",
+        AckLevel::Quorum,
+        ReadLevel::Linearizable,
+        "default",
+        |build: &crate::Build| {
+            let config = RaftConfig::default()
+                .with_seed(build.seed)
+                .with_decisions(&NoReadQuorum);
+            Ok(Box::new(RaftGroup::new(config)?) as Box<dyn ReplicationGroup>)
+        },
+    )
+    .with_transport(replication::Transport::Datagram);
+    let Check::Violated(why) = linearizable(&wrong) else {
+        panic!("the stale read is served");
+    };
+    assert!(why.contains("c1 read k0 -> (absent)"), "{why}");
+    assert_eq!(
+        linearizable(&raft()),
+        Check::Holds,
+        "the reference refuses it"
+    );
+}
