@@ -24,7 +24,8 @@ section, no aimed fault, unless the cell names a larger bound — a bug \
 whose shortest path needs a second write or more states): caught when \
 some path within them breaks the property, with the shortest such path, \
 or *caught as* another property that the row without the bug keeps \
-within the same bounds.
+within the same bounds. Why the checker misses a bug: [model checking \
+the real code](checking.md#in-the-tables).
 ";
 
 /// The checker's bounds for a bug: the guarantees table's, except for a
