@@ -180,6 +180,18 @@ pub fn profile(config: &Configuration, nodes: u8, bounds: &Bounds) -> Profile {
 /// after it fit in 30, as in the explorer's bounded exhaustive mode.
 pub const WARM_UP: u8 = 30;
 
+/// The checked runs' schedule for `bounds` (no step: the first state),
+/// once its group is known to be steerable (an error says so clearly).
+fn first_schedule(config: &Configuration, bounds: &Bounds) -> Result<Schedule, GroupError> {
+    let base = Schedule {
+        seed: SEED,
+        profile: profile(config, default_nodes(config)?, bounds),
+        steps: Vec::new(),
+    };
+    Runner::start(config, &base, RunOptions::SWEEP)?;
+    Ok(base)
+}
+
 /// The schedule that replays `path` on `config`.
 pub fn schedule(config: &Configuration, path: Vec<Step>) -> Result<Schedule, GroupError> {
     let nodes = default_nodes(config)?;
@@ -241,14 +253,7 @@ pub fn check(
     progress: &dyn Fn(u16, u64),
 ) -> Result<ModelVerdict, GroupError> {
     let started = Instant::now();
-    let nodes = default_nodes(config)?;
-    let base = Schedule {
-        seed: SEED,
-        profile: profile(config, nodes, bounds),
-        steps: Vec::new(),
-    };
-    // The root must be steerable: say so once, clearly.
-    Runner::start(config, &base, RunOptions::SWEEP)?;
+    let base = first_schedule(config, bounds)?;
     let mut arena: Vec<(u32, Step)> = Vec::new();
     let memo = ProbeMemo::new();
     let mut seen: HashSet<u64> = HashSet::new();

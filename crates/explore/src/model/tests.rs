@@ -170,12 +170,7 @@ fn a_state_replayed_from_a_forked_root_is_the_state_replayed_from_scratch() {
 
 /// The checker's first schedule for `bounds` (a client per operation).
 fn with_clients(config: &Configuration, bounds: &Bounds) -> Schedule {
-    let nodes = default_nodes(config).expect("nodes");
-    Schedule {
-        seed: SEED,
-        profile: profile(config, nodes, bounds),
-        steps: Vec::new(),
-    }
+    first_schedule(config, bounds).expect("a steerable group")
 }
 
 /// Every state of the first two levels, each with the path to it.

@@ -21,10 +21,10 @@ use replication::GroupError;
 use replication::Rng;
 
 use super::{
-    Bounds, Finding, ModelVerdict, SEED, Used, counts_as_fault, enabled_steps, fingerprint, judge,
-    moves_time_itself, profile, rebuild,
+    Bounds, Finding, ModelVerdict, SEED, Used, counts_as_fault, enabled_steps, fingerprint,
+    first_schedule, judge, moves_time_itself, rebuild,
 };
-use crate::config::{Configuration, default_nodes};
+use crate::config::Configuration;
 use crate::probe_memo::ProbeMemo;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
@@ -55,13 +55,7 @@ pub fn walk(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<ModelVerdict, GroupError> {
     let started = Instant::now();
-    let nodes = default_nodes(config)?;
-    let base = Schedule {
-        seed: SEED,
-        profile: profile(config, nodes, bounds),
-        steps: Vec::new(),
-    };
-    Runner::start(config, &base, RunOptions::SWEEP)?;
+    let base = first_schedule(config, bounds)?;
     let memo = ProbeMemo::new();
     let judged: Mutex<Judged> = Mutex::new(HashMap::new());
     let next = AtomicU64::new(0);
