@@ -452,7 +452,6 @@ fn expand_one(
             });
         }
     };
-    let checks = judge(config, base, &run, memo)?;
     let mut children = Vec::new();
     let mut generated = 0;
     if expand && run.invariants_so_far() == &Check::Holds {
@@ -489,6 +488,8 @@ fn expand_one(
             children.push((step, next, fp));
         }
     }
+    // Judged last, on the run itself: its children are forked already.
+    let checks = judge_owned(base, run, memo);
     Ok(Expanded {
         checks,
         children,
@@ -504,20 +505,19 @@ fn judge(
     run: &Runner<'_>,
     memo: &ProbeMemo,
 ) -> Result<[Check; 5], GroupError> {
-    match crate::panics::catch(|| {
-        run.fork().map(|judged| {
-            judged
-                .finish_with(base, RunOptions::SWEEP, Some(memo))
-                .checks
-        })
-    }) {
-        Ok(Some(checks)) => Ok(checks),
-        Ok(None) => Err(GroupError::config(
+    let run = run.fork().ok_or_else(|| {
+        GroupError::config(
             "steered",
             format!("{} offers no steerable run", config.protocol),
-        )),
-        Err(panic) => Ok(panicked(&panic, "the end of the path panicked")),
-    }
+        )
+    })?;
+    Ok(judge_owned(base, run, memo))
+}
+
+/// [`judge`], on `run` itself (its end is run on it).
+fn judge_owned(base: &Schedule, run: Runner<'_>, memo: &ProbeMemo) -> [Check; 5] {
+    crate::panics::catch(|| run.finish_with(base, RunOptions::SWEEP, Some(memo)).checks)
+        .unwrap_or_else(|panic| panicked(&panic, "the end of the path panicked"))
 }
 
 /// The run after `path`, from a fork of `root` (the steered run's first
