@@ -3,7 +3,7 @@
 //! the protocol serves again.
 
 use std::collections::BTreeMap;
-use std::hash::Hasher as _;
+use std::hash::{Hash as _, Hasher as _};
 
 use replication::{
     Bytes, ClientOp, GroupError, NodeId, OpId, Outcome, OutcomeStatus, ReadLevel, ReplicationGroup,
@@ -1042,10 +1042,13 @@ impl Runner<'_> {
                     && !schedule.checks_its_trace() =>
             {
                 let mut h = replication::StateHasher::default();
-                h.write_u64(replication::state_fingerprint(group));
-                h.write_u8(u8::from(schedule.probes_its_lease()));
-                let _ = std::fmt::Write::write_str(&mut h, self.unquiet.as_deref().unwrap_or(""));
-                Some(std::hash::Hasher::finish(&h))
+                (
+                    replication::state_fingerprint(group),
+                    schedule.probes_its_lease(),
+                    &self.unquiet,
+                )
+                    .hash(&mut h);
+                Some(h.finish())
             }
             _ => None,
         };

@@ -468,13 +468,10 @@ fn expand_one(
             {
                 continue;
             }
-            let mut next = *node;
-            match step {
-                Step::Write { .. } => next.used.writes += 1,
-                Step::Read { .. } | Step::ReadVia { .. } => next.used.reads += 1,
-                s if counts_as_fault(&s) => next.used.faults += 1,
-                _ => {}
-            }
+            let next = Node {
+                used: node.used.after(&step),
+                ..*node
+            };
             let fp = match &applied {
                 Ok(child) => fingerprint(child, &next.used),
                 // A panicking step is its own state: judged (and reported)
@@ -576,6 +573,20 @@ pub(crate) struct Used {
     pub(crate) faults: u8,
 }
 
+impl Used {
+    /// What a path has used once `step` is taken too.
+    pub(crate) fn after(self, step: &Step) -> Used {
+        let mut used = self;
+        match step {
+            Step::Write { .. } => used.writes += 1,
+            Step::Read { .. } | Step::ReadVia { .. } => used.reads += 1,
+            s if counts_as_fault(s) => used.faults += 1,
+            _ => {}
+        }
+        used
+    }
+}
+
 /// Every step enabled at `run`'s state within `bounds`, in a fixed order:
 /// deliveries, one tick, a timer fired at each node that has one armed,
 /// client operations, repairs, faults. The debugger offers the same.
@@ -590,6 +601,7 @@ pub(crate) fn enabled_steps(
         return steps;
     };
     let held = steer.held();
+    let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
     let deliverable = held.iter().filter(|h| h.deliverable).count();
     steps.extend((0..deliverable).filter_map(|i| u16::try_from(i).ok().map(Step::Deliver)));
     steps.push(Step::Wait(1));
@@ -613,7 +625,6 @@ pub(crate) fn enabled_steps(
         let client = bounds.writes + node.reads;
         steps.push(Step::Read { client, key: 0 });
         if bounds.pinned_reads {
-            let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
             steps.extend((0..n).map(|i| Step::ReadVia {
                 client,
                 node: NodeRef::At(i),
@@ -621,7 +632,6 @@ pub(crate) fn enabled_steps(
         }
     }
     let (crashed, isolated, power_losses) = run.fault_state();
-    let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
     for &i in crashed {
         if let Ok(i) = u8::try_from(i) {
             steps.push(Step::Restart(NodeRef::At(i)));

@@ -187,14 +187,7 @@ fn states_within_two_steps<'a>(
             for step in enabled_steps(config, run, *used, bounds) {
                 let mut child = run.fork().expect("forks");
                 child.apply(depth, &step, RunOptions::SWEEP);
-                let mut used = *used;
-                match step {
-                    Step::Write { .. } => used.writes += 1,
-                    Step::Read { .. } | Step::ReadVia { .. } => used.reads += 1,
-                    s if counts_as_fault(&s) => used.faults += 1,
-                    _ => {}
-                }
-                next.push((child, used));
+                next.push((child, used.after(&step)));
             }
         }
         all.extend(level.drain(..).map(|(run, _)| run));

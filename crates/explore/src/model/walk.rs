@@ -21,14 +21,14 @@ use replication::GroupError;
 use replication::Rng;
 
 use super::{
-    Bounds, Finding, ModelVerdict, SEED, Used, counts_as_fault, enabled_steps, fingerprint,
-    first_schedule, judge, moves_time_itself, rebuild,
+    Bounds, Finding, ModelVerdict, SEED, Used, enabled_steps, fingerprint, first_schedule, judge,
+    moves_time_itself, rebuild,
 };
 use crate::config::Configuration;
 use crate::probe_memo::ProbeMemo;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
-use crate::run::{RunOptions, Runner};
+use crate::run::{RunOptions, Runner, panicked};
 use crate::schedule::{Schedule, Step};
 
 /// How many walks, how long, from which seed.
@@ -241,11 +241,14 @@ impl<'a> Walk<'_, 'a> {
                     }
                     Err(panic) => {
                         path.push(step);
+                        let [_, _, Check::Violated(reason), _, _] = panicked(&panic, "") else {
+                            unreachable!("a panic is an invariants violation")
+                        };
                         if seen[2].is_none() {
                             seen[2] = Some(Seen {
                                 walk: w,
                                 path: path.clone(),
-                                reason: format!("the protocol panicked at {panic}"),
+                                reason,
                             });
                         }
                         return Ok((taken + 1, seen));
@@ -254,12 +257,7 @@ impl<'a> Walk<'_, 'a> {
             }
             let Some((step, child)) = moved else { break };
             taken += 1;
-            match step {
-                Step::Write { .. } => used.writes += 1,
-                Step::Read { .. } | Step::ReadVia { .. } => used.reads += 1,
-                ref s if counts_as_fault(s) => used.faults += 1,
-                _ => {}
-            }
+            used = used.after(&step);
             path.push(step);
             run = child;
         }

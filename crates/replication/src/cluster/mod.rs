@@ -491,6 +491,24 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
         Ok(())
     }
 
+    /// The messages held as `(from, to, hash)`, each message hashed alone
+    /// by `hash`, in a canonical order: per link in send order on a stream
+    /// (its order is state), sorted on datagrams (a multiset).
+    fn held_canonical(&self, hash: impl Fn(&M) -> u64) -> Vec<(usize, usize, u64)> {
+        let mut held: Vec<(usize, usize, u64)> = self
+            .net
+            .held()
+            .into_iter()
+            .map(|m| (m.src, m.dst, hash(m.msg)))
+            .collect();
+        if self.net.config().transport == sim_core::Transport::Datagram {
+            held.sort_unstable();
+        } else {
+            held.sort_by_key(|(a, b, _)| (*a, *b));
+        }
+        held
+    }
+
     /// [`write_harness`](Self::write_harness)'s state, hashed as derived
     /// where its types allow (the messages above all), for a protocol
     /// whose messages derive `Hash`: the same parts, no text for them.
@@ -511,18 +529,7 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
         let _ = write!(h, "{:?}", self.ops);
         self.resets.hash(h);
         h.write_u64(self.net.overflowed());
-        let mut held: Vec<(usize, usize, u64)> = self
-            .net
-            .held()
-            .into_iter()
-            .map(|m| (m.src, m.dst, one(m.msg)))
-            .collect();
-        if self.net.config().transport == sim_core::Transport::Datagram {
-            held.sort_unstable();
-        } else {
-            held.sort_by_key(|(a, b, _)| (*a, *b));
-        }
-        held.hash(h);
+        self.held_canonical(one).hash(h);
         if !self.net.is_holding() {
             let mut scheduled: Vec<(&NodeId, &NodeId, u64, u64)> = self
                 .net
@@ -548,21 +555,7 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
             self.resets,
             self.net.overflowed()
         )?;
-        // Each message hashed alone (no text kept), then in a canonical
-        // order: per link in send order on a stream (its order is state),
-        // sorted on datagrams (a multiset).
-        let mut held: Vec<(usize, usize, u64)> = self
-            .net
-            .held()
-            .into_iter()
-            .map(|h| (h.src, h.dst, crate::StateHasher::of_debug(h.msg)))
-            .collect();
-        if self.net.config().transport == sim_core::Transport::Datagram {
-            held.sort_unstable();
-        } else {
-            held.sort_by_key(|(a, b, _)| (*a, *b));
-        }
-        for (a, b, m) in held {
+        for (a, b, m) in self.held_canonical(|msg| crate::StateHasher::of_debug(msg)) {
             write!(out, "{a}>{b}:{m:x};")?;
         }
         if !self.net.is_holding() {
