@@ -111,10 +111,15 @@ pub(crate) fn panicked(panic: &str, why: &str) -> [Check; 5] {
     [
         unknown(),
         unknown(),
-        Check::Violated(format!("the protocol panicked at {panic}")),
+        Check::Violated(panic_reason(panic)),
         unknown(),
         unknown(),
     ]
+}
+
+/// How *invariants* names a panic at `panic`.
+pub(crate) fn panic_reason(panic: &str) -> String {
+    format!("the protocol panicked at {panic}")
 }
 
 fn run_unguarded(

@@ -28,7 +28,7 @@ use crate::config::Configuration;
 use crate::probe_memo::ProbeMemo;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
-use crate::run::{RunOptions, Runner, panicked};
+use crate::run::{RunOptions, Runner, panic_reason};
 use crate::schedule::{Schedule, Step};
 
 /// How many walks, how long, from which seed.
@@ -241,14 +241,11 @@ impl<'a> Walk<'_, 'a> {
                     }
                     Err(panic) => {
                         path.push(step);
-                        let [_, _, Check::Violated(reason), _, _] = panicked(&panic, "") else {
-                            unreachable!("a panic is an invariants violation")
-                        };
                         if seen[2].is_none() {
                             seen[2] = Some(Seen {
                                 walk: w,
                                 path: path.clone(),
-                                reason,
+                                reason: panic_reason(&panic),
                             });
                         }
                         return Ok((taken + 1, seen));
@@ -275,10 +272,11 @@ fn shorten(
     seen: &Seen,
 ) -> Result<(Vec<Step>, String), GroupError> {
     let broken = |path: &[Step]| -> Result<Option<String>, GroupError> {
-        let Ok(run) = crate::panics::catch(|| rebuild(config, base, path)) else {
-            return Ok((p == 2).then(|| "the path panicked".to_string()));
+        let run = match crate::panics::catch(|| rebuild(config, base, path)) {
+            Ok(run) => run?,
+            Err(panic) => return Ok((p == 2).then(|| panic_reason(&panic))),
         };
-        let checks = judge(config, base, &run?, memo)?;
+        let checks = judge(config, base, &run, memo)?;
         Ok(match &checks[p] {
             Check::Violated(why) => Some(why.clone()),
             _ => None,
