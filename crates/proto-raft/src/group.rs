@@ -136,11 +136,12 @@ impl RaftGroup {
             dispatch_all(&mut self.cluster, d.to, now, &mut out);
         }
         for i in 0..self.nodes.len() {
-            if self.cluster.is_alive(i) {
+            if self.cluster.is_alive(i) && self.cluster.timers_fire(i) {
                 self.nodes[i].tick_into(now, &mut self.cluster.rng, &mut out);
                 dispatch_all(&mut self.cluster, i, now, &mut out);
             }
         }
+        self.cluster.timers_spent();
         self.out = out;
         self.clients.settle(&mut self.cluster, &mut self.nodes, now);
     }
@@ -444,7 +445,12 @@ impl RaftGroup {
 impl InvariantChecker {
     /// Checks `group` now; the error describes the first violation found.
     pub fn check(&mut self, group: &RaftGroup) -> Result<(), String> {
-        self.check_nodes(group.cluster.ids(), &group.nodes, group.cluster.now())
+        self.check_nodes(
+            group.cluster.ids(),
+            &group.nodes,
+            group.cluster.now(),
+            group.cluster.is_holding(),
+        )
     }
 }
 
@@ -465,7 +471,21 @@ impl replication::Steer for RaftGroup {
         std::hash::Hash::hash(&self.clients, hasher);
     }
 
-    replication::steer_through_cluster!(cluster, hashed);
+    replication::steer_through_cluster!(cluster, hashed, own_hold);
+
+    /// Holds the network and the timers; let go, every timer that came
+    /// due while held fires at the next tick.
+    fn hold(&mut self, on: bool) -> Result<(), GroupError> {
+        let was = self.cluster.is_holding();
+        self.cluster.hold(on)?;
+        if was && !on {
+            let next = self.cluster.now().saturating_add(1);
+            for node in &mut self.nodes {
+                node.timers_let_go(next);
+            }
+        }
+        Ok(())
+    }
 
     fn node_log(&self, node: usize) -> Vec<String> {
         let Some(n) = self.nodes.get(node) else {
@@ -522,6 +542,11 @@ impl replication::Steer for RaftGroup {
                 "no timer is armed (it is down)",
             ));
         }
+        self.cluster.choose_timer(node);
         Ok(())
+    }
+
+    fn chooses_timers(&self) -> bool {
+        self.cluster.is_holding()
     }
 }

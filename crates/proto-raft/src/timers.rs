@@ -54,6 +54,16 @@ impl RaftNode {
         timers
     }
 
+    /// The timers were held (a steered run) and are let go: one that came
+    /// due meanwhile fires at tick `next`. Only the quorum check's
+    /// deadline needs moving (an election or a heartbeat past due fires at
+    /// the next tick as it is); it stays due, so the next tick runs it.
+    pub(crate) fn timers_let_go(&mut self, next: Tick) {
+        if self.role == Role::Leader && self.timing.check_quorum {
+            self.quorum_check_at = self.quorum_check_at.max(next);
+        }
+    }
+
     /// Makes the first armed timer due at `now`, so that it fires at the
     /// next tick; `false` when none is armed. A leader's heartbeat is made
     /// due for every peer (it heartbeats every idle follower at once).
@@ -124,6 +134,86 @@ mod tests {
         group.expire(leader).expect("expired");
         group.tick();
         assert!(group.messages_sent() > sent, "the heartbeat went out");
+    }
+
+    #[test]
+    fn a_held_run_fires_no_timer_by_itself() {
+        let mut group = elected();
+        let (sent, terms) = (
+            group.messages_sent(),
+            group
+                .nodes
+                .iter()
+                .map(|n| n.current_term)
+                .collect::<Vec<_>>(),
+        );
+        // Far past every election timeout and heartbeat.
+        for _ in 0..50 {
+            group.tick();
+        }
+        assert_eq!(group.messages_sent(), sent, "no heartbeat, no election");
+        assert_eq!(
+            group
+                .nodes
+                .iter()
+                .map(|n| n.current_term)
+                .collect::<Vec<_>>(),
+            terms
+        );
+        // Let go, the timers run by themselves again.
+        group.hold(false).expect("let go");
+        group.tick();
+        assert!(group.messages_sent() > sent, "the overdue timers fired");
+    }
+
+    #[test]
+    fn a_chosen_timer_fires_alone() {
+        let mut group = elected();
+        for _ in 0..50 {
+            group.tick();
+        }
+        let f = follower_of(&group);
+        let leader = group.leader_index().expect("leader");
+        group.expire(f).expect("expired");
+        let (sent, before) = (group.messages_sent(), group.held().len());
+        group.tick();
+        // The follower asks its two peers for a (pre-)vote; the leader,
+        // whose heartbeat is long overdue, sends nothing.
+        assert_eq!(group.messages_sent(), sent.map(|n| n + 2));
+        let held = group.held();
+        assert!(held[before..].iter().all(|m| m.from == f), "{held:?}");
+        assert!(group.nodes[leader].leads());
+        // The choice is spent with the tick.
+        let sent = group.messages_sent();
+        group.tick();
+        assert_eq!(group.messages_sent(), sent);
+    }
+
+    #[test]
+    fn an_overdue_quorum_check_is_no_violation_while_the_timers_are_held() {
+        let mut group =
+            RaftGroup::new(RaftConfig::default().with_check_quorum(true)).expect("group");
+        group.run_until_leader(None, 100).expect("a leader");
+        group.hold(true).expect("held");
+        let leader = group.leader_index().expect("leader");
+        for _ in 0..30 {
+            group.tick();
+        }
+        assert!(
+            group.nodes[leader].quorum_check_at <= group.now_tick(),
+            "overdue"
+        );
+        group.check_invariants().expect("held: it runs when chosen");
+        group.hold(false).expect("let go");
+        group
+            .check_invariants()
+            .expect("let go, it is due at the next tick");
+        group.tick();
+        group.check_invariants().expect("it ran");
+        assert!(
+            group.nodes[leader].quorum_check_at > group.now_tick(),
+            "rearmed"
+        );
     }
 
     #[test]

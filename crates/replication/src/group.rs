@@ -433,10 +433,14 @@ pub trait ReplicationGroup {
 /// operations in flight, the fault state, the rng and the tick; never the
 /// trace. A model checker, a debugger and a lab grader drive the real
 /// protocol code through it (stateright's `Deliver` / `Timeout` actions;
-/// turmoil's `hold` / `release`). Time stays concrete: a timer fires when
-/// the chooser lets a tick pass ([`ReplicationGroup::tick`]) or when it
-/// makes a node's timer due at once ([`Steer::expire`], DSLabs' timer
-/// firing), and a released message is delivered at the next tick.
+/// turmoil's `hold` / `release`). Time stays concrete (ticks pass, and
+/// what a protocol decides by elapsed time, such as a PreVote's "a leader
+/// was heard lately", sees them), and a released message is delivered at
+/// the next tick. A timer fires when the chooser makes a node's timer due
+/// ([`Steer::expire`], DSLabs' timer firing); a protocol that lists its
+/// timers holds them with the network ([`Steer::chooses_timers`]), so
+/// that none fires by itself, and one whose timers only the passing of
+/// ticks fires lets a tick fire them ([`ReplicationGroup::tick`]).
 pub trait Steer: ReplicationGroup {
     /// An independent copy of the whole group (its trace included).
     fn fork(&self) -> Box<dyn Steer>;
@@ -503,6 +507,16 @@ pub trait Steer: ReplicationGroup {
     /// default: a protocol whose timers only the passing of ticks fires).
     fn timers(&self) -> Vec<crate::ArmedTimer> {
         Vec::new()
+    }
+
+    /// True when this group's timers, while held, fire only when a
+    /// chooser makes them due ([`expire`](Self::expire)), as DSLabs and
+    /// stateright treat a timer: ticks then pass without any timer firing
+    /// by itself, and a chooser need not let time pass to see one fire.
+    /// False by default: a protocol whose timers only the passing of
+    /// ticks fires.
+    fn chooses_timers(&self) -> bool {
+        false
     }
 
     /// Makes the first timer armed at node `node` (a position in the node

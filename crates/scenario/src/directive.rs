@@ -123,8 +123,9 @@ pub enum Directive {
     State(Vec<String>),
     /// `trace [kinds=a,b]`: empty = every kind.
     Trace(Vec<String>),
-    /// `steer [until=T]`: tick until tick T, then hold the network: from
-    /// now on a message is delivered only by `deliver` (the model
+    /// `steer [until=T]`: tick until tick T, then hold the network (and
+    /// Raft's timers): from now on a message is delivered only by
+    /// `deliver`, and a Raft timer fires only by `fire` (the model
     /// checker's and the debugger's steered run).
     Steer(u64),
     /// `deliver|drop|duplicate from= to= [label=] [index=K]`: the K-th

@@ -49,7 +49,7 @@
 //! | `converged [as=]` | every alive node holds the leader's data and offset | `converged=yes\|no` |
 //! | `gate node= write=NAME [as=]` | why `node` did or did not hold up the write recorded `as=NAME` ([`ScenarioGroup::gate`]) | one line in the protocol's terms |
 //! | `summary [fields=tick,leader,alive,role,offset,data]` | the protocol-neutral summary | a line for the group, one per node (a crashed node's adds its state line: its `offset` and `data` are what it has applied, not what it kept on disk) |
-//! | `steer [until=T]` | tick until tick T, then hold the network: from now on a message moves only by the three directives below (the model checker's and the debugger's steered run; `cargo xtask debug` exports a path as such a file) | `ok` or the error |
+//! | `steer [until=T]` | tick until tick T, then hold the network (and Raft's timers, which then fire only by `fire`): from now on a message moves only by the three directives below (the model checker's and the debugger's steered run; `cargo xtask debug` exports a path as such a file) | `ok` or the error |
 //! | `deliver from= to= [label=] [index=K]` | the K-th held message on that link (with that label), delivered at the next tick, which then passes | `ok`, or the error listing what is held |
 //! | `drop …` / `duplicate …` (as `deliver`) | drop it, or hold a second copy (datagram transports) | `ok` or the error |
 //! | `fire node=` | the node's first armed timer (a Raft election timeout, heartbeat) made due; the next tick passes | `ok` or the error |

@@ -464,6 +464,16 @@ impl<'a> Session<'a> {
             faults: 0,
         };
         let mut steps = model::enabled_steps(self.config, run, used, &BOUNDS);
+        // A tick that only moves the clock (where timers fire only when
+        // chosen, the checker leaves it out): a student may still let time
+        // pass, as a PreVote's "leader heard lately" lapses with it.
+        if !steps.contains(&Step::Wait(1)) {
+            let at = steps
+                .iter()
+                .position(|s| !matches!(s, Step::Deliver(_)))
+                .unwrap_or(steps.len());
+            steps.insert(at, Step::Wait(1));
+        }
         // A client operation at any other level (not judged: the row
         // claims nothing of it).
         if used.writes < BOUNDS.writes {

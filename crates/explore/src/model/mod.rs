@@ -1,8 +1,10 @@
 //! A model checker over the real protocol code: breadth-first over every
 //! sequence of steps within a bound, on a steered run
 //! ([`Steer`](replication::Steer): the network holds every message until a
-//! step delivers, drops or duplicates it; a timer fires when a step lets a
-//! tick pass or fires it at once), states deduplicated by a fingerprint of the group's whole
+//! step delivers, drops or duplicates it; a timer fires when a step fires
+//! it — Raft's are held with the network — or, in the protocols whose
+//! timers fire as ticks pass, when a step lets a tick pass), states
+//! deduplicated by a fingerprint of the group's whole
 //! state and of the client history, every distinct state judged as the
 //! explorer judges a schedule's end (heal and restart everything, settle,
 //! read every key at the strongest level: *durable*, *linearizable*,
@@ -14,7 +16,8 @@
 //! (deliveries and timers as actions, deduplicated states, shortest
 //! traces). Omits symmetry reduction, and time is concrete: a state's tick
 //! is part of its fingerprint (nodes keep absolute deadlines), so states
-//! merge only at the same tick. The search is stateless between levels:
+//! merge only at the same tick, and a delivery or a fired timer passes a
+//! tick. The search is stateless between levels:
 //! a state is rebuilt from its path on the worker that expands it, so a
 //! level of a million states costs a million paths of memory, not a
 //! million groups.
@@ -604,7 +607,11 @@ pub(crate) fn enabled_steps(
     let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
     let deliverable = held.iter().filter(|h| h.deliverable).count();
     steps.extend((0..deliverable).filter_map(|i| u16::try_from(i).ok().map(Step::Deliver)));
-    steps.push(Step::Wait(1));
+    if !steer.chooses_timers() {
+        // (Where timers fire only when chosen, a tick alone changes
+        // nothing but the clock: every step that acts passes one.)
+        steps.push(Step::Wait(1));
+    }
     let mut last = None;
     for timer in steer.timers() {
         if last != Some(timer.node)

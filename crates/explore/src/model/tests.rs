@@ -363,7 +363,7 @@ impl proto_raft::decisions::RaftDecisions for NoReadQuorum {
 fn a_pinned_read_at_a_deposed_leader_shows_a_read_confirmed_without_a_quorum() {
     // A follower's election, the new leader's first commit, then a read
     // at the old leader: the shortest path known (9 steps, `docs/checking.md`).
-    let id = "raft.quorum.linearizable.default-m-e0.d3.d3.w0.d6.d7.d10.v1n1.t";
+    let id = "raft.quorum.linearizable.default-m-e0.d3.d3.w0.d4.d5.d6.v1n1.d0";
     let path = id
         .parse::<ReplayId>()
         .expect("parses")

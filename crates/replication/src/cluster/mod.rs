@@ -2,6 +2,7 @@
 
 mod faults;
 mod state;
+mod timers;
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use crate::op::{ClientOp, Completion, OpId};
 use crate::state::{NodeState, StateLog};
 
 use state::Faults;
+use timers::ChosenTimers;
 
 /// A message handed to its receiver: positions in [`Cluster::ids`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +97,8 @@ pub struct Cluster<M> {
     ids: Arc<[NodeId]>,
     net: SimNet<M>,
     faults: Faults,
+    /// The nodes whose timers may fire at the next tick while held.
+    timers: ChosenTimers,
     /// Stream connections reset since the group last asked, `(from, to)`.
     resets: Vec<(usize, usize)>,
     /// The node state lines, while recording them.
@@ -138,6 +142,7 @@ impl<M: Payload> Cluster<M> {
             ids: ids.into(),
             net,
             faults: Faults::new(n),
+            timers: ChosenTimers::default(),
             resets: Vec::new(),
             states: None,
             noted_at: 0,
@@ -310,6 +315,36 @@ impl<M: Payload> Cluster<M> {
         self.net.advance()
     }
 
+    /// True when node `i`'s timers may fire at this tick: always in a free
+    /// run; while the network is held (a steered run), only when a chooser
+    /// made one of them due since the last tick
+    /// ([`choose_timer`](Self::choose_timer)). A protocol that lists its
+    /// timers ([`Steer::timers`](crate::Steer::timers)) asks before it
+    /// lets a node's timers run, and calls
+    /// [`timers_spent`](Self::timers_spent) once they have: time then
+    /// passes in a steered run without a timer firing by itself, and a
+    /// timer fires when the chooser says so.
+    #[inline]
+    pub fn timers_fire(&self, i: usize) -> bool {
+        !self.net.is_holding() || self.timers.is_chosen(i)
+    }
+
+    /// Lets node `i`'s timers fire at the next tick while held.
+    pub fn choose_timer(&mut self, i: usize) {
+        self.timers.choose(i);
+    }
+
+    /// The nodes' timers have run for this tick: the choices are spent.
+    #[inline]
+    pub fn timers_spent(&mut self) {
+        self.timers.spent();
+    }
+
+    /// True while the network is held (a steered run).
+    pub fn is_holding(&self) -> bool {
+        self.net.is_holding()
+    }
+
     /// The next message due now whose link is open and whose receiver is
     /// up. Messages for a node that is down are dropped here
     /// (`receiver_down`).
@@ -452,9 +487,12 @@ impl<M: Payload> Cluster<M> {
 /// Steering (see [`Steer`](crate::Steer)): what a group's `Steer` impl
 /// forwards to.
 impl<M: Payload + std::fmt::Debug> Cluster<M> {
-    /// Holds the network (`true`) or lets it deliver again (`false`).
+    /// Holds the network (`true`) — and the timers of a protocol that
+    /// asks [`timers_fire`](Self::timers_fire) — or lets both run by
+    /// themselves again (`false`).
     pub fn hold(&mut self, on: bool) -> Result<(), GroupError> {
         self.net.hold(on);
+        self.timers.spent();
         Ok(())
     }
 
@@ -526,6 +564,7 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
         h.write_u64(self.net.now());
         self.rng.hash(h);
         self.faults.hash(h);
+        self.timers.hash(h);
         let _ = write!(h, "{:?}", self.ops);
         self.resets.hash(h);
         h.write_u64(self.net.overflowed());
@@ -547,10 +586,11 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
     pub fn write_harness(&self, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         write!(
             out,
-            "t{} {:?} {:?} {:?} {:?} o{}|",
+            "t{} {:?} {:?} {:?} {:?} {:?} o{}|",
             self.net.now(),
             self.rng,
             self.faults,
+            self.timers,
             self.ops,
             self.resets,
             self.net.overflowed()
