@@ -241,9 +241,14 @@ struct Search<'a> {
     memo: &'a ProbeMemo,
 }
 
+/// A worker's answer for the state at a place in the frontier.
+type Answer = (usize, Result<Expanded, GroupError>);
+
 /// What a worker found at one state of a level.
 struct Expanded {
-    checks: [Check; 5],
+    /// The properties at the state, kept only when one does not hold
+    /// (most states: all hold, and a level may be millions of states).
+    checks: Option<Box<[Check; 5]>>,
     children: Vec<(Step, Node, u64)>,
     generated: u64,
 }
@@ -287,10 +292,22 @@ pub fn check(
             memo: &memo,
         };
         let results = expand_level(&search, &arena, &frontier, expand)?;
-        let mut next = Vec::new();
+        // Room for the level's new states as estimated, so that the seen
+        // set, the arena and the next frontier do not regrow through it.
+        let room = if expand {
+            (predicted - distinct as f64).clamp(0.0, bounds.max_states as f64) as usize
+        } else {
+            0
+        };
+        if bounds.dedup {
+            seen.reserve(room);
+        }
+        arena.reserve(room);
+        let mut next = Vec::with_capacity(room);
         for (node, result) in frontier.iter().zip(results) {
             generated += result.generated;
-            for (p, check) in result.checks.into_iter().enumerate() {
+            let checks = result.checks.map(|c| *c).into_iter().flatten();
+            for (p, check) in checks.enumerate() {
                 match check {
                     Check::Violated(_) if found[p].is_none() => found[p] = Some((check, node.at)),
                     Check::Unknown(why) if unknown[p].is_none() => unknown[p] = Some(why),
@@ -363,15 +380,22 @@ pub fn check(
 }
 
 /// The steps from the root to arena entry `at`.
-fn path_of(arena: &[(u32, Step)], mut at: u32) -> Vec<Step> {
-    let mut path = Vec::new();
+fn path_of(arena: &[(u32, Step)], at: u32) -> Vec<Step> {
+    chain_of(arena, at)
+        .into_iter()
+        .map(|i| arena[i as usize].1)
+        .collect()
+}
+
+/// The arena indices of the steps from the root to arena entry `at`.
+fn chain_of(arena: &[(u32, Step)], mut at: u32) -> Vec<u32> {
+    let mut chain = Vec::new();
     while at != u32::MAX {
-        let (parent, step) = arena[at as usize];
-        path.push(step);
-        at = parent;
+        chain.push(at);
+        at = arena[at as usize].0;
     }
-    path.reverse();
-    path
+    chain.reverse();
+    chain
 }
 
 /// Judges every state of `frontier` and (when `expand`) applies every
@@ -390,45 +414,74 @@ fn expand_level(
         ..
     } = *search;
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Result<Expanded, GroupError>)>> = Mutex::new(Vec::new());
     let jobs = bounds.jobs.max(1).min(frontier.len().max(1));
+    let parts: Mutex<Vec<Vec<Answer>>> = Mutex::new(Vec::with_capacity(jobs));
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
-                let mut local = Vec::new();
+                let mut local = Vec::with_capacity(frontier.len() / jobs + CHUNK);
                 // The root once per worker (the warm-up's 30 ticks), forked
                 // for every state: a group is not shared between threads.
                 let root = crate::panics::catch(|| Runner::start(config, base, RunOptions::SWEEP));
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(node) = frontier.get(i) else { break };
-                    let expanded = match &root {
-                        Ok(Ok(root)) => expand_one(search, root, arena, node, expand),
-                        Ok(Err(e)) => Err(e.clone()),
-                        Err(panic) => Ok(Expanded {
-                            checks: panicked(panic, "the warm-up panicked"),
-                            children: Vec::new(),
-                            generated: 0,
-                        }),
-                    };
-                    local.push((i, expanded));
+                let mut prefix = Prefix::default();
+                'work: loop {
+                    // Runs of consecutive states: siblings share a parent.
+                    let first = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    for i in first..first + CHUNK {
+                        let Some(node) = frontier.get(i) else {
+                            break 'work;
+                        };
+                        let expanded = match &root {
+                            Ok(Ok(root)) => {
+                                expand_one(search, root, &mut prefix, arena, node, expand)
+                            }
+                            Ok(Err(e)) => Err(e.clone()),
+                            Err(panic) => Ok(Expanded {
+                                checks: compact(panicked(panic, "the warm-up panicked")),
+                                children: Vec::new(),
+                                generated: 0,
+                            }),
+                        };
+                        local.push((i, expanded));
+                    }
                 }
-                if let Ok(mut all) = results.lock() {
-                    all.extend(local);
+                if let Ok(mut all) = parts.lock() {
+                    all.push(local);
                 }
             });
         }
     });
-    let mut results = results.into_inner().unwrap_or_default();
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    // Each answer to its place in the frontier (no sort, no regrowth).
+    let mut results: Vec<Option<Result<Expanded, GroupError>>> = std::iter::repeat_with(|| None)
+        .take(frontier.len())
+        .collect();
+    for (i, result) in parts.into_inner().unwrap_or_default().into_iter().flatten() {
+        results[i] = Some(result);
+    }
+    results
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                Err(GroupError::config(
+                    "jobs",
+                    "a worker of the search stopped before its states were expanded",
+                ))
+            })
+        })
+        .collect()
 }
+
+/// States a worker takes from a level at a time: the frontier is in
+/// parent order, so a worker's states are mostly siblings, each rebuilt
+/// from their parent's run by one step ([`Prefix`]).
+const CHUNK: usize = 32;
 
 /// Rebuilds `node`'s state from its path, judges it, and applies every
 /// enabled step to a fork of it.
-fn expand_one(
-    search: &Search<'_>,
-    root: &Runner<'_>,
+fn expand_one<'a>(
+    search: &Search<'a>,
+    root: &Runner<'a>,
+    prefix: &mut Prefix<'a>,
     arena: &[(u32, Step)],
     node: &Node,
     expand: bool,
@@ -439,17 +492,18 @@ fn expand_one(
         bounds,
         memo,
     } = *search;
-    let path = if node.at == u32::MAX {
+    let chain = if node.at == u32::MAX {
         Vec::new()
     } else {
-        path_of(arena, node.at)
+        chain_of(arena, node.at)
     };
-    let run = crate::panics::catch(|| replay_from(config, root, &path));
+    let run = crate::panics::catch(|| prefix.rebuild(config, root, arena, &chain));
     let run = match run {
         Ok(run) => run?,
         Err(panic) => {
+            prefix.clear();
             return Ok(Expanded {
-                checks: panicked(&panic, "the path panicked"),
+                checks: compact(panicked(&panic, "the path panicked")),
                 children: Vec::new(),
                 generated: 0,
             });
@@ -458,7 +512,7 @@ fn expand_one(
     let mut children = Vec::new();
     let mut generated = 0;
     if expand && run.invariants_so_far() == &Check::Holds {
-        let index = path.len();
+        let index = chain.len();
         for step in enabled_steps(config, &run, node.used, bounds) {
             let Some(mut child) = run.fork() else { break };
             let applied = crate::panics::catch(|| {
@@ -489,12 +543,21 @@ fn expand_one(
         }
     }
     // Judged last, on the run itself: its children are forked already.
-    let checks = judge_owned(base, run, memo);
+    let checks = compact(judge_owned(base, run, memo));
     Ok(Expanded {
         checks,
         children,
         generated,
     })
+}
+
+/// `checks`, or `None` when all five hold.
+fn compact(checks: [Check; 5]) -> Option<Box<[Check; 5]>> {
+    if checks.iter().all(|c| *c == Check::Holds) {
+        None
+    } else {
+        Some(Box::new(checks))
+    }
 }
 
 /// The properties at `run`'s state, judged as a schedule's end on a fork
@@ -518,25 +581,6 @@ fn judge(
 fn judge_owned(base: &Schedule, run: Runner<'_>, memo: &ProbeMemo) -> [Check; 5] {
     crate::panics::catch(|| run.finish_with(base, RunOptions::SWEEP, Some(memo)).checks)
         .unwrap_or_else(|panic| panicked(&panic, "the end of the path panicked"))
-}
-
-/// The run after `path`, from a fork of `root` (the steered run's first
-/// state: [`rebuild`] without its warm-up).
-fn replay_from<'a>(
-    config: &'a Configuration,
-    root: &Runner<'a>,
-    path: &[Step],
-) -> Result<Runner<'a>, GroupError> {
-    let mut run = root.fork().ok_or_else(|| {
-        GroupError::config(
-            "steered",
-            format!("{} offers no steerable run", config.protocol),
-        )
-    })?;
-    for (index, step) in path.iter().enumerate() {
-        run.apply(index, step, RunOptions::SWEEP);
-    }
-    Ok(run)
 }
 
 /// The run after `path`, from a fresh group.
@@ -694,7 +738,10 @@ fn fingerprint(run: &Runner<'_>, used: &Used) -> u64 {
     h.finish()
 }
 
+mod prefix;
 pub mod walk;
+
+use prefix::Prefix;
 
 #[cfg(test)]
 mod tests;

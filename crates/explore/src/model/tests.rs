@@ -136,7 +136,7 @@ fn a_fired_timer_is_one_step_of_the_search_and_replays() {
 }
 
 #[test]
-fn a_state_replayed_from_a_forked_root_is_the_state_replayed_from_scratch() {
+fn a_state_rebuilt_from_the_runs_along_its_path_is_the_state_replayed_from_scratch() {
     for config in [isr(), raft()] {
         let base = schedule(&config, Vec::new()).expect("a schedule");
         let root = Runner::start(&config, &base, RunOptions::SWEEP).expect("a root");
@@ -161,10 +161,35 @@ fn a_state_replayed_from_a_forked_root_is_the_state_replayed_from_scratch() {
                 },
             )
         };
-        let forked = replay_from(&config, &root, &path).expect("runs");
-        let fresh = rebuild(&config, &base, &path).expect("runs");
-        assert_eq!(fp(&forked), fp(&fresh), "{}", config.key());
-        assert_eq!(forked.history(), fresh.history());
+        // The path, and a sibling of its last step, in one arena: the
+        // sibling is rebuilt from the runs kept along the path.
+        let mut arena: Vec<(u32, Step)> = Vec::new();
+        for (k, step) in path.iter().enumerate() {
+            arena.push((if k == 0 { u32::MAX } else { k as u32 - 1 }, *step));
+        }
+        arena.push((path.len() as u32 - 2, Step::Wait(1)));
+        let sibling: Vec<Step> = path[..path.len() - 1]
+            .iter()
+            .copied()
+            .chain([Step::Wait(1)])
+            .collect();
+        let mut prefix = Prefix::default();
+        for (chain, steps) in [
+            ((0..path.len() as u32).collect::<Vec<_>>(), &path),
+            (
+                (0..path.len() as u32 - 1)
+                    .chain([path.len() as u32])
+                    .collect(),
+                &sibling,
+            ),
+        ] {
+            let kept = prefix
+                .rebuild(&config, &root, &arena, &chain)
+                .expect("runs");
+            let fresh = rebuild(&config, &base, steps).expect("runs");
+            assert_eq!(fp(&kept), fp(&fresh), "{}", config.key());
+            assert_eq!(kept.history(), fresh.history());
+        }
     }
 }
 
