@@ -98,6 +98,13 @@ mod tests {
         group
     }
 
+    /// Fifty ticks: past every election timeout and heartbeat.
+    fn far_past_every_timer(group: &mut RaftGroup) {
+        for _ in 0..50 {
+            group.tick();
+        }
+    }
+
     fn follower_of(group: &RaftGroup) -> usize {
         (0..group.nodes.len())
             .find(|&i| !group.nodes[i].leads())
@@ -139,27 +146,11 @@ mod tests {
     #[test]
     fn a_held_run_fires_no_timer_by_itself() {
         let mut group = elected();
-        let (sent, terms) = (
-            group.messages_sent(),
-            group
-                .nodes
-                .iter()
-                .map(|n| n.current_term)
-                .collect::<Vec<_>>(),
-        );
-        // Far past every election timeout and heartbeat.
-        for _ in 0..50 {
-            group.tick();
-        }
+        let terms = |g: &RaftGroup| g.nodes.iter().map(|n| n.current_term).collect::<Vec<_>>();
+        let (sent, before) = (group.messages_sent(), terms(&group));
+        far_past_every_timer(&mut group);
         assert_eq!(group.messages_sent(), sent, "no heartbeat, no election");
-        assert_eq!(
-            group
-                .nodes
-                .iter()
-                .map(|n| n.current_term)
-                .collect::<Vec<_>>(),
-            terms
-        );
+        assert_eq!(terms(&group), before);
         // Let go, the timers run by themselves again.
         group.hold(false).expect("let go");
         group.tick();
@@ -169,9 +160,7 @@ mod tests {
     #[test]
     fn a_chosen_timer_fires_alone() {
         let mut group = elected();
-        for _ in 0..50 {
-            group.tick();
-        }
+        far_past_every_timer(&mut group);
         let f = follower_of(&group);
         let leader = group.leader_index().expect("leader");
         group.expire(f).expect("expired");
