@@ -17,10 +17,10 @@
 //! traces). Omits symmetry reduction, and time is concrete: a state's tick
 //! is part of its fingerprint (nodes keep absolute deadlines), so states
 //! merge only at the same tick, and a delivery or a fired timer passes a
-//! tick. The search is stateless between levels:
-//! a state is rebuilt from its path on the worker that expands it, so a
-//! level of a million states costs a million paths of memory, not a
-//! million groups.
+//! tick. The search is stateless between levels: a state is rebuilt
+//! from its path on the worker that expands it (from its parent's run
+//! when the worker still holds it), so a level of a million
+//! states costs a million paths of memory, not a million groups.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;

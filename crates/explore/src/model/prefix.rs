@@ -56,7 +56,7 @@ impl<'a> Prefix<'a> {
         Ok(run)
     }
 
-    /// Forgets every run (after a panic, or between levels).
+    /// Forgets every run (after a panic while rebuilding).
     pub(super) fn clear(&mut self) {
         self.runs.clear();
     }
