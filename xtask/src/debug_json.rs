@@ -70,6 +70,7 @@ pub fn view(session: &Session<'_>, v: &View) -> Value {
         "state": v.state,
         "config": v.config,
         "tick": v.tick,
+        "timers_held": v.timers_held,
         "names": v.names,
         "lanes": lanes,
         "held": held,

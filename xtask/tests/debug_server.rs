@@ -347,3 +347,24 @@ fn a_scenario_part_opens_at_its_end_and_its_export_replays_the_part_and_the_path
     let (replayed, last) = replayed(&text, "part");
     assert_eq!(last, state_lines(&view, "isr"), "{replayed}");
 }
+
+#[test]
+fn raft_timers_are_held_in_the_debugger_and_fire_when_chosen() {
+    let server = Server::start(&["--protocol", "raft"]);
+    let (first, _) = walk(&server, &[]);
+    assert_eq!(first["timers_held"], true, "{first}");
+    let held = |v: &Value| v["held"].as_array().map_or(0, Vec::len);
+    // Twenty ticks, far past every election timeout and heartbeat: no
+    // timer fires by itself, so nothing new is sent.
+    let (waited, _) = walk(&server, &["t"; 20]);
+    assert_eq!(held(&waited), held(&first), "{waited}");
+    // A fired election timer sends its vote requests.
+    let (fired, _) = walk(&server, &["e0"]);
+    assert!(held(&fired) > held(&first), "{fired}");
+    let isr = Server::start(&["--protocol", "isr"]);
+    let (view, _) = walk(&isr, &[]);
+    assert_eq!(
+        view["timers_held"], false,
+        "ISR's timers fire as ticks pass"
+    );
+}

@@ -52,6 +52,9 @@ pub struct View {
     pub config: String,
     /// The tick.
     pub tick: u64,
+    /// The timers are held with the network (Raft's): none fires by
+    /// itself, however long ago it came due; one fires when chosen.
+    pub timers_held: bool,
     /// The node names, by position.
     pub names: Vec<String>,
     /// A lane per node.
@@ -144,6 +147,7 @@ pub(super) fn build(
         state: at,
         config: session.config().key(),
         tick: group.now(),
+        timers_held: steer.is_some_and(|s| s.chooses_timers()),
         names: names.clone(),
         lanes,
         held,
