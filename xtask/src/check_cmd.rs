@@ -199,7 +199,7 @@ pub fn render(out: &mut String, v: &ModelVerdict) {
 /// The bounds of `docs/guarantees.md`'s and `docs/planted.md`'s checker
 /// columns: a breadth-first search stopped at the level that would pass
 /// 100,000 distinct states, so every row takes seconds (the whole table
-/// about two minutes on 2 cores) and the depth reached says how far it
+/// under a minute on 2 cores) and the depth reached says how far it
 /// went.
 pub const TABLE_BOUNDS: Bounds = Bounds {
     depth: 12,
