@@ -449,7 +449,7 @@ impl InvariantChecker {
             group.cluster.ids(),
             &group.nodes,
             group.cluster.now(),
-            group.cluster.is_holding(),
+            group.cluster.timers_may_be_overdue(),
         )
     }
 }
@@ -471,21 +471,7 @@ impl replication::Steer for RaftGroup {
         std::hash::Hash::hash(&self.clients, hasher);
     }
 
-    replication::steer_through_cluster!(cluster, hashed, own_hold);
-
-    /// Holds the network and the timers; let go, every timer that came
-    /// due while held fires at the next tick.
-    fn hold(&mut self, on: bool) -> Result<(), GroupError> {
-        let was = self.cluster.is_holding();
-        self.cluster.hold(on)?;
-        if was && !on {
-            let next = self.cluster.now().saturating_add(1);
-            for node in &mut self.nodes {
-                node.timers_let_go(next);
-            }
-        }
-        Ok(())
-    }
+    replication::steer_through_cluster!(cluster, hashed);
 
     fn node_log(&self, node: usize) -> Vec<String> {
         let Some(n) = self.nodes.get(node) else {

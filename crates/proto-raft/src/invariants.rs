@@ -63,7 +63,7 @@ impl InvariantChecker {
         ids: &[NodeId],
         nodes: &[RaftNode],
         now: Tick,
-        timers_held: bool,
+        timers_may_be_overdue: bool,
     ) -> Result<(), String> {
         let name = |i: usize| ids[i].to_string();
         self.verified.resize(nodes.len(), 0);
@@ -201,9 +201,10 @@ impl InvariantChecker {
             let period = n.timing.election_timeout.0;
             if n.role == Role::Leader
                 && n.timing.check_quorum
-                // (Overdue only while a steered run holds the timers: the
-                // check then runs when a chooser fires it.)
-                && ((n.quorum_check_at <= now && !timers_held)
+                // (Overdue only while a steered run holds the timers, the
+                // check then running when a chooser fires it, or until the
+                // tick after the hold ends.)
+                && ((n.quorum_check_at <= now && !timers_may_be_overdue)
                     || n.quorum_check_at > now.saturating_add(period))
             {
                 return Err(format!(

@@ -54,16 +54,6 @@ impl RaftNode {
         timers
     }
 
-    /// The timers were held (a steered run) and are let go: one that came
-    /// due meanwhile fires at tick `next`. Only the quorum check's
-    /// deadline needs moving (an election or a heartbeat past due fires at
-    /// the next tick as it is); it stays due, so the next tick runs it.
-    pub(crate) fn timers_let_go(&mut self, next: Tick) {
-        if self.role == Role::Leader && self.timing.check_quorum {
-            self.quorum_check_at = self.quorum_check_at.max(next);
-        }
-    }
-
     /// Makes the first armed timer due at `now`, so that it fires at the
     /// next tick; `false` when none is armed. A leader's heartbeat is made
     /// due for every peer (it heartbeats every idle follower at once).

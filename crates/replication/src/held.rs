@@ -103,17 +103,10 @@ impl fmt::Write for StateHasher {
 /// `Cluster` in field `$cluster`: `write_harness` (and `hash_harness`,
 /// with `, hashed`, for a protocol whose messages derive `Hash`),
 /// `hold`, `held`, `release`, `drop_held`, `duplicate_held`, `node_faults`,
-/// `cut_links`. With `, hashed, own_hold` it leaves `hold` to the group
-/// (one whose timers the hold also concerns). Use it inside the
-/// `impl Steer for …` block.
+/// `cut_links`. Use it inside
+/// the `impl Steer for …` block.
 #[macro_export]
 macro_rules! steer_through_cluster {
-    ($cluster:ident, hashed, own_hold) => {
-        $crate::steer_through_cluster!(@network $cluster);
-        fn hash_harness(&self, hasher: &mut $crate::StateHasher) {
-            self.$cluster.hash_harness(hasher)
-        }
-    };
     ($cluster:ident, hashed) => {
         $crate::steer_through_cluster!($cluster);
         fn hash_harness(&self, hasher: &mut $crate::StateHasher) {
@@ -121,12 +114,9 @@ macro_rules! steer_through_cluster {
         }
     };
     ($cluster:ident) => {
-        $crate::steer_through_cluster!(@network $cluster);
         fn hold(&mut self, on: bool) -> ::std::result::Result<(), $crate::GroupError> {
             self.$cluster.hold(on)
         }
-    };
-    (@network $cluster:ident) => {
         fn write_harness(&self, out: &mut dyn ::std::fmt::Write) -> ::std::fmt::Result {
             self.$cluster.write_harness(out)
         }

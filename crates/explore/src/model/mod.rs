@@ -124,28 +124,24 @@ impl ModelVerdict {
     /// faults, 2 writes, 1 read`.
     pub fn bound_text(&self) -> String {
         let b = &self.bounds;
-        if let Some(w) = &self.walks {
-            return format!(
-                "{} distinct states on {} random walks of {} steps (seed {}), {} faults, {} writes, {} reads{}",
-                self.distinct,
-                w.count,
-                self.depth,
-                w.seed,
-                b.faults,
-                b.writes,
-                b.reads,
-                if b.pinned_reads { " (at any node)" } else { "" }
-            );
-        }
-        format!(
-            "{} {} distinct states within {} steps, {} faults, {} writes, {} reads{}{}",
-            if self.complete { "all" } else { "the first" },
-            self.distinct,
-            self.depth,
+        let budget = format!(
+            "{} faults, {} writes, {} reads{}",
             b.faults,
             b.writes,
             b.reads,
-            if b.pinned_reads { " (at any node)" } else { "" },
+            if b.pinned_reads { " (at any node)" } else { "" }
+        );
+        if let Some(w) = &self.walks {
+            return format!(
+                "{} distinct states on {} random walks of {} steps (seed {}), {budget}",
+                self.distinct, w.count, self.depth, w.seed
+            );
+        }
+        format!(
+            "{} {} distinct states within {} steps, {budget}{}",
+            if self.complete { "all" } else { "the first" },
+            self.distinct,
+            self.depth,
             if self.complete {
                 String::new()
             } else {

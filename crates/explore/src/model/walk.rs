@@ -21,8 +21,8 @@ use replication::GroupError;
 use replication::Rng;
 
 use super::{
-    Bounds, Finding, ModelVerdict, SEED, Used, enabled_steps, fingerprint, first_schedule, judge,
-    moves_time_itself, rebuild,
+    Bounds, Finding, ModelVerdict, SEED, Used, compact, enabled_steps, fingerprint, first_schedule,
+    judge, moves_time_itself, rebuild,
 };
 use crate::config::Configuration;
 use crate::probe_memo::ProbeMemo;
@@ -157,7 +157,7 @@ pub fn walk(
 }
 
 /// Every state judged, by fingerprint: `None` where every property held,
-/// else what was found (so that which walk judges a state first changes
+/// else the verdicts (so that which walk judges a state first changes
 /// no walk's answer).
 type Judged = HashMap<u64, Option<Box<[Check; 5]>>>;
 
@@ -181,11 +181,7 @@ impl<'a> Walk<'_, 'a> {
         if let Some(known) = self.judged.lock().ok().and_then(|j| j.get(&fp).cloned()) {
             return Ok(known);
         }
-        let checks = judge(self.config, self.base, run, self.memo)?;
-        let found = checks
-            .iter()
-            .any(|c| matches!(c, Check::Violated(_)))
-            .then(|| Box::new(checks));
+        let found = compact(judge(self.config, self.base, run, self.memo)?);
         if let Ok(mut j) = self.judged.lock() {
             j.insert(fp, found.clone());
         }

@@ -345,6 +345,14 @@ impl<M: Payload> Cluster<M> {
         self.net.is_holding()
     }
 
+    /// True while a timer may be past its deadline without having fired:
+    /// while held, and from the end of a hold to the next tick (which
+    /// fires every timer that came due meanwhile). A protocol's invariant
+    /// that a timer is never overdue holds only outside these.
+    pub fn timers_may_be_overdue(&self) -> bool {
+        self.net.is_holding() || self.timers.just_let_go()
+    }
+
     /// The next message due now whose link is open and whose receiver is
     /// up. Messages for a node that is down are dropped here
     /// (`receiver_down`).
@@ -491,8 +499,12 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
     /// asks [`timers_fire`](Self::timers_fire) — or lets both run by
     /// themselves again (`false`).
     pub fn hold(&mut self, on: bool) -> Result<(), GroupError> {
+        if !on && self.net.is_holding() {
+            self.timers.let_go();
+        } else {
+            self.timers.spent();
+        }
         self.net.hold(on);
-        self.timers.spent();
         Ok(())
     }
 

@@ -9,6 +9,9 @@
 pub(crate) struct ChosenTimers {
     /// Positions, in the order chosen (a node once).
     chosen: Vec<usize>,
+    /// The hold ended since the last tick: a timer that came due while
+    /// held is overdue until the next tick fires it.
+    let_go: bool,
 }
 
 impl ChosenTimers {
@@ -25,9 +28,21 @@ impl ChosenTimers {
         self.chosen.contains(&i)
     }
 
-    /// The tick passed: every choice is spent.
+    /// The tick passed (or a hold began): every choice is spent.
     #[inline]
     pub(crate) fn spent(&mut self) {
         self.chosen.clear();
+        self.let_go = false;
+    }
+
+    /// The hold ended: every timer runs by itself from the next tick on.
+    pub(crate) fn let_go(&mut self) {
+        self.chosen.clear();
+        self.let_go = true;
+    }
+
+    /// True from the end of a hold to the next tick.
+    pub(crate) fn just_let_go(&self) -> bool {
+        self.let_go
     }
 }
