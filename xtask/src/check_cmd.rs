@@ -64,6 +64,11 @@ pub struct Args {
     /// that deduplication hides nothing).
     #[arg(long)]
     no_dedup: bool,
+    /// Build every checked run with this knob value, NAME=VALUE (one of the
+    /// settings the sweep varies: max_append_entries for Raft, lag_timeout
+    /// for ISR); repeat for several. Its paths' replay ids name it.
+    #[arg(long = "knob", value_name = "NAME=VALUE", value_parser = explore::parse_knob)]
+    knobs: Vec<(String, String)>,
     /// Check a planted bug's row with the bug switched on (e.g.
     /// raft_commit_old_term; the build gets the `planted` feature).
     #[arg(long, value_name = "BUG")]
@@ -111,7 +116,11 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
                 .is_none_or(|r| r.name() == explore::read_snake(c.read))
         })
         .filter(|c| args.setting.as_deref().is_none_or(|s| s == c.setting))
-        .collect();
+        .map(|c| c.with_knob_values(&args.knobs))
+        .collect::<Result<_, _>>()
+        .map_err(|e| {
+            Failure::usage("check", clap::error::ErrorKind::InvalidValue, e.to_string())
+        })?;
     if configs.is_empty() {
         return Err(Failure::usage(
             "check",
@@ -165,9 +174,14 @@ pub fn render(out: &mut String, v: &ModelVerdict) {
     } else {
         0.0
     };
+    let knobs = if v.knobs.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", v.knobs)
+    };
     let _ = writeln!(
         out,
-        "{}: {} ({} generated; {:.1} s, {:.0} distinct states/s)",
+        "{}{knobs}: {} ({} generated; {:.1} s, {:.0} distinct states/s)",
         v.config,
         v.bound_text(),
         v.generated,

@@ -255,7 +255,9 @@ fn config_of_replay(id: ReplayId) -> Result<(Configuration, Start), Failure> {
                 id.config,
                 explore::command()
             ))
-        })?;
+        })?
+        .with_knob_values(&id.knobs)
+        .map_err(|e| usage(e.to_string()))?;
     Ok(match id.path.clone() {
         Some(path) => (config, Start::Path(path)),
         None => (config, Start::Recorded(id)),

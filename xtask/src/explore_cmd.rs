@@ -671,7 +671,9 @@ pub fn replay_id(text: &str) -> Result<Replayed, Stop> {
                 "no configuration `{}` (see `cargo xtask explore --json`)",
                 id.config
             ))
-        })?;
+        })?
+        .with_knob_values(&id.knobs)
+        .map_err(|e| Usage(e.to_string()))?;
     let (schedule, report) = explore::replay(&config, &id).map_err(not_found)?;
     Ok(Replayed {
         id,

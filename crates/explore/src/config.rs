@@ -55,6 +55,10 @@ pub struct Configuration {
     pub node_counts: Vec<u8>,
     /// Settings a schedule may vary.
     pub knobs: Vec<Knob>,
+    /// The knob values every steered run is built with — the model
+    /// checker's, the debugger's, a checker path's replay — `(setting,
+    /// value)`; empty: the protocol's defaults. The sweep draws its own.
+    pub knob_values: Vec<(&'static str, String)>,
     /// The planted bug the group is built with (a positive control), or
     /// `None`.
     pub planted: Option<&'static str>,
@@ -85,6 +89,7 @@ impl Configuration {
             transport: Transport::Datagram,
             node_counts: Vec::new(),
             knobs: Vec::new(),
+            knob_values: Vec::new(),
             planted: None,
             max_power_losses: None,
         }
@@ -123,6 +128,56 @@ impl Configuration {
     pub fn with_knobs(mut self, knobs: Vec<Knob>) -> Configuration {
         self.knobs = knobs;
         self
+    }
+
+    /// The configuration whose steered runs are built with `values`
+    /// (`(setting, value)`, each one of the knobs schedules may vary), as
+    /// a checker path's replay id names them. A setting that is not one
+    /// of the row's knobs is an error naming it and the knobs there are;
+    /// a value the protocol refuses is refused when a group is built.
+    pub fn with_knob_values(
+        mut self,
+        values: &[(String, String)],
+    ) -> Result<Configuration, GroupError> {
+        let mut set: Vec<(&'static str, String)> = Vec::new();
+        for (name, value) in values {
+            let Some(knob) = self.knobs.iter().find(|k| k.name == name.as_str()) else {
+                let known: Vec<&str> = self.knobs.iter().map(|k| k.name).collect();
+                return Err(GroupError::config(
+                    "knob",
+                    format!(
+                        "{} has no knob `{name}` ({})",
+                        self.key(),
+                        if known.is_empty() {
+                            "it has none".to_string()
+                        } else {
+                            format!("its knobs: {}", known.join(", "))
+                        }
+                    ),
+                ));
+            };
+            if set.iter().any(|(k, _)| *k == knob.name) {
+                return Err(GroupError::config(
+                    "knob",
+                    format!("knob `{name}` is given twice"),
+                ));
+            }
+            set.push((knob.name, value.clone()));
+        }
+        set.sort();
+        self.knob_values = set;
+        Ok(self)
+    }
+
+    /// The knob values of [`knob_values`](Self::knob_values) as text:
+    /// `max_append_entries=1`, comma-separated (empty for none).
+    pub fn knob_text(&self) -> String {
+        let parts: Vec<String> = self
+            .knob_values
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        parts.join(", ")
     }
 
     /// The configuration of the same row with the planted bug `name` (its

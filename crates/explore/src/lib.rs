@@ -86,7 +86,7 @@ pub use history::{HistoryOp, OpKind};
 pub use panics::{catch as catch_panic, panics_caught};
 pub use profile::{AIMED_PROTOCOLS, FaultKind, Profile};
 pub use property::{Check, Property, Status};
-pub use replay::ReplayId;
+pub use replay::{ReplayId, parse_knob};
 pub use run::{RunOptions, RunReport, run_schedule};
 pub use schedule::{NodeRef, Schedule, Step};
 pub use sweep::{

@@ -22,6 +22,47 @@ pub struct ReplayId {
     /// run of the model checker's seed (`model::SEED`), instead of a seed's
     /// schedule.
     pub path: Option<Vec<crate::Step>>,
+    /// The knob values a checker's path runs with, `(setting, value)`
+    /// (`…-m:max_append_entries=1-w0.e2`; empty: the protocol's defaults).
+    /// A sweep's id has none: its seed draws them.
+    pub knobs: Vec<(String, String)>,
+}
+
+impl ReplayId {
+    /// The id of the checker's `path` on `config` (with the knob values
+    /// its checked runs are built with).
+    pub fn of_path(config: &crate::Configuration, path: Vec<crate::Step>) -> ReplayId {
+        ReplayId {
+            config: config.key(),
+            seed: crate::step_codes::MODEL_SEED,
+            kept: None,
+            path: Some(path),
+            knobs: config
+                .knob_values
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// A knob's name or value as an id spells it: lowercase letters, digits,
+/// `_` and `.` (no `-`, `=` or `,`, which separate the id's parts).
+fn knob_word(w: &str) -> bool {
+    !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '.')
+}
+
+/// `name=value` as a replay id spells a knob value
+/// (`max_append_entries=1`), or an error saying what it must be.
+pub fn parse_knob(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if knob_word(k) && knob_word(v) => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!(
+            "`{text}` is not a knob value NAME=VALUE (lowercase letters, digits, `_` and `.`), e.g. max_append_entries=1"
+        )),
+    }
 }
 
 impl fmt::Display for ReplayId {
@@ -33,7 +74,13 @@ impl fmt::Display for ReplayId {
             } else {
                 codes.join(".")
             };
-            return write!(f, "{}-m-{codes}", self.config);
+            let knobs: Vec<String> = self.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let knobs = if knobs.is_empty() {
+                String::new()
+            } else {
+                format!(":{}", knobs.join(","))
+            };
+            return write!(f, "{}-m{knobs}-{codes}", self.config);
         }
         write!(f, "{}-s{}-", self.config, self.seed)?;
         match &self.kept {
@@ -68,7 +115,16 @@ impl FromStr for ReplayId {
         if !matches!(config.split('.').count(), 4 | 5) || !config.split('.').all(word) {
             return Err(bad());
         }
-        if seed == "m" {
+        if let Some(knobs) = seed.strip_prefix("m") {
+            let knobs = match knobs {
+                "" => Vec::new(),
+                list => list
+                    .strip_prefix(':')
+                    .ok_or_else(bad)?
+                    .split(',')
+                    .map(|kv| parse_knob(kv).map_err(|e| format!("replay id `{text}`: {e}")))
+                    .collect::<Result<Vec<_>, String>>()?,
+            };
             let path = match steps {
                 "none" => Vec::new(),
                 list => list
@@ -85,6 +141,7 @@ impl FromStr for ReplayId {
                 seed: crate::step_codes::MODEL_SEED,
                 kept: None,
                 path: Some(path),
+                knobs,
             });
         }
         let seed = seed
@@ -112,6 +169,7 @@ impl FromStr for ReplayId {
             seed,
             kept,
             path: None,
+            knobs: Vec::new(),
         })
     }
 }
@@ -127,6 +185,9 @@ mod tests {
             "isr.all_isr.linearizable.min_insync_3-s0-all",
             "raft.quorum.leader.default-s123456-none",
             "raft.quorum.linearizable.default.raft_commit_old_term-s3-1.2",
+            "raft.quorum.linearizable.default-m-w0.d0",
+            "raft.quorum.linearizable.default-m:max_append_entries=1-w0.e2",
+            "isr.all_isr.linearizable.default-m:lag_timeout=3,x=y-none",
         ] {
             let id: ReplayId = text.parse().expect("parses");
             assert_eq!(id.to_string(), text);
@@ -140,6 +201,12 @@ mod tests {
             "a.b.c.d-s1-4.2",
             "a.b.c.d-s1-3.3",
             "a.b.c.d.e.f-s1-all",
+            "a.b.c.d-m:-w0",
+            "a.b.c.d-m:k-w0",
+            "a.b.c.d-m:k=-w0",
+            "a.b.c.d-m:K=1-w0",
+            "a.b.c.d-mk=1-w0",
+            "a.b.c.d-m:k=1,,j=2-w0",
         ] {
             assert!(bad.parse::<ReplayId>().is_err(), "{bad}");
         }

@@ -293,6 +293,7 @@ fn shrink(
             seed,
             kept: Some(kept),
             path: None,
+            knobs: Vec::new(),
         },
         reason,
     })
@@ -302,6 +303,32 @@ fn shrink(
 /// naming a step the schedule of its seed does not have is an error.
 pub fn replay(config: &Configuration, id: &ReplayId) -> Result<(Schedule, RunReport), GroupError> {
     if let Some(path) = &id.path {
+        let mut named: Vec<(&str, &str)> = id
+            .knobs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        named.sort_unstable();
+        let built: Vec<(&str, &str)> = config
+            .knob_values
+            .iter()
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect();
+        if named != built {
+            return Err(GroupError::config(
+                "knob",
+                format!(
+                    "{id} names the knob values [{}], but the configuration is built with [{}] \
+                     (Configuration::with_knob_values)",
+                    id.knobs
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    config.knob_text()
+                ),
+            ));
+        }
         let schedule = crate::model::schedule(config, path.clone())?;
         let report = run_schedule(config, &schedule, RunOptions::REPLAY)?;
         return Ok((schedule, report));

@@ -18,7 +18,9 @@ use crate::node::{RaftNode, Role};
 ///    committed by a leader of a term `≤ T` (in its log, or covered by its
 ///    snapshot).
 /// 4. **State machine safety** — no node's committed prefix ever differs
-///    from what any node committed at that index; applied ≤ committed.
+///    from what any node committed at that index; applied ≤ committed; no
+///    node ever truncated an entry it held as committed (each node keeps
+///    that observation, so the stateless check of every step sees it too).
 /// 5. **Snapshot consistency** (§7) — a snapshot covers a committed, applied
 ///    prefix (`snapshot index ≤ applied ≤ commit`), its term is the term of
 ///    the entry committed at its index, and every log that still holds that
@@ -100,6 +102,14 @@ impl InvariantChecker {
                         na.term_at(k).unwrap_or(0)
                     ));
                 }
+            }
+        }
+        for n in nodes {
+            if let Some((index, commit)) = n.truncated_committed {
+                return Err(format!(
+                    "state machine safety: {} truncated its entry {index} while its commit index was {commit} (committed entries are never truncated)",
+                    name(n.me)
+                ));
             }
         }
         for n in nodes.iter().filter(|n| n.alive) {

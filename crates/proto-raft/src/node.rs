@@ -97,6 +97,13 @@ pub(crate) struct RaftNode {
     /// Leadership transfer in progress: the target, when it is abandoned,
     /// and whether TimeoutNow has gone out.
     pub(crate) transfer: Option<crate::transfer::Transfer>,
+    /// The first entry this node held as committed and then truncated,
+    /// `(index, commit index then)`: Figure 3's state machine safety
+    /// broken where the node itself sees it (a planted bug gets here, the
+    /// reference never). Kept across crashes — an observation, not
+    /// protocol state — for the invariant checker to report in every
+    /// build.
+    pub(crate) truncated_committed: Option<(u64, u64)>,
 }
 
 /// Position of the alive leader with the highest term (a deposed leader in
@@ -147,6 +154,7 @@ impl RaftNode {
             recent_active: vec![false; cluster],
             quorum_check_at: 0,
             transfer: None,
+            truncated_committed: None,
         };
         node.reset_election_deadline(now, rng);
         node

@@ -62,6 +62,7 @@ fn changing_any_field_of_a_server_changes_the_fingerprint() {
         recent_active: _,
         quorum_check_at: _,
         transfer: _,
+        truncated_committed: _,
     } = &base.nodes[leader];
     changes.push(("me", Box::new(|n| n.me += 7)));
     changes.push(("cluster", Box::new(|n| n.cluster += 1)));
@@ -111,6 +112,10 @@ fn changing_any_field_of_a_server_changes_the_fingerprint() {
                 timeout_now_sent: false,
             })
         }),
+    ));
+    changes.push((
+        "truncated_committed",
+        Box::new(|n| n.truncated_committed = Some((1, 1))),
     ));
     for (field, change) in &changes {
         let mut g = base.clone();

@@ -233,15 +233,11 @@ impl<'a> Session<'a> {
                     seed: r.id.seed,
                     kept: Some(r.kept[..recorded].to_vec()),
                     path: None,
+                    knobs: Vec::new(),
                 });
             }
         }
-        Ok(ReplayId {
-            config: self.config.key(),
-            seed: model::SEED,
-            kept: None,
-            path: Some(self.path(at)?),
-        })
+        Ok(ReplayId::of_path(self.config, self.path(at)?))
     }
 
     /// Takes the step of `code` (a replay code: `d0`, `e1`, `c2`, `w0`, …,

@@ -98,6 +98,9 @@ pub struct Finding {
 pub struct ModelVerdict {
     /// `protocol.ack.read.setting`.
     pub config: String,
+    /// The knob values its runs were built with (`max_append_entries=1`;
+    /// empty: the defaults).
+    pub knobs: String,
     /// Per property in [`Property::ALL`] order: its status and, when
     /// violated, the shortest path found.
     pub properties: Vec<(Property, Status, Option<Finding>)>,
@@ -153,7 +156,8 @@ impl ModelVerdict {
 
 /// The profile of every checked run of `config`: the group's default node
 /// count, one client per operation, one key, the protocol's transport
-/// with a one-tick delay and no seeded faults, held after [`WARM_UP`]
+/// with a one-tick delay and no seeded faults, the configuration's knob
+/// values ([`Configuration::with_knob_values`]), held after [`WARM_UP`]
 /// ticks.
 pub fn profile(config: &Configuration, nodes: u8, bounds: &Bounds) -> Profile {
     Profile {
@@ -166,7 +170,7 @@ pub fn profile(config: &Configuration, nodes: u8, bounds: &Bounds) -> Profile {
         density: 0,
         faults: Vec::new(),
         net: NetConfig::default().with_transport(config.transport),
-        knobs: Vec::new(),
+        knobs: config.knob_values.clone(),
         steered: true,
         warm_up: WARM_UP,
     }
@@ -207,6 +211,7 @@ pub fn schedule(config: &Configuration, path: Vec<Step>) -> Result<Schedule, Gro
         .max()
         .unwrap_or(0);
     let bounds = Bounds {
+        depth: u16::try_from(path.len()).unwrap_or(u16::MAX),
         writes,
         reads: 0,
         ..Bounds::default()
@@ -342,12 +347,7 @@ pub fn check(
         .map(|(p, property)| match &found[p] {
             Some((Check::Violated(reason), at)) => {
                 let path = path_of(&arena, *at);
-                let replay = ReplayId {
-                    config: key.clone(),
-                    seed: SEED,
-                    kept: None,
-                    path: Some(path.clone()),
-                };
+                let replay = ReplayId::of_path(config, path.clone());
                 (
                     property,
                     Status::Violated,
@@ -364,6 +364,7 @@ pub fn check(
         .collect();
     Ok(ModelVerdict {
         config: key,
+        knobs: config.knob_text(),
         properties,
         generated,
         distinct,

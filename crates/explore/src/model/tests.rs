@@ -61,12 +61,7 @@ fn a_path_replays_from_its_id_to_the_same_state() {
         Step::Crash(NodeRef::At(0), true),
         Step::Wait(1),
     ];
-    let id = ReplayId {
-        config: config.key(),
-        seed: SEED,
-        kept: None,
-        path: Some(path.clone()),
-    };
+    let id = ReplayId::of_path(&config, path.clone());
     let text = id.to_string();
     assert_eq!(text, "isr.all_isr.linearizable.default-m-w0.d0.p0.t");
     let parsed: ReplayId = text.parse().expect("parses");
@@ -122,12 +117,7 @@ fn a_fired_timer_is_one_step_of_the_search_and_replays() {
             .any(|h| h.from == follower && h.label.contains("vote")),
         "the fired follower asks for votes at once: {held:?}"
     );
-    let id = ReplayId {
-        config: config.key(),
-        seed: SEED,
-        kept: None,
-        path: Some(vec![fire]),
-    };
+    let id = ReplayId::of_path(&config, vec![fire]);
     assert_eq!(
         id.to_string().parse::<ReplayId>().expect("parses"),
         id,
@@ -400,35 +390,45 @@ impl proto_raft::decisions::RaftDecisions for Broken {
     }
 }
 
-/// Raft's default row with `rules` and at most `entries` entries an
-/// AppendEntries.
-fn raft_with(rules: &'static Broken, entries: u64) -> Configuration {
+/// Raft's default row with `rules`, and its knob as the registration
+/// offers it: at most `max_append_entries` entries an AppendEntries.
+fn raft_with(rules: &'static Broken) -> Configuration {
     Configuration::new(
         "raft",
         AckLevel::Quorum,
         ReadLevel::Linearizable,
         "default",
         move |build: &crate::Build| {
-            let config = RaftConfig::default()
+            let mut config = RaftConfig::default()
                 .with_seed(build.seed)
-                .with_max_append_entries(entries)
                 .with_decisions(rules);
+            for (knob, value) in &build.knobs {
+                if *knob == "max_append_entries" {
+                    let n = value
+                        .parse()
+                        .map_err(|_| GroupError::config("max_append_entries", "not a number"))?;
+                    config = config.with_max_append_entries(n);
+                }
+            }
             Ok(Box::new(RaftGroup::new(config)?) as Box<dyn ReplicationGroup>)
         },
     )
     .with_transport(replication::Transport::Datagram)
+    .with_knobs(vec![replication::Knob::numbers(
+        "max_append_entries",
+        [1, 2, 4, 64],
+    )])
 }
 
-/// The verdicts at the end of replay id `id`'s path on `config`.
-fn judged(config: &Configuration, id: &str) -> [Check; 5] {
-    let path = id
-        .parse::<ReplayId>()
-        .expect("parses")
-        .path
-        .expect("a path");
-    let base = schedule(config, path.clone()).expect("a schedule");
-    let run = rebuild(config, &base, &path).expect("runs");
-    judge(config, &base, &run, &ProbeMemo::new()).expect("judged")
+/// The verdicts at the end of replay id `id`'s path on `config`, built
+/// with the knob values the id names.
+fn judged(config: Configuration, id: &str) -> [Check; 5] {
+    let id = id.parse::<ReplayId>().expect("parses");
+    let config = config.with_knob_values(&id.knobs).expect("the row's knobs");
+    let path = id.path.expect("a path");
+    let base = schedule(&config, path.clone()).expect("a schedule");
+    let run = rebuild(&config, &base, &path).expect("runs");
+    judge(&config, &base, &run, &ProbeMemo::new()).expect("judged")
 }
 
 #[test]
@@ -438,18 +438,25 @@ fn figure_8_shows_only_where_an_append_carries_fewer_entries_than_the_gap() {
     // AppendEntries) to a majority, which the rule counts as committed,
     // then the rival elected over it: 15 steps, no fault
     // (`docs/checking.md`).
-    let id = "raft.quorum.linearizable.default-m-w0.e2.d4.d5.d4.e1.d7.d8.d8.d9.d9.d9.d7.e2.d10";
-    let one = judged(&raft_with(&COMMITS_OLD_TERMS, 1), id);
+    let path = "w0.e2.d4.d5.d4.e1.d7.d8.d8.d9.d9.d9.d7.e2.d10";
+    let id = format!("raft.quorum.linearizable.default-m:max_append_entries=1-{path}");
+    let one = judged(raft_with(&COMMITS_OLD_TERMS), &id);
     let Check::Violated(why) = &one[2] else {
         panic!("a committed entry is lost: {one:?}");
     };
+    // Reported by the invariant checker, as in an optimized build (not a
+    // debug assertion's panic).
     assert!(
-        why.contains("committed entries are never truncated"),
+        why.contains("state machine safety")
+            && why.contains("committed entries are never truncated"),
         "{why}"
     );
     // With the default batch the old entry travels with the new leader's
     // no-op: counting its replicas commits the no-op too, which is right.
-    let batched = judged(&raft_with(&COMMITS_OLD_TERMS, 64), id);
+    let batched = judged(
+        raft_with(&COMMITS_OLD_TERMS),
+        &format!("raft.quorum.linearizable.default-m-{path}"),
+    );
     assert!(batched.iter().all(|c| *c == Check::Holds), "{batched:?}");
 }
 
@@ -458,13 +465,56 @@ fn a_pinned_read_at_a_deposed_leader_shows_a_read_confirmed_without_a_quorum() {
     // A follower's election, the new leader's first commit, then a read
     // at the old leader: the shortest path known (9 steps, `docs/checking.md`).
     let id = "raft.quorum.linearizable.default-m-e0.d3.d3.w0.d4.d5.d6.v1n1.d0";
-    let Check::Violated(why) = judged(&raft_with(&NO_READ_QUORUM, 64), id)[1].clone() else {
+    let Check::Violated(why) = judged(raft_with(&NO_READ_QUORUM), id)[1].clone() else {
         panic!("the stale read is served");
     };
     assert!(why.contains("c1 read k0 -> (absent)"), "{why}");
     assert_eq!(
-        judged(&raft(), id)[1],
+        judged(raft(), id)[1],
         Check::Holds,
         "the reference refuses it"
     );
+}
+
+#[test]
+fn knob_values_reach_the_checked_runs_and_their_replay_ids() {
+    let config = raft_with(&COMMITS_OLD_TERMS)
+        .with_knob_values(&[("max_append_entries".to_string(), "1".to_string())])
+        .expect("a knob of the row");
+    assert_eq!(
+        profile(&config, 3, &Bounds::default()).knobs,
+        vec![("max_append_entries", "1".to_string())]
+    );
+    let id = ReplayId::of_path(&config, vec![Step::Fire(NodeRef::At(0))]);
+    assert_eq!(
+        id.to_string(),
+        "raft.quorum.linearizable.default-m:max_append_entries=1-e0"
+    );
+    // A path's knobs must be the configuration's: replaying an id on a
+    // configuration built otherwise is refused, naming both.
+    let plain = raft_with(&COMMITS_OLD_TERMS);
+    let Err(refused) = crate::replay(&plain, &id) else {
+        panic!("replayed with other knobs");
+    };
+    assert!(
+        refused.to_string().contains("max_append_entries=1"),
+        "{refused}"
+    );
+    assert!(crate::replay(&config, &id).is_ok());
+    // A knob the row does not have is an error naming it and the row's.
+    let Err(unknown) = raft_with(&COMMITS_OLD_TERMS)
+        .with_knob_values(&[("lag_timeout".to_string(), "3".to_string())])
+    else {
+        panic!("an unknown knob accepted");
+    };
+    let text = unknown.to_string();
+    assert!(
+        text.contains("no knob `lag_timeout`") && text.contains("its knobs: max_append_entries"),
+        "{text}"
+    );
+    // A value the protocol refuses is refused when the group is built.
+    let zero = raft_with(&COMMITS_OLD_TERMS)
+        .with_knob_values(&[("max_append_entries".to_string(), "0".to_string())])
+        .expect("a knob of the row");
+    assert!(check(&zero, &Bounds::default(), &|_, _| {}).is_err());
 }

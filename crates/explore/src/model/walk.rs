@@ -21,7 +21,7 @@ use replication::GroupError;
 use replication::Rng;
 
 use super::{
-    Bounds, Finding, ModelVerdict, SEED, Used, compact, enabled_steps, fingerprint, first_schedule,
+    Bounds, Finding, ModelVerdict, Used, compact, enabled_steps, fingerprint, first_schedule,
     judge, moves_time_itself, rebuild,
 };
 use crate::config::Configuration;
@@ -124,12 +124,7 @@ pub fn walk(
         match found.get(p).and_then(Option::as_ref) {
             Some(seen) => {
                 let (path, reason) = shorten(config, &base, &memo, p, seen)?;
-                let replay = ReplayId {
-                    config: key.clone(),
-                    seed: SEED,
-                    kept: None,
-                    path: Some(path.clone()),
-                };
+                let replay = ReplayId::of_path(config, path.clone());
                 properties.push((
                     property,
                     Status::Violated,
@@ -145,6 +140,7 @@ pub fn walk(
     }
     Ok(ModelVerdict {
         config: key,
+        knobs: config.knob_text(),
         properties,
         generated: steps.into_inner(),
         distinct,
