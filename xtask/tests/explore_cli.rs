@@ -75,10 +75,38 @@ fn a_counterexample_replays_with_its_schedule_history_and_trace() {
 }
 
 #[test]
+fn a_checker_path_replays_with_the_knob_values_its_id_names() {
+    let out = xtask(&[
+        "explore",
+        "--replay",
+        "raft.quorum.linearizable.default-m:max_append_entries=1-w0.d0",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = stdout(&out);
+    assert!(
+        text.contains("2 steps; nemesis") && text.contains("knobs: max_append_entries=1"),
+        "{text}"
+    );
+    // A knob the row does not have is a usage error naming it.
+    let out = xtask(&[
+        "explore",
+        "--replay",
+        "raft.quorum.linearizable.default-m:lag_timeout=3-w0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has no knob `lag_timeout` (its knobs: max_append_entries)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn bad_replay_ids_and_filters_are_usage_errors() {
     for args in [
         &["explore", "--replay", "nonsense"][..],
         &["explore", "--replay", "nope.leader.leader.default-s0-1"],
+        &["explore", "--replay", "raft.quorum.linearizable.default-m:x-w0"],
         &["explore", "--protocol", "raft", "--ack", "all_isr"],
         &["explore", "--shard", "3/2"],
         &["explore", "--json", "--write", "x.md"],
