@@ -116,11 +116,8 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
                 .is_none_or(|r| r.name() == explore::read_snake(c.read))
         })
         .filter(|c| args.setting.as_deref().is_none_or(|s| s == c.setting))
-        .map(|c| c.with_knob_values(&args.knobs))
-        .collect::<Result<_, _>>()
-        .map_err(|e| {
-            Failure::usage("check", clap::error::ErrorKind::InvalidValue, e.to_string())
-        })?;
+        .collect();
+    let configs = with_knobs(configs, &args.knobs)?;
     if configs.is_empty() {
         return Err(Failure::usage(
             "check",
@@ -165,6 +162,39 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         output::print(&std::mem::take(&mut text))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `configs` built with the knob values `knobs`: a row that does not
+/// have one of the knobs (a setting it fixes itself, as ISR's fetch rows
+/// fix `lag_timeout`) is skipped, and said so on stderr; when no row has
+/// them, the first row's error (naming the knobs it has) is the answer.
+fn with_knobs(
+    configs: Vec<Configuration>,
+    knobs: &[(String, String)],
+) -> Result<Vec<Configuration>, Failure> {
+    if knobs.is_empty() {
+        return Ok(configs);
+    }
+    let mut kept = Vec::new();
+    let mut first_error = None;
+    for config in configs {
+        let key = config.key();
+        match config.with_knob_values(knobs) {
+            Ok(config) => kept.push(config),
+            Err(e) => {
+                eprintln!("check: skipped {key}: {e}");
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) if kept.is_empty() => Err(Failure::usage(
+            "check",
+            clap::error::ErrorKind::InvalidValue,
+            e.to_string(),
+        )),
+        _ => Ok(kept),
+    }
 }
 
 /// One row's verdicts, as the terminal shows them.

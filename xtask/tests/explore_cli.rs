@@ -81,7 +81,11 @@ fn a_checker_path_replays_with_the_knob_values_its_id_names() {
         "--replay",
         "raft.quorum.linearizable.default-m:max_append_entries=1-w0.d0",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = stdout(&out);
     assert!(
         text.contains("2 steps; nemesis") && text.contains("knobs: max_append_entries=1"),
@@ -106,7 +110,11 @@ fn bad_replay_ids_and_filters_are_usage_errors() {
     for args in [
         &["explore", "--replay", "nonsense"][..],
         &["explore", "--replay", "nope.leader.leader.default-s0-1"],
-        &["explore", "--replay", "raft.quorum.linearizable.default-m:x-w0"],
+        &[
+            "explore",
+            "--replay",
+            "raft.quorum.linearizable.default-m:x-w0",
+        ],
         &["explore", "--protocol", "raft", "--ack", "all_isr"],
         &["explore", "--shard", "3/2"],
         &["explore", "--json", "--write", "x.md"],
@@ -160,4 +168,39 @@ fn a_replay_prints_every_node_s_state_line_at_a_tick_or_at_the_end() {
     let late = xtask(&["explore", "--replay", id, "--at", "999"]);
     assert_eq!(late.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&late.stderr).contains("--at 999: the run ended at tick"));
+}
+
+#[test]
+fn check_knob_values_build_the_rows_that_have_the_knob_and_skip_the_rest_aloud() {
+    let out = xtask(&[
+        "check",
+        "--protocol",
+        "isr",
+        "--read",
+        "linearizable",
+        "--knob",
+        "lag_timeout=3",
+        "--depth",
+        "0",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = stdout(&out);
+    assert!(
+        text.contains("isr.all_isr.linearizable.default [lag_timeout=3]: all 1 distinct states"),
+        "{text}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("skipped isr.all_isr.linearizable.fetch_elr_no_flush")
+            && !text.contains("fetch_elr_no_flush"),
+        "{err}"
+    );
+    // No row with the knob: a usage error naming the knobs there are.
+    let out = xtask(&["check", "--protocol", "async", "--knob", "lag_timeout=3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("has no knob `lag_timeout`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
