@@ -183,7 +183,11 @@ fn check_knob_values_build_the_rows_that_have_the_knob_and_skip_the_rest_aloud()
         "--depth",
         "0",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = stdout(&out);
     assert!(
         text.contains("isr.all_isr.linearizable.default [lag_timeout=3]: all 1 distinct states"),
