@@ -44,6 +44,11 @@ pub struct Args {
     /// there. A path from it is exported as the part plus the steps.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["ack", "read", "setting"])]
     scenario: Option<std::path::PathBuf>,
+    /// Build the row's group with this knob value, NAME=VALUE (a setting
+    /// the sweep varies, e.g. max_append_entries=1 for Raft); repeat for
+    /// several. The paths' replay ids name it.
+    #[arg(long = "knob", value_name = "NAME=VALUE", value_parser = explore::parse_knob, conflicts_with_all = ["replay", "scenario"])]
+    knobs: Vec<(String, String)>,
     /// With --scenario: which part (1-based; a part starts at a `config`).
     #[arg(long, value_name = "N", requires = "scenario", default_value_t = 1)]
     part: usize,
@@ -142,7 +147,7 @@ fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
         rows.iter()
             .position(|c| c.read == replication::ReadLevel::Linearizable)
     });
-    rows.into_iter().nth(pick.unwrap_or(0)).ok_or_else(|| {
+    let row = rows.into_iter().nth(pick.unwrap_or(0)).ok_or_else(|| {
         Failure::usage(
             "debug",
             clap::error::ErrorKind::InvalidValue,
@@ -152,7 +157,9 @@ fn config_of_filters(args: &Args) -> Result<Configuration, Failure> {
                 explore::command()
             ),
         )
-    })
+    })?;
+    row.with_knob_values(&args.knobs)
+        .map_err(|e| Failure::usage("debug", clap::error::ErrorKind::InvalidValue, e.to_string()))
 }
 
 /// A configuration whose group is part `n` of scenario `file`, run to its

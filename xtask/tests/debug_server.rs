@@ -368,3 +368,11 @@ fn raft_timers_are_held_in_the_debugger_and_fire_when_chosen() {
         "ISR's timers fire as ticks pass"
     );
 }
+
+#[test]
+fn a_knob_value_builds_the_debugged_group_and_names_its_paths() {
+    let server = Server::start(&["--protocol", "raft", "--knob", "max_append_entries=1"]);
+    let (view, _) = walk(&server, &["w0"]);
+    let replay = view["replay"].as_str().expect("a replay id");
+    assert!(replay.ends_with("-m:max_append_entries=1-w0"), "{replay}");
+}
