@@ -130,15 +130,18 @@ fn a_checker_counterexample_opens_at_its_violation_highlighted() {
 #[test]
 #[ignore = "needs Chromium and the planted build; run with --ignored (CI does)"]
 fn the_raft_figure_8_planted_counterexample_is_stepped_through_to_its_violation() {
-    // The planted bug's counterexample as `docs/planted.md` prints it: a
-    // random schedule of the sweep, opened as a recorded run.
-    let planted = include_str!("../../docs/planted.md");
-    let id = planted
+    // The planted bug's run as the debugger guide opens it: a random
+    // schedule of the sweep (11 of its steps: it breaks at a recorded
+    // step, where `docs/planted.md`'s shorter prefix breaks only at the
+    // end), opened as a recorded run.
+    let guide = include_str!("../../docs/debugging.md");
+    let id = guide
         .lines()
-        .find(|l| l.starts_with("| `raft_commit_old_term` |"))
-        .and_then(|l| l.split("--replay ").nth(1))
-        .and_then(|rest| rest.split('`').next())
-        .expect("the Figure 8 counterexample in docs/planted.md");
+        .find_map(|l| {
+            l.strip_prefix("cargo xtask debug --replay ")
+                .filter(|id| id.contains("raft_commit_old_term"))
+        })
+        .expect("the Figure 8 run in docs/debugging.md");
     let server = Server::start_rebuilt(&["--replay", id]);
     let mut browser = Browser::start(1366, 900);
     browser.open(
