@@ -15,6 +15,10 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 #[test]
 fn the_verdicts_do_not_depend_on_the_number_of_threads() {
     let args = |jobs: &'static str| {
@@ -81,11 +85,7 @@ fn a_checker_path_replays_with_the_knob_values_its_id_names() {
         "--replay",
         "raft.quorum.linearizable.default-m:max_append_entries=1-w0.d0",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
         text.contains("2 steps; nemesis") && text.contains("knobs: max_append_entries=1"),
@@ -98,7 +98,7 @@ fn a_checker_path_replays_with_the_knob_values_its_id_names() {
         "raft.quorum.linearizable.default-m:lag_timeout=3-w0",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("has no knob `lag_timeout` (its knobs: max_append_entries)"),
         "{err}"
@@ -183,17 +183,13 @@ fn check_knob_values_build_the_rows_that_have_the_knob_and_skip_the_rest_aloud()
         "--depth",
         "0",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
         text.contains("isr.all_isr.linearizable.default [lag_timeout=3]: all 1 distinct states"),
         "{text}"
     );
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("skipped isr.all_isr.linearizable.fetch_elr_no_flush")
             && !text.contains("fetch_elr_no_flush"),
@@ -203,8 +199,8 @@ fn check_knob_values_build_the_rows_that_have_the_knob_and_skip_the_rest_aloud()
     let out = xtask(&["check", "--protocol", "async", "--knob", "lag_timeout=3"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("has no knob `lag_timeout`"),
+        stderr(&out).contains("has no knob `lag_timeout`"),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr(&out)
     );
 }
