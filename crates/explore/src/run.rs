@@ -117,6 +117,14 @@ pub(crate) fn panicked(panic: &str, why: &str) -> [Check; 5] {
     ]
 }
 
+/// The error for a steered run of `config`'s protocol, which offers none.
+pub(crate) fn unsteerable(config: &Configuration) -> GroupError {
+    GroupError::config(
+        "steered",
+        format!("{} offers no steerable run", config.protocol),
+    )
+}
+
 /// How *invariants* names a panic at `panic`.
 pub(crate) fn panic_reason(panic: &str) -> String {
     format!("the protocol panicked at {panic}")
@@ -186,12 +194,7 @@ impl<'a> Runner<'a> {
             }
             match run.group.steerable_mut() {
                 Some(steer) => steer.hold(true)?,
-                None => {
-                    return Err(GroupError::config(
-                        "steered",
-                        format!("{} offers no steerable run", config.protocol),
-                    ));
-                }
+                None => return Err(unsteerable(config)),
             }
         }
         // A group taken over mid-run (a scenario's part) may have faults
@@ -253,15 +256,16 @@ impl<'a> Runner<'a> {
         }
         match self.group.steerable_mut() {
             Some(steer) => steer.hold(true)?,
-            None => {
-                return Err(GroupError::config(
-                    "steered",
-                    format!("{} offers no steerable run", self.config.protocol),
-                ));
-            }
+            None => return Err(unsteerable(self.config)),
         }
         self.steered = true;
         Ok(())
+    }
+
+    /// [`fork`](Self::fork), or the error that the protocol offers no
+    /// steerable run.
+    pub(crate) fn forked(&self) -> Result<Runner<'a>, GroupError> {
+        self.fork().ok_or_else(|| unsteerable(self.config))
     }
 
     /// An independent copy of this run (its group forked), or `None` when

@@ -303,28 +303,15 @@ fn shrink(
 /// naming a step the schedule of its seed does not have is an error.
 pub fn replay(config: &Configuration, id: &ReplayId) -> Result<(Schedule, RunReport), GroupError> {
     if let Some(path) = &id.path {
-        let mut named: Vec<(&str, &str)> = id
-            .knobs
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
+        // The knob values a path of this configuration would name.
+        let mut named = id.knobs.clone();
         named.sort_unstable();
-        let built: Vec<(&str, &str)> = config
-            .knob_values
-            .iter()
-            .map(|(k, v)| (*k, v.as_str()))
-            .collect();
-        if named != built {
+        if named != ReplayId::of_path(config, Vec::new()).knobs {
             return Err(GroupError::config(
                 "knob",
                 format!(
-                    "{id} names the knob values [{}], but the configuration is built with [{}] \
+                    "{id} names other knob values than the configuration is built with [{}] \
                      (Configuration::with_knob_values)",
-                    id.knobs
-                        .iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
                     config.knob_text()
                 ),
             ));

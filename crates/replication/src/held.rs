@@ -114,11 +114,11 @@ macro_rules! steer_through_cluster {
         }
     };
     ($cluster:ident) => {
-        fn hold(&mut self, on: bool) -> ::std::result::Result<(), $crate::GroupError> {
-            self.$cluster.hold(on)
-        }
         fn write_harness(&self, out: &mut dyn ::std::fmt::Write) -> ::std::fmt::Result {
             self.$cluster.write_harness(out)
+        }
+        fn hold(&mut self, on: bool) -> ::std::result::Result<(), $crate::GroupError> {
+            self.$cluster.hold(on)
         }
         fn held(&self) -> ::std::vec::Vec<$crate::HeldMessage> {
             self.$cluster.held()

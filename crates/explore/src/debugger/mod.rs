@@ -459,17 +459,7 @@ impl<'a> Session<'a> {
             }),
             faults: 0,
         };
-        let mut steps = model::enabled_steps(self.config, run, used, &BOUNDS);
-        // A tick that only moves the clock (where timers fire only when
-        // chosen, the checker leaves it out): a student may still let time
-        // pass, as a PreVote's "leader heard lately" lapses with it.
-        if !steps.contains(&Step::Wait(1)) {
-            let at = steps
-                .iter()
-                .position(|s| !matches!(s, Step::Deliver(_)))
-                .unwrap_or(steps.len());
-            steps.insert(at, Step::Wait(1));
-        }
+        let mut steps = model::enabled_steps(self.config, run, used, &BOUNDS, true);
         // A client operation at any other level (not judged: the row
         // claims nothing of it).
         if used.writes < BOUNDS.writes {
@@ -588,16 +578,11 @@ impl<'a> Session<'a> {
         };
         let invariants = run.invariants_so_far().clone();
         let judged = match crate::panics::catch(|| {
-            run.fork()
+            run.forked()
                 .map(|end| end.finish(schedule, RunOptions::SWEEP).checks)
         }) {
-            Ok(Some(checks)) => checks,
-            Ok(None) => {
-                return Err(GroupError::config(
-                    "steered",
-                    format!("{} offers no steerable run", self.config.protocol),
-                ));
-            }
+            Ok(Ok(checks)) => checks,
+            Ok(Err(e)) => return Err(e),
             Err(panic) => crate::run::panicked(&panic, "the end of the path panicked"),
         };
         Ok(blank(invariants, judged))

@@ -494,7 +494,7 @@ fn expand_one<'a>(
     } else {
         chain_of(arena, node.at)
     };
-    let run = crate::panics::catch(|| prefix.rebuild(config, root, arena, &chain));
+    let run = crate::panics::catch(|| prefix.rebuild(root, arena, &chain));
     let run = match run {
         Ok(run) => run?,
         Err(panic) => {
@@ -510,7 +510,7 @@ fn expand_one<'a>(
     let mut generated = 0;
     if expand && run.invariants_so_far() == &Check::Holds {
         let index = chain.len();
-        for step in enabled_steps(config, &run, node.used, bounds) {
+        for step in enabled_steps(config, &run, node.used, bounds, false) {
             let Some(mut child) = run.fork() else { break };
             let applied = crate::panics::catch(|| {
                 child.apply(index, &step, RunOptions::SWEEP);
@@ -559,19 +559,8 @@ fn compact(checks: [Check; 5]) -> Option<Box<[Check; 5]>> {
 
 /// The properties at `run`'s state, judged as a schedule's end on a fork
 /// of it (a panic is an *invariants* violation).
-fn judge(
-    config: &Configuration,
-    base: &Schedule,
-    run: &Runner<'_>,
-    memo: &ProbeMemo,
-) -> Result<[Check; 5], GroupError> {
-    let run = run.fork().ok_or_else(|| {
-        GroupError::config(
-            "steered",
-            format!("{} offers no steerable run", config.protocol),
-        )
-    })?;
-    Ok(judge_owned(base, run, memo))
+fn judge(base: &Schedule, run: &Runner<'_>, memo: &ProbeMemo) -> Result<[Check; 5], GroupError> {
+    Ok(judge_owned(base, run.forked()?, memo))
 }
 
 /// [`judge`], on `run` itself (its end is run on it).
@@ -633,12 +622,16 @@ impl Used {
 
 /// Every step enabled at `run`'s state within `bounds`, in a fixed order:
 /// deliveries, one tick, a timer fired at each node that has one armed,
-/// client operations, repairs, faults. The debugger offers the same.
+/// client operations, repairs, faults. Where timers fire only when chosen,
+/// a tick alone changes nothing but the clock, and only `idle_tick` (the
+/// debugger's: a student may let time pass, as a PreVote's "leader heard
+/// lately" lapses with it) offers one; every step that acts passes one.
 pub(crate) fn enabled_steps(
     config: &Configuration,
     run: &Runner<'_>,
     node: Used,
     bounds: &Bounds,
+    idle_tick: bool,
 ) -> Vec<Step> {
     let mut steps = Vec::new();
     let Some(steer) = run.group().steerable() else {
@@ -648,9 +641,7 @@ pub(crate) fn enabled_steps(
     let n = u8::try_from(run.group().node_ids().len()).unwrap_or(u8::MAX);
     let deliverable = held.iter().filter(|h| h.deliverable).count();
     steps.extend((0..deliverable).filter_map(|i| u16::try_from(i).ok().map(Step::Deliver)));
-    if !steer.chooses_timers() {
-        // (Where timers fire only when chosen, a tick alone changes
-        // nothing but the clock: every step that acts passes one.)
+    if idle_tick || !steer.chooses_timers() {
         steps.push(Step::Wait(1));
     }
     let mut last = None;

@@ -5,7 +5,6 @@
 
 use replication::GroupError;
 
-use crate::config::Configuration;
 use crate::run::{RunOptions, Runner};
 use crate::schedule::Step;
 
@@ -24,7 +23,6 @@ impl<'a> Prefix<'a> {
     /// state of the level descends from it).
     pub(super) fn rebuild(
         &mut self,
-        config: &'a Configuration,
         root: &Runner<'a>,
         arena: &[(u32, Step)],
         chain: &[u32],
@@ -36,19 +34,11 @@ impl<'a> Prefix<'a> {
             .take_while(|((at, _), step)| at == *step)
             .count();
         self.runs.truncate(shared);
-        let fork = |run: &Runner<'a>| {
-            run.fork().ok_or_else(|| {
-                GroupError::config(
-                    "steered",
-                    format!("{} offers no steerable run", config.protocol),
-                )
-            })
-        };
-        let mut run = fork(self.runs.last().map_or(root, |(_, run)| run))?;
+        let mut run = self.runs.last().map_or(root, |(_, run)| run).forked()?;
         for (k, &at) in chain.iter().enumerate().skip(shared) {
             run.apply(k, &arena[at as usize].1, RunOptions::SWEEP);
             if k + 1 < chain.len() {
-                let next = fork(&run)?;
+                let next = run.forked()?;
                 self.runs.push((at, run));
                 run = next;
             }

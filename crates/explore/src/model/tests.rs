@@ -107,7 +107,7 @@ fn a_fired_timer_is_one_step_of_the_search_and_replays() {
     let at = Used::default();
     let fire = Step::Fire(NodeRef::At(u8::try_from(follower).expect("small")));
     assert!(
-        enabled_steps(&config, &root, at, &node).contains(&fire),
+        enabled_steps(&config, &root, at, &node, false).contains(&fire),
         "every alive node's timer can be fired"
     );
     let fired = rebuild(&config, &base, std::slice::from_ref(&fire)).expect("runs");
@@ -173,9 +173,7 @@ fn a_state_rebuilt_from_the_runs_along_its_path_is_the_state_replayed_from_scrat
                 &sibling,
             ),
         ] {
-            let kept = prefix
-                .rebuild(&config, &root, &arena, &chain)
-                .expect("runs");
+            let kept = prefix.rebuild(&root, &arena, &chain).expect("runs");
             let fresh = rebuild(&config, &base, steps).expect("runs");
             assert_eq!(fp(&kept), fp(&fresh), "{}", config.key());
             assert_eq!(kept.history(), fresh.history());
@@ -199,7 +197,7 @@ fn states_within_two_steps<'a>(
     for depth in 0..2 {
         let mut next = Vec::new();
         for (run, used) in &level {
-            for step in enabled_steps(config, run, *used, bounds) {
+            for step in enabled_steps(config, run, *used, bounds, false) {
                 let mut child = run.fork().expect("forks");
                 child.apply(depth, &step, RunOptions::SWEEP);
                 next.push((child, used.after(&step)));
@@ -253,12 +251,12 @@ fn a_pinned_read_is_offered_at_every_node_and_goes_to_the_node_named() {
     };
     let base = with_clients(&config, &bounds);
     let root = rebuild(&config, &base, &[]).expect("runs");
-    let offered: Vec<Step> = enabled_steps(&config, &root, Used::default(), &bounds)
+    let offered: Vec<Step> = enabled_steps(&config, &root, Used::default(), &bounds, false)
         .into_iter()
         .filter(|s| matches!(s, Step::ReadVia { .. }))
         .collect();
     assert_eq!(offered.len(), 3, "one pinned read per node: {offered:?}");
-    let plain = enabled_steps(&config, &root, Used::default(), &Bounds::default());
+    let plain = enabled_steps(&config, &root, Used::default(), &Bounds::default(), false);
     assert!(!plain.iter().any(|s| matches!(s, Step::ReadVia { .. })));
     let leader = root.group().leader().expect("a leader after the warm-up");
     let ids = root.group().node_ids();
@@ -325,7 +323,7 @@ fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
     let durable = |path: &[Step]| {
         let run = rebuild(&config, &base, path).expect("runs");
         matches!(
-            judge(&config, &base, &run, &memo).expect("judged")[0],
+            judge(&base, &run, &memo).expect("judged")[0],
             Check::Violated(_)
         )
     };
@@ -390,34 +388,26 @@ impl proto_raft::decisions::RaftDecisions for Broken {
     }
 }
 
-/// Raft's default row with `rules`, and its knob as the registration
-/// offers it: at most `max_append_entries` entries an AppendEntries.
+/// Raft's default row with `rules`, built as the registration builds it
+/// (its settings, its knobs).
 fn raft_with(rules: &'static Broken) -> Configuration {
+    use replication::Registration;
     Configuration::new(
         "raft",
         AckLevel::Quorum,
         ReadLevel::Linearizable,
         "default",
         move |build: &crate::Build| {
-            let mut config = RaftConfig::default()
-                .with_seed(build.seed)
-                .with_decisions(rules);
+            let mut settings = replication::Settings::default().with_seed(build.seed);
             for (knob, value) in &build.knobs {
-                if *knob == "max_append_entries" {
-                    let n = value
-                        .parse()
-                        .map_err(|_| GroupError::config("max_append_entries", "not a number"))?;
-                    config = config.with_max_append_entries(n);
-                }
+                settings.set(*knob, value.clone());
             }
+            let config = proto_raft::RaftRegistration::config(&settings)?.with_decisions(rules);
             Ok(Box::new(RaftGroup::new(config)?) as Box<dyn ReplicationGroup>)
         },
     )
     .with_transport(replication::Transport::Datagram)
-    .with_knobs(vec![replication::Knob::numbers(
-        "max_append_entries",
-        [1, 2, 4, 64],
-    )])
+    .with_knobs(proto_raft::RaftRegistration.explorer_knobs())
 }
 
 /// The verdicts at the end of replay id `id`'s path on `config`, built
@@ -428,7 +418,7 @@ fn judged(config: Configuration, id: &str) -> [Check; 5] {
     let path = id.path.expect("a path");
     let base = schedule(&config, path.clone()).expect("a schedule");
     let run = rebuild(&config, &base, &path).expect("runs");
-    judge(&config, &base, &run, &ProbeMemo::new()).expect("judged")
+    judge(&base, &run, &ProbeMemo::new()).expect("judged")
 }
 
 #[test]

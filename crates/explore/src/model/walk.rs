@@ -177,7 +177,7 @@ impl<'a> Walk<'_, 'a> {
         if let Some(known) = self.judged.lock().ok().and_then(|j| j.get(&fp).cloned()) {
             return Ok(known);
         }
-        let found = compact(judge(self.config, self.base, run, self.memo)?);
+        let found = compact(judge(self.base, run, self.memo)?);
         if let Ok(mut j) = self.judged.lock() {
             j.insert(fp, found.clone());
         }
@@ -214,7 +214,7 @@ impl<'a> Walk<'_, 'a> {
             {
                 break;
             }
-            let mut steps = enabled_steps(self.config, &run, used, self.bounds);
+            let mut steps = enabled_steps(self.config, &run, used, self.bounds, false);
             let mut moved = None;
             while !steps.is_empty() {
                 let pick = usize::try_from(rng.next_u64() % steps.len() as u64).unwrap_or(0);
@@ -268,7 +268,7 @@ fn shorten(
             Ok(run) => run?,
             Err(panic) => return Ok((p == 2).then(|| panic_reason(&panic))),
         };
-        let checks = judge(config, base, &run, memo)?;
+        let checks = judge(base, &run, memo)?;
         Ok(match &checks[p] {
             Check::Violated(why) => Some(why.clone()),
             _ => None,
