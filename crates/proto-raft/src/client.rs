@@ -81,6 +81,17 @@ impl Clients {
         }
     }
 
+    /// Feeds `h` the operations in flight at tick `now`, times as
+    /// distances ([`crate::timeless`]).
+    pub(crate) fn hash_timeless<H: std::hash::Hasher>(&self, now: Tick, h: &mut H) {
+        use std::hash::Hash;
+        self.timeout.hash(h);
+        self.inflight.len().hash(h);
+        for op in &self.inflight {
+            op.hash_timeless(now, h);
+        }
+    }
+
     /// True when no operation is in flight.
     pub(crate) fn is_empty(&self) -> bool {
         self.inflight.is_empty()

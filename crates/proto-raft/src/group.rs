@@ -471,6 +471,25 @@ impl replication::Steer for RaftGroup {
         std::hash::Hash::hash(&self.clients, hasher);
     }
 
+    /// While held, the state up to time ([`crate::timeless`]): the
+    /// nodes and client table with their times as distances from now,
+    /// the harness without its tick and generator (which draws only
+    /// election deadlines). Once let go, time runs by itself again: the
+    /// whole state.
+    fn hash_timeless(&self, hasher: &mut replication::StateHasher) {
+        if !self.chooses_timers() {
+            replication::hash_whole_state(self, hasher);
+            return;
+        }
+        let now = self.cluster.now();
+        for node in &self.nodes {
+            node.hash_timeless(now, hasher);
+        }
+        self.clients.hash_timeless(now, hasher);
+        let _ = std::fmt::Write::write_char(hasher, '\u{1}');
+        self.cluster.hash_harness_timeless(hasher);
+    }
+
     replication::steer_through_cluster!(cluster, hashed);
 
     fn node_log(&self, node: usize) -> Vec<String> {

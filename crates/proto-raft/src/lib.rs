@@ -211,6 +211,7 @@ mod state_line;
 mod steer_tests;
 #[cfg(test)]
 mod test_support;
+mod timeless;
 mod timers;
 mod trace_check;
 mod transfer;

@@ -4,7 +4,7 @@
 //! model checker). The destructuring below names every field, so a field
 //! added to [`RaftNode`] does not compile here until this test covers it.
 
-use replication::{ReplicationGroup, Steer, state_fingerprint};
+use replication::{ReplicationGroup, Steer, state_fingerprint, timeless_fingerprint};
 
 use crate::node::RaftNode;
 use crate::{RaftConfig, RaftGroup};
@@ -28,11 +28,8 @@ fn busy() -> RaftGroup {
     g
 }
 
-#[test]
-fn changing_any_field_of_a_server_changes_the_fingerprint() {
-    let base = busy();
-    let before = fp(&base);
-    let leader = base.leader_index().expect("a leader");
+/// One change to every field of `node`, by name.
+fn every_field_changed(node: &RaftNode) -> Vec<Change> {
     let mut changes: Vec<Change> = Vec::new();
     // Every field, by name (a new field fails to compile here).
     let RaftNode {
@@ -63,7 +60,7 @@ fn changing_any_field_of_a_server_changes_the_fingerprint() {
         quorum_check_at: _,
         transfer: _,
         truncated_committed: _,
-    } = &base.nodes[leader];
+    } = node;
     changes.push(("me", Box::new(|n| n.me += 7)));
     changes.push(("cluster", Box::new(|n| n.cluster += 1)));
     changes.push(("timing", Box::new(|n| n.timing.heartbeat += 1)));
@@ -117,7 +114,15 @@ fn changing_any_field_of_a_server_changes_the_fingerprint() {
         "truncated_committed",
         Box::new(|n| n.truncated_committed = Some((1, 1))),
     ));
-    for (field, change) in &changes {
+    changes
+}
+
+#[test]
+fn changing_any_field_of_a_server_changes_the_fingerprint() {
+    let base = busy();
+    let before = fp(&base);
+    let leader = base.leader_index().expect("a leader");
+    for (field, change) in &every_field_changed(&base.nodes[leader]) {
         let mut g = base.clone();
         change(&mut g.nodes[leader]);
         assert_ne!(
@@ -127,6 +132,43 @@ fn changing_any_field_of_a_server_changes_the_fingerprint() {
         );
     }
     assert_eq!(fp(&base.clone()), before, "a clone is the same state");
+}
+
+/// The times a held run of the default row (no PreVote, no CheckQuorum)
+/// leaves out of its timeless fingerprint: each decides nothing before
+/// the hold ends ([`crate::timeless`]).
+const TIMES_LEFT_OUT: [&str; 5] = [
+    "election_deadline",
+    "last_leader_contact",
+    "last_sent",
+    "quorum_check_at",
+    "scratch",
+];
+
+#[test]
+fn a_held_run_s_timeless_fingerprint_sees_every_field_but_the_times_it_leaves_out() {
+    let mut base = busy();
+    base.cluster.hold(true).expect("held");
+    let (before, whole) = (timeless_fingerprint(&base), fp(&base));
+    let leader = base.leader_index().expect("a leader");
+    for (field, change) in &every_field_changed(&base.nodes[leader]) {
+        let mut g = base.clone();
+        change(&mut g.nodes[leader]);
+        if TIMES_LEFT_OUT.contains(field) {
+            assert_eq!(timeless_fingerprint(&g), before, "{field} is left out");
+            assert_ne!(fp(&g), whole, "{field} is in the whole state");
+        } else {
+            assert_ne!(
+                timeless_fingerprint(&g),
+                before,
+                "changing {field} must change the timeless fingerprint"
+            );
+        }
+    }
+    // Let go, time runs by itself: the whole state again.
+    let mut let_go = base.clone();
+    let_go.cluster.hold(false).expect("let go");
+    assert_eq!(timeless_fingerprint(&let_go), fp(&let_go));
 }
 
 #[test]

@@ -471,6 +471,24 @@ pub trait Steer: ReplicationGroup {
         let _ = self.write_harness(hasher);
     }
 
+    /// Feeds `hasher` what decides a held run's next steps, leaving out
+    /// *when* they happen: the state a model checker deduplicates by
+    /// ([`timeless_fingerprint`]). By default the whole state (what
+    /// [`state_fingerprint`] hashes). A protocol whose timers, while
+    /// held, fire only when chosen ([`chooses_timers`](Self::chooses_timers))
+    /// may leave out the tick, the generator that draws its deadlines and
+    /// every deadline whose value decides nothing before the hold ends,
+    /// and hash each other time as its distance from now (a lease's age,
+    /// the ticks a client operation still waits): two states that differ
+    /// only there then take the same steps to the same states, so the
+    /// same state reached by paths of different lengths, or by deliveries
+    /// to two nodes in either order, is one state. What time decides
+    /// after the hold (a judged end lets time run) comes from the first
+    /// such state found.
+    fn hash_timeless(&self, hasher: &mut crate::StateHasher) {
+        hash_whole_state(self, hasher);
+    }
+
     /// Holds the network (`true`) or lets it deliver by itself again
     /// (`false`, every held message due at the next tick).
     fn hold(&mut self, on: bool) -> Result<(), GroupError>;
@@ -535,9 +553,24 @@ pub trait Steer: ReplicationGroup {
 /// kept).
 pub fn state_fingerprint(group: &dyn Steer) -> u64 {
     let mut sink = crate::StateHasher::default();
+    hash_whole_state(group, &mut sink);
+    std::hash::Hasher::finish(&sink)
+}
+
+/// Feeds `hasher` `group`'s complete state, what [`state_fingerprint`]
+/// hashes: [`Steer::hash_state`], a separator, [`Steer::hash_harness`].
+pub fn hash_whole_state<G: Steer + ?Sized>(group: &G, hasher: &mut crate::StateHasher) {
     // Writing into a hasher cannot fail.
-    group.hash_state(&mut sink);
-    let _ = std::fmt::Write::write_char(&mut sink, '\u{1}');
-    group.hash_harness(&mut sink);
+    group.hash_state(hasher);
+    let _ = std::fmt::Write::write_char(hasher, '\u{1}');
+    group.hash_harness(hasher);
+}
+
+/// A 64-bit fingerprint of what decides `group`'s next steps, up to time
+/// ([`Steer::hash_timeless`]): the complete state for a protocol that
+/// keeps time concrete.
+pub fn timeless_fingerprint(group: &dyn Steer) -> u64 {
+    let mut sink = crate::StateHasher::default();
+    group.hash_timeless(&mut sink);
     std::hash::Hasher::finish(&sink)
 }

@@ -47,7 +47,10 @@ mod validate;
 pub use bytes::Bytes;
 pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
-pub use group::{AWAIT_BOUND, Crash, ReplicationGroup, Steer, state_fingerprint};
+pub use group::{
+    AWAIT_BOUND, Crash, ReplicationGroup, Steer, hash_whole_state, state_fingerprint,
+    timeless_fingerprint,
+};
 pub use held::{ArmedTimer, HeldMessage, NodeFaults, StateHasher};
 pub use inflight::ClientOps;
 pub use kv::KvState;

@@ -14,10 +14,15 @@
 //!
 //! Mirrors stateright's breadth-first checker and DSLabs' search tests
 //! (deliveries and timers as actions, deduplicated states, shortest
-//! traces). Omits symmetry reduction, and time is concrete: a state's tick
-//! is part of its fingerprint (nodes keep absolute deadlines), so states
-//! merge only at the same tick, and a delivery or a fired timer passes a
-//! tick. The search is stateless between levels: a state is rebuilt
+//! traces). Omits symmetry reduction. A delivery or a fired timer passes a
+//! tick, and states are deduplicated up to time
+//! ([`replication::timeless_fingerprint`]): for a protocol whose timers
+//! fire only when chosen (Raft), the tick, the election deadlines and the
+//! generator that draws them are left out and every other time is a
+//! distance from now, so the same state reached by deliveries to two
+//! nodes in either order, or by paths of different lengths, is one state;
+//! for the others, whose timers fire as ticks pass, time stays concrete
+//! and states merge only at the same tick. The search is stateless between levels: a state is rebuilt
 //! from its path on the worker that expands it (from its parent's run
 //! when the worker still holds it), so a level of a million
 //! states costs a million paths of memory, not a million groups.
@@ -708,19 +713,36 @@ pub(crate) fn enabled_steps(
     steps
 }
 
-/// The fingerprint of a state: the group's whole state, the client
-/// history (what the properties judge), what the path has used of the
-/// bounds, and the faults the run keeps track of.
+/// The fingerprint of a state: the group's state up to time
+/// ([`replication::timeless_fingerprint`]), the client history (what the
+/// properties judge, without the ticks that only explain a verdict), what
+/// the path has used of the bounds, and the faults the run keeps track
+/// of.
 fn fingerprint(run: &Runner<'_>, used: &Used) -> u64 {
     let group = run
         .group()
         .steerable()
-        .map_or(0, replication::state_fingerprint);
+        .map_or(0, replication::timeless_fingerprint);
     let mut h = StateHasher::default();
     // Hashed as derived: no text is made.
     h.write_u64(group);
     (used.writes, used.reads, used.faults).hash(&mut h);
-    run.history().hash(&mut h);
+    h.write_usize(run.history().len());
+    for op in run.history() {
+        let crate::history::HistoryOp {
+            client,
+            kind,
+            call,
+            ret,
+            call_tick: _,
+            ret_tick: _,
+            status,
+            read_value,
+            reason,
+            claimed,
+        } = op;
+        (client, kind, call, ret, status, read_value, reason, claimed).hash(&mut h);
+    }
     run.fault_state().hash(&mut h);
     run.invariants_so_far().hash(&mut h);
     h.finish()

@@ -566,6 +566,21 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
     where
         M: std::hash::Hash,
     {
+        use std::hash::{Hash, Hasher};
+        h.write_u64(self.net.now());
+        self.rng.hash(h);
+        self.hash_harness_timeless(h);
+    }
+
+    /// [`hash_harness`](Self::hash_harness) without the tick and the
+    /// generator: for a held run of a protocol whose timers fire only
+    /// when chosen and whose generator draws only their deadlines (see
+    /// `Steer::hash_timeless`). Messages scheduled after a hold are
+    /// named by their send tick, as in the whole hash.
+    pub fn hash_harness_timeless(&self, h: &mut crate::StateHasher)
+    where
+        M: std::hash::Hash,
+    {
         use std::fmt::Write as _;
         use std::hash::{Hash, Hasher};
         let one = |msg: &M| {
@@ -573,8 +588,6 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
             msg.hash(&mut m);
             m.finish()
         };
-        h.write_u64(self.net.now());
-        self.rng.hash(h);
         self.faults.hash(h);
         self.timers.hash(h);
         let _ = write!(h, "{:?}", self.ops);
