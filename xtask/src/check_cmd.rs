@@ -294,7 +294,7 @@ pub fn markdown(configs: &[Configuration], jobs: usize) -> Result<String, String
          — deliver any held message (on datagrams also drop or duplicate it), let a tick pass \
          (timers fire), one write and one read from their own clients, crash (process or power \
          loss), restart, isolate, heal, fail over — after a {}-tick warm-up, on the protocol's \
-         transport, states deduplicated by a fingerprint of the whole state and the history. \
+         transport, states deduplicated by a fingerprint of the state (on Raft up to time: not when things happened) and of the history. \
          Every distinct state is judged as the explorer judges a schedule's end (heal, restart, \
          settle, read the key at the strongest level). The search stops at the level that would \
          pass {} distinct states: `holds` is a bounded proof over every path of at most the depth \
