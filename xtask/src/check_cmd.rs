@@ -54,6 +54,13 @@ pub struct Args {
     /// The seed the walks draw their steps from.
     #[arg(long, default_value_t = 0, requires = "walks")]
     seed: u64,
+    /// Swarm walks: each walk first draws directed links it never
+    /// delivers on, nodes whose timers it never fires and how often it
+    /// delivers (25, 50 or 75%), then its steps among those left — a
+    /// bug that needs messages held for the whole path is met far more
+    /// often.
+    #[arg(long, requires = "walks")]
+    swarm: bool,
     /// Distinct states per row at most.
     #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     max_states: u64,
@@ -142,6 +149,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
                 let walks = model::walk::Walks {
                     count,
                     seed: args.seed,
+                    swarm: args.swarm,
                 };
                 let progress = |walked: u64, distinct: u64| {
                     if terminal {

@@ -471,7 +471,7 @@ impl replication::Steer for RaftGroup {
         std::hash::Hash::hash(&self.clients, hasher);
     }
 
-    /// While held, the state up to time ([`crate::timeless`]): the
+    /// While held, the state up to time (see `timeless.rs`): the
     /// nodes and client table with their times as distances from now,
     /// the harness without its tick and generator (which draws only
     /// election deadlines). Once let go, time runs by itself again: the

@@ -141,8 +141,12 @@ impl ModelVerdict {
         );
         if let Some(w) = &self.walks {
             return format!(
-                "{} distinct states on {} random walks of {} steps (seed {}), {budget}",
-                self.distinct, w.count, self.depth, w.seed
+                "{} distinct states on {} random {}walks of {} steps (seed {}), {budget}",
+                self.distinct,
+                w.count,
+                if w.swarm { "swarm " } else { "" },
+                self.depth,
+                w.seed
             );
         }
         format!(
@@ -749,6 +753,7 @@ fn fingerprint(run: &Runner<'_>, used: &Used) -> u64 {
 }
 
 mod prefix;
+mod swarm;
 pub mod walk;
 
 use prefix::Prefix;

@@ -306,6 +306,7 @@ fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
     let walks = walk::Walks {
         count: 400,
         seed: 7,
+        swarm: false,
     };
     let one = walk::walk(&config, &bounds(1), &walks, &|_, _| {}).expect("walks");
     let two = walk::walk(&config, &bounds(2), &walks, &|_, _| {}).expect("walks");
@@ -336,6 +337,38 @@ fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
         shorter.remove(i);
         assert!(!durable(&shorter), "step {i} of {path:?} could go");
     }
+}
+
+#[test]
+fn swarm_walks_answer_alike_on_one_worker_or_two_and_say_so() {
+    let config = isr_leader_acks();
+    let bounds = |jobs| Bounds {
+        depth: 8,
+        faults: 2,
+        writes: 1,
+        reads: 1,
+        jobs,
+        ..Bounds::default()
+    };
+    let walks = |swarm| walk::Walks {
+        count: 300,
+        seed: 7,
+        swarm,
+    };
+    let one = walk::walk(&config, &bounds(1), &walks(true), &|_, _| {}).expect("walks");
+    let two = walk::walk(&config, &bounds(2), &walks(true), &|_, _| {}).expect("walks");
+    assert_eq!(one.properties, two.properties);
+    assert_eq!((one.distinct, one.generated), (two.distinct, two.generated));
+    assert!(
+        one.bound_text()
+            .contains("300 random swarm walks of 8 steps (seed 7)")
+    );
+    // A swarm narrows what a walk does: other states than plain walks'.
+    let plain = walk::walk(&config, &bounds(1), &walks(false), &|_, _| {}).expect("walks");
+    assert_ne!(
+        (one.distinct, one.generated),
+        (plain.distinct, plain.generated)
+    );
 }
 
 /// Raft's rules with one of them broken as a planted bug breaks it:

@@ -7,6 +7,8 @@
 //! while the property stays violated at the end, until no single step can
 //! go (a 1-minimal path, not a proven shortest one).
 //!
+//! With `swarm`, each walk first draws what it may do (`swarm.rs`).
+//!
 //! Mirrors TLC's simulation mode and stateright's simulation checker.
 //! Proves nothing when it finds nothing: its answer for a property it
 //! did not see violated is *holds* on the states it judged, which the
@@ -20,6 +22,7 @@ use std::time::Instant;
 use replication::GroupError;
 use replication::Rng;
 
+use super::swarm::Swarm;
 use super::{
     Bounds, Finding, ModelVerdict, Used, compact, enabled_steps, fingerprint, first_schedule,
     judge, moves_time_itself, rebuild,
@@ -38,6 +41,10 @@ pub struct Walks {
     pub count: u64,
     /// The seed walk `i` draws its steps from (with `i`).
     pub seed: u64,
+    /// Swarm walks (swarm testing): each walk draws links it never
+    /// delivers on, nodes whose timers it never fires and how often it
+    /// delivers, then its steps among those left.
+    pub swarm: bool,
 }
 
 /// A violation seen on a walk: the walk, and the path to the state.
@@ -82,6 +89,7 @@ pub fn walk(
                     }
                     let one = Walk {
                         config,
+                        swarm: walks.swarm,
                         base: &base,
                         bounds,
                         memo: &memo,
@@ -160,6 +168,7 @@ type Judged = HashMap<u64, Option<Box<[Check; 5]>>>;
 /// What one walk shares with the others.
 struct Walk<'s, 'a> {
     config: &'a Configuration,
+    swarm: bool,
     base: &'s Schedule,
     bounds: &'s Bounds,
     memo: &'s ProbeMemo,
@@ -188,6 +197,11 @@ impl<'a> Walk<'_, 'a> {
     /// saw of each property.
     fn run(&self, root: &Runner<'a>, seed: u64, w: u64) -> Result<(u64, SeenBy), GroupError> {
         let mut rng = Rng::new(seed ^ w.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let swarm = if self.swarm {
+            Swarm::draw(&mut rng, root.group().node_ids().len())
+        } else {
+            Swarm::NONE
+        };
         let mut seen: SeenBy = Default::default();
         let Some(mut run) = root.fork() else {
             return Ok((0, seen));
@@ -215,9 +229,17 @@ impl<'a> Walk<'_, 'a> {
                 break;
             }
             let mut steps = enabled_steps(self.config, &run, used, self.bounds, false);
+            if swarm != Swarm::NONE {
+                let held = run
+                    .group()
+                    .steerable()
+                    .map(|g| g.held())
+                    .unwrap_or_default();
+                steps.retain(|step| swarm.allows(step, &held));
+            }
             let mut moved = None;
             while !steps.is_empty() {
-                let pick = usize::try_from(rng.next_u64() % steps.len() as u64).unwrap_or(0);
+                let pick = swarm.pick(&steps, &mut rng);
                 let step = steps.swap_remove(pick);
                 let Some(mut child) = run.fork() else { break };
                 let index = path.len();
