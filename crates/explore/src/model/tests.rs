@@ -292,17 +292,22 @@ fn isr_leader_acks() -> Configuration {
     )
 }
 
-#[test]
-fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
-    let config = isr_leader_acks();
-    let bounds = |jobs| Bounds {
+/// The walk tests' bounds: walks of 8 steps, 2 faults, a write and a
+/// read, on `jobs` workers.
+fn bounds(jobs: usize) -> Bounds {
+    Bounds {
         depth: 8,
         faults: 2,
         writes: 1,
         reads: 1,
         jobs,
         ..Bounds::default()
-    };
+    }
+}
+
+#[test]
+fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
+    let config = isr_leader_acks();
     let walks = walk::Walks {
         count: 400,
         seed: 7,
@@ -342,14 +347,6 @@ fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
 #[test]
 fn swarm_walks_answer_alike_on_one_worker_or_two_and_say_so() {
     let config = isr_leader_acks();
-    let bounds = |jobs| Bounds {
-        depth: 8,
-        faults: 2,
-        writes: 1,
-        reads: 1,
-        jobs,
-        ..Bounds::default()
-    };
     let walks = |swarm| walk::Walks {
         count: 300,
         seed: 7,
