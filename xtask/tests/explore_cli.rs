@@ -204,3 +204,31 @@ fn check_knob_values_build_the_rows_that_have_the_knob_and_skip_the_rest_aloud()
         stderr(&out)
     );
 }
+
+#[test]
+fn check_swarm_walks_say_so_and_need_walks() {
+    let out = xtask(&[
+        "check",
+        "--protocol",
+        "isr",
+        "--ack",
+        "leader",
+        "--read",
+        "leader",
+        "--depth",
+        "4",
+        "--walks",
+        "20",
+        "--swarm",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("on 20 random swarm walks of 4 steps (seed 0)"),
+        "{text}"
+    );
+    // Without --walks there is nothing to swarm: a usage error.
+    let out = xtask(&["check", "--protocol", "isr", "--swarm"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--walks"), "{}", stderr(&out));
+}
