@@ -19,6 +19,14 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Asserts that `output` is a usage error (exit 2) whose message says
+/// `words`.
+fn assert_usage_error(output: &Output, words: &str) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains(words), "{words:?} missing in: {err}");
+}
+
 #[test]
 fn the_verdicts_do_not_depend_on_the_number_of_threads() {
     let args = |jobs: &'static str| {
@@ -97,11 +105,9 @@ fn a_checker_path_replays_with_the_knob_values_its_id_names() {
         "--replay",
         "raft.quorum.linearizable.default-m:lag_timeout=3-w0",
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(
-        err.contains("has no knob `lag_timeout` (its knobs: max_append_entries)"),
-        "{err}"
+    assert_usage_error(
+        &out,
+        "has no knob `lag_timeout` (its knobs: max_append_entries)",
     );
 }
 
@@ -166,8 +172,7 @@ fn a_replay_prints_every_node_s_state_line_at_a_tick_or_at_the_end() {
         stdout(&end)
     );
     let late = xtask(&["explore", "--replay", id, "--at", "999"]);
-    assert_eq!(late.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&late.stderr).contains("--at 999: the run ended at tick"));
+    assert_usage_error(&late, "--at 999: the run ended at tick");
 }
 
 #[test]
@@ -197,12 +202,7 @@ fn check_knob_values_build_the_rows_that_have_the_knob_and_skip_the_rest_aloud()
     );
     // No row with the knob: a usage error naming the knobs there are.
     let out = xtask(&["check", "--protocol", "async", "--knob", "lag_timeout=3"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("has no knob `lag_timeout`"),
-        "{}",
-        stderr(&out)
-    );
+    assert_usage_error(&out, "has no knob `lag_timeout`");
 }
 
 #[test]
@@ -229,6 +229,5 @@ fn check_swarm_walks_say_so_and_need_walks() {
     );
     // Without --walks there is nothing to swarm: a usage error.
     let out = xtask(&["check", "--protocol", "isr", "--swarm"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--walks"), "{}", stderr(&out));
+    assert_usage_error(&out, "--walks");
 }

@@ -22,10 +22,11 @@
 //! distance from now, so the same state reached by deliveries to two
 //! nodes in either order, or by paths of different lengths, is one state;
 //! for the others, whose timers fire as ticks pass, time stays concrete
-//! and states merge only at the same tick. The search is stateless between levels: a state is rebuilt
-//! from its path on the worker that expands it (from its parent's run
-//! when the worker still holds it), so a level of a million
-//! states costs a million paths of memory, not a million groups.
+//! and states merge only at the same tick. The search is stateless
+//! between levels: a state is rebuilt from its path on the worker that
+//! expands it (from its parent's run when the worker still holds it), so
+//! a level of a million states costs a million paths of memory, not a
+//! million groups.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;

@@ -63,50 +63,52 @@ impl Swarm {
         }
     }
 
-    /// True when the swarm lets this walk take `step`, with `held` the
+    /// Keeps the `steps` this walk's swarm allows, with `held` the
     /// messages held (a delivery names the n-th deliverable one).
-    pub(crate) fn allows(&self, step: &Step, held: &[HeldMessage]) -> bool {
+    pub(crate) fn retain(&self, steps: &mut Vec<Step>, held: &[HeldMessage]) {
+        let deliverable: Vec<&HeldMessage> = held.iter().filter(|m| m.deliverable).collect();
+        steps.retain(|step| self.allows(step, &deliverable));
+    }
+
+    /// True when the swarm lets this walk take `step`, with `deliverable`
+    /// the messages that may be delivered next, in order.
+    fn allows(&self, step: &Step, deliverable: &[&HeldMessage]) -> bool {
         match step {
-            Step::Deliver(i) => held
-                .iter()
-                .filter(|m| m.deliverable)
-                .nth(usize::from(*i))
-                .is_none_or(|m| {
-                    m.from >= 8 || m.to >= 8 || self.blocked & (1 << (m.from * 8 + m.to)) == 0
-                }),
+            Step::Deliver(i) => deliverable.get(usize::from(*i)).is_none_or(|m| {
+                m.from >= 8 || m.to >= 8 || self.blocked & (1 << (m.from * 8 + m.to)) == 0
+            }),
             Step::Fire(NodeRef::At(n)) => *n >= 8 || self.timers & (1 << n) != 0,
             _ => true,
         }
     }
 
-    /// Draws one of `steps` (not empty): a delivery `deliver`% of the
-    /// time when there are both, else any, uniformly within the kind.
+    /// Draws one of `steps` (0 when there is none): a delivery
+    /// `deliver`% of the time when there are both kinds, uniformly
+    /// within the kind; uniformly among all otherwise (a plain walk's
+    /// draw).
     pub(crate) fn pick(&self, steps: &[Step], rng: &mut Rng) -> usize {
-        let uniform = |rng: &mut Rng, among: &[usize]| {
-            among[usize::try_from(rng.next_u64() % among.len() as u64).unwrap_or(0)]
-        };
-        let all: Vec<usize> = (0..steps.len()).collect();
-        if self.deliver == 0 {
-            return uniform(rng, &all);
+        let draw =
+            |rng: &mut Rng, n: usize| usize::try_from(rng.next_u64() % n as u64).unwrap_or(0);
+        let delivery = |s: &Step| matches!(s, Step::Deliver(_));
+        let deliveries = steps.iter().filter(|s| delivery(s)).count();
+        if steps.is_empty() {
+            return 0;
         }
-        let (deliveries, others): (Vec<usize>, Vec<usize>) = all
-            .into_iter()
-            .partition(|&i| matches!(steps[i], Step::Deliver(_)));
-        if deliveries.is_empty() || others.is_empty() {
-            return uniform(
-                rng,
-                if deliveries.is_empty() {
-                    &others
-                } else {
-                    &deliveries
-                },
-            );
+        if self.deliver == 0 || deliveries == 0 || deliveries == steps.len() {
+            return draw(rng, steps.len());
         }
-        if rng.next_u64() % 100 < self.deliver {
-            uniform(rng, &deliveries)
+        let (kind, among) = if rng.next_u64() % 100 < self.deliver {
+            (true, deliveries)
         } else {
-            uniform(rng, &others)
-        }
+            (false, steps.len() - deliveries)
+        };
+        let k = draw(rng, among);
+        steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| delivery(s) == kind)
+            .nth(k)
+            .map_or(0, |(i, _)| i)
     }
 }
 
@@ -133,7 +135,8 @@ mod tests {
             let plain = usize::try_from(a.next_u64() % steps.len() as u64).unwrap_or(9);
             assert_eq!(Swarm::NONE.pick(&steps, &mut b), plain);
         }
-        let messages = [held(0, 1), held(1, 0)];
+        let (a, b) = (held(0, 1), held(1, 0));
+        let messages = [&a, &b];
         for step in [
             Step::Deliver(0),
             Step::Deliver(1),
@@ -150,7 +153,8 @@ mod tests {
             timers: 0b101,   // nodes 0 and 2
             deliver: 50,
         };
-        let messages = [held(0, 1), held(1, 0)];
+        let (a, b) = (held(0, 1), held(1, 0));
+        let messages = [&a, &b];
         assert!(!swarm.allows(&Step::Deliver(0), &messages));
         assert!(swarm.allows(&Step::Deliver(1), &messages));
         assert!(swarm.allows(&Step::Fire(NodeRef::At(0)), &messages));
@@ -163,6 +167,23 @@ mod tests {
             },
             &messages
         ));
+    }
+
+    #[test]
+    fn a_swarm_names_deliveries_as_the_walk_does_among_the_deliverable_messages() {
+        let swarm = Swarm {
+            blocked: 1 << 1, // 0 -> 1
+            timers: u8::MAX,
+            deliver: 50,
+        };
+        // A stream link's later message is not deliverable yet: delivery 0
+        // is the message 1 -> 0, delivery 1 the message 0 -> 1.
+        let mut waiting = held(0, 1);
+        waiting.deliverable = false;
+        let held = [waiting, held(1, 0), held(0, 1)];
+        let mut steps = vec![Step::Deliver(0), Step::Deliver(1), Step::Wait(1)];
+        swarm.retain(&mut steps, &held);
+        assert_eq!(steps, vec![Step::Deliver(0), Step::Wait(1)]);
     }
 
     #[test]

@@ -235,7 +235,7 @@ impl<'a> Walk<'_, 'a> {
                     .steerable()
                     .map(|g| g.held())
                     .unwrap_or_default();
-                steps.retain(|step| swarm.allows(step, &held));
+                swarm.retain(&mut steps, &held);
             }
             let mut moved = None;
             while !steps.is_empty() {
