@@ -228,6 +228,7 @@ fn measure_once(
                 max_states: writes.saturating_mul(50),
                 jobs: std::thread::available_parallelism().map_or(1, usize::from),
                 dedup: true,
+                view: explore::model::StateView::Complete,
             };
             let start = Instant::now();
             let verdict = explore::model::check(&config, &bounds, &|_, _| {}).map_err(err)?;

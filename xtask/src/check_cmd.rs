@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use explore::model::{self, Bounds, ModelVerdict};
+use explore::model::{self, Bounds, ModelVerdict, StateView};
 use explore::{Configuration, Status};
 
 use crate::args::{AckArg, ProtocolArg, ReadArg};
@@ -71,6 +71,13 @@ pub struct Args {
     /// that deduplication hides nothing).
     #[arg(long)]
     no_dedup: bool,
+    /// What makes two states one: `complete` (every part; a clean search
+    /// is a proof within its bounds) or `nodes` (the messages in flight
+    /// left out, as TLC's VIEW: far fewer states, so far deeper, but no
+    /// longer exhaustive — every violation found is a real path, a clean
+    /// search proves nothing).
+    #[arg(long, default_value_t = StateView::Complete, conflicts_with_all = ["walks", "no_dedup"])]
+    view: StateView,
     /// Build every checked run with this knob value, NAME=VALUE (one of the
     /// settings the sweep varies: max_append_entries for Raft, lag_timeout
     /// for ISR); repeat for several. Its paths' replay ids name it.
@@ -105,6 +112,7 @@ pub fn command(args: Args) -> Result<ExitCode, Failure> {
         max_states: args.max_states,
         jobs,
         dedup: !args.no_dedup,
+        view: args.view,
     };
     let all: Vec<Configuration> = match &args.planted {
         None => labs::explore_configs(),
@@ -262,6 +270,7 @@ pub const TABLE_BOUNDS: Bounds = Bounds {
     max_states: 100_000,
     jobs: 1,
     dedup: true,
+    view: StateView::Complete,
 };
 
 /// A property's cell: `holds`, or `violated: K steps — replay id`.

@@ -231,3 +231,43 @@ fn check_swarm_walks_say_so_and_need_walks() {
     let out = xtask(&["check", "--protocol", "isr", "--swarm"]);
     assert_usage_error(&out, "--walks");
 }
+
+#[test]
+fn check_with_the_nodes_view_says_it_is_not_exhaustive() {
+    let out = xtask(&[
+        "check",
+        "--protocol",
+        "isr",
+        "--ack",
+        "leader",
+        "--read",
+        "leader",
+        "--setting",
+        "default",
+        "--depth",
+        "3",
+        "--view",
+        "nodes",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "distinct states without their messages in flight (not exhaustive) within 3 steps"
+        ),
+        "{text}"
+    );
+    // A walk judges every state it meets: there is nothing to merge.
+    let out = xtask(&[
+        "check",
+        "--protocol",
+        "isr",
+        "--view",
+        "nodes",
+        "--walks",
+        "5",
+    ]);
+    assert_usage_error(&out, "--walks");
+    let out = xtask(&["check", "--protocol", "isr", "--view", "messages"]);
+    assert_usage_error(&out, "unknown view `messages`");
+}

@@ -1,7 +1,7 @@
 //! A lab's stage and the checks that grade it.
 
 use explore::Property;
-use explore::model::Bounds;
+use explore::model::{Bounds, StateView};
 use replication::{AckLevel, ReadLevel};
 
 use crate::lab::Student;
@@ -136,6 +136,7 @@ pub const fn bounds(depth: u16, faults: u8, writes: u8, reads: u8, max_states: u
         max_states,
         jobs: 2,
         dedup: true,
+        view: StateView::Complete,
     }
 }
 

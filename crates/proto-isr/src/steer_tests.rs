@@ -4,7 +4,9 @@
 //! the fetch mode's `Replica` does not compile here until this test
 //! covers it.
 
-use replication::{ReplicationGroup, Steer, state_fingerprint};
+use replication::{
+    ReplicationGroup, StateHasher, Steer, fingerprint_without_messages, state_fingerprint,
+};
 
 use crate::fetch::replica::Replica;
 use crate::fetch::{FetchGroup, Rung};
@@ -104,4 +106,34 @@ fn changing_any_field_of_a_fetch_replica_changes_the_fingerprint() {
         before,
         "the controller"
     );
+}
+
+#[test]
+fn a_text_harness_leaves_out_only_the_messages_in_flight_when_told() {
+    use std::fmt::Write as _;
+    use std::hash::Hasher as _;
+    let mut base = IsrGroup::new(IsrConfig::default()).expect("valid");
+    Steer::hold(&mut base, true).expect("held");
+    write(&mut base);
+    let held = Steer::held(&base);
+    assert!(!held.is_empty(), "the write's fetches are held");
+    // The whole state is still its text, hashed as written.
+    let mut text = StateHasher::default();
+    base.write_state(&mut text).expect("written");
+    text.write_char('\u{1}').expect("written");
+    base.write_harness(&mut text).expect("written");
+    assert_eq!(state_fingerprint(&base as &dyn Steer), text.finish());
+    // A message dropped: another state, the same view.
+    let view = fingerprint_without_messages(&base as &dyn Steer);
+    let mut dropped = base.clone();
+    Steer::drop_held(&mut dropped, held[0].id).expect("held");
+    assert_ne!(
+        state_fingerprint(&dropped as &dyn Steer),
+        state_fingerprint(&base as &dyn Steer)
+    );
+    assert_eq!(fingerprint_without_messages(&dropped as &dyn Steer), view);
+    // A replica's field is in the view.
+    let mut moved = base.clone();
+    moved.nodes[1].known_epoch += 1;
+    assert_ne!(fingerprint_without_messages(&moved as &dyn Steer), view);
 }

@@ -4,7 +4,9 @@
 //! model checker). The destructuring below names every field, so a field
 //! added to [`RaftNode`] does not compile here until this test covers it.
 
-use replication::{ReplicationGroup, Steer, state_fingerprint, timeless_fingerprint};
+use replication::{
+    ReplicationGroup, Steer, fingerprint_without_messages, state_fingerprint, timeless_fingerprint,
+};
 
 use crate::node::RaftNode;
 use crate::{RaftConfig, RaftGroup};
@@ -169,6 +171,44 @@ fn a_held_run_s_timeless_fingerprint_sees_every_field_but_the_times_it_leaves_ou
     let mut let_go = base.clone();
     let_go.cluster.hold(false).expect("let go");
     assert_eq!(timeless_fingerprint(&let_go), fp(&let_go));
+}
+
+#[test]
+fn without_messages_the_fingerprint_leaves_out_only_what_is_in_flight() {
+    let mut base = busy();
+    base.cluster.hold(true).expect("held");
+    let _ = base.client_write(
+        replication::Bytes::from_static(b"k2"),
+        replication::Bytes::from_static(b"v2"),
+        replication::AckLevel::Quorum,
+    );
+    let held = base.cluster.held();
+    assert!(!held.is_empty(), "the write's appends are held");
+    let view = fingerprint_without_messages(&base);
+    // A message dropped: another state, the same view.
+    let mut dropped = base.clone();
+    dropped.cluster.drop_held(held[0].id).expect("held");
+    assert_ne!(timeless_fingerprint(&dropped), timeless_fingerprint(&base));
+    assert_eq!(fingerprint_without_messages(&dropped), view);
+    // Every field of a server that the timeless state sees, the view
+    // sees too.
+    let leader = base.leader_index().expect("a leader");
+    for (field, change) in &every_field_changed(&base.nodes[leader]) {
+        if TIMES_LEFT_OUT.contains(field) {
+            continue;
+        }
+        let mut g = base.clone();
+        change(&mut g.nodes[leader]);
+        assert_ne!(fingerprint_without_messages(&g), view, "{field}");
+    }
+    // And the harness besides its messages: a fault.
+    let mut crashed = base.clone();
+    crashed.crash(&"node-3".into(), false).expect("crashes");
+    assert_ne!(
+        fingerprint_without_messages(&crashed),
+        view,
+        "the fault state"
+    );
 }
 
 #[test]

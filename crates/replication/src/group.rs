@@ -574,3 +574,17 @@ pub fn timeless_fingerprint(group: &dyn Steer) -> u64 {
     group.hash_timeless(&mut sink);
     std::hash::Hasher::finish(&sink)
 }
+
+/// [`timeless_fingerprint`] without the messages in flight: a coarser
+/// view, in which two states that differ only in what the network still
+/// carries are one (TLC's `VIEW`). A search deduplicated by it is no
+/// longer exhaustive — a message a merged state held may never be
+/// delivered — but every path it finds is a real one. A group whose
+/// harness does not go through a `Cluster` (or ignores
+/// [`StateHasher::without_messages`](crate::StateHasher::without_messages))
+/// hashes its messages anyway: a finer view, never a coarser one.
+pub fn fingerprint_without_messages(group: &dyn Steer) -> u64 {
+    let mut sink = crate::StateHasher::without_messages();
+    group.hash_timeless(&mut sink);
+    std::hash::Hasher::finish(&sink)
+}

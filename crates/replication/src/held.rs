@@ -51,15 +51,26 @@ pub struct ArmedTimer {
 /// The fingerprint's hash: foldhash with a fixed seed (as the KV maps use
 /// it), so a fingerprint does not depend on a randomly seeded hasher, and
 /// text written into it is hashed as it is written (none is kept).
+///
+/// A hasher made by [`StateHasher::without_messages`] is told to leave
+/// the messages in flight out: a model checker's coarser view of a state
+/// (TLC's `VIEW`), in which states that differ only there are one.
 #[derive(Clone)]
-pub struct StateHasher(foldhash::fast::FoldHasher<'static>);
+pub struct StateHasher {
+    hash: foldhash::fast::FoldHasher<'static>,
+    /// Whether the messages in flight feed this hash.
+    messages: bool,
+}
 
 /// The seed every fingerprint is hashed with.
 const SEED: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x5eed);
 
 impl Default for StateHasher {
     fn default() -> Self {
-        StateHasher(SEED.build_hasher())
+        StateHasher {
+            hash: SEED.build_hasher(),
+            messages: true,
+        }
     }
 }
 
@@ -76,44 +87,66 @@ impl StateHasher {
         let _ = write!(h, "{value:?}");
         h.finish()
     }
+
+    /// A hasher that a harness feeds without the messages in flight
+    /// (held or scheduled): everything else as [`default`](Self::default).
+    pub fn without_messages() -> StateHasher {
+        StateHasher {
+            messages: false,
+            ..StateHasher::default()
+        }
+    }
+
+    /// Whether the messages in flight are to feed this hash (false only
+    /// for [`without_messages`](Self::without_messages)).
+    pub fn hashes_messages(&self) -> bool {
+        self.messages
+    }
 }
 
 impl Hasher for StateHasher {
     fn finish(&self) -> u64 {
-        self.0.finish()
+        self.hash.finish()
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
+        self.hash.write(bytes);
     }
 
     fn write_u64(&mut self, n: u64) {
-        self.0.write_u64(n);
+        self.hash.write_u64(n);
     }
 }
 
 impl fmt::Write for StateHasher {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.write(s.as_bytes());
+        self.hash.write(s.as_bytes());
         Ok(())
     }
 }
 
 /// The network half of a `Steer` impl for a group whose harness is a
-/// `Cluster` in field `$cluster`: `write_harness` (and `hash_harness`,
-/// with `, hashed`, for a protocol whose messages derive `Hash`),
-/// `hold`, `held`, `release`, `drop_held`, `duplicate_held`, `node_faults`,
-/// `cut_links`. Use it inside
-/// the `impl Steer for …` block.
+/// `Cluster` in field `$cluster`: `write_harness` and `hash_harness` (its
+/// text, or with `, hashed`, for a protocol whose messages derive `Hash`,
+/// hashed as derived; either way without the messages in flight for a
+/// [`StateHasher::without_messages`]), `hold`, `held`, `release`,
+/// `drop_held`, `duplicate_held`, `node_faults`, `cut_links`. Use it
+/// inside the `impl Steer for …` block.
 #[macro_export]
 macro_rules! steer_through_cluster {
     ($cluster:ident, hashed) => {
-        $crate::steer_through_cluster!($cluster);
+        $crate::steer_through_cluster!(@network $cluster);
         fn hash_harness(&self, hasher: &mut $crate::StateHasher) {
             self.$cluster.hash_harness(hasher)
         }
     };
     ($cluster:ident) => {
+        $crate::steer_through_cluster!(@network $cluster);
+        fn hash_harness(&self, hasher: &mut $crate::StateHasher) {
+            self.$cluster.hash_harness_text(hasher)
+        }
+    };
+    (@network $cluster:ident) => {
         fn write_harness(&self, out: &mut dyn ::std::fmt::Write) -> ::std::fmt::Result {
             self.$cluster.write_harness(out)
         }

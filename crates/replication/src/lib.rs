@@ -48,8 +48,8 @@ pub use bytes::Bytes;
 pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
 pub use group::{
-    AWAIT_BOUND, Crash, ReplicationGroup, Steer, hash_whole_state, state_fingerprint,
-    timeless_fingerprint,
+    AWAIT_BOUND, Crash, ReplicationGroup, Steer, fingerprint_without_messages, hash_whole_state,
+    state_fingerprint, timeless_fingerprint,
 };
 pub use held::{ArmedTimer, HeldMessage, NodeFaults, StateHasher};
 pub use inflight::ClientOps;

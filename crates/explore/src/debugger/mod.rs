@@ -26,7 +26,7 @@ pub use view::{Action, Lane, View};
 use replication::GroupError;
 
 use crate::config::Configuration;
-use crate::model::{self, Bounds};
+use crate::model::{self, Bounds, StateView};
 use crate::property::{Check, Property};
 use crate::replay::ReplayId;
 use crate::run::{RunOptions, Runner};
@@ -82,6 +82,7 @@ const BOUNDS: Bounds = Bounds {
     max_states: u64::MAX,
     jobs: 1,
     dedup: false,
+    view: StateView::Complete,
 };
 
 /// The code of the action that takes a recorded run's next step.

@@ -24,8 +24,8 @@ use replication::Rng;
 
 use super::swarm::Swarm;
 use super::{
-    Bounds, Finding, ModelVerdict, Used, compact, enabled_steps, fingerprint, first_schedule,
-    judge, moves_time_itself, rebuild,
+    Bounds, Finding, ModelVerdict, StateView, Used, compact, enabled_steps, fingerprint,
+    first_schedule, judge, moves_time_itself, rebuild,
 };
 use crate::config::Configuration;
 use crate::probe_memo::ProbeMemo;
@@ -182,7 +182,9 @@ impl<'a> Walk<'_, 'a> {
     /// The properties at `run`'s state: judged once, whichever walk gets
     /// there first.
     fn checks(&self, run: &Runner<'a>, used: &Used) -> Result<Option<Box<[Check; 5]>>, GroupError> {
-        let fp = fingerprint(run, used);
+        // The complete view whatever the bounds say: a verdict is shared
+        // only between walks at the very same state.
+        let fp = fingerprint(run, used, StateView::Complete);
         if let Some(known) = self.judged.lock().ok().and_then(|j| j.get(&fp).cloned()) {
             return Ok(known);
         }
