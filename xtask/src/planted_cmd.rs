@@ -20,12 +20,13 @@ breaks, while the same row without it keeps that property. The figure \
 measures the search: a miss is a bug the sweep is too weak to see, listed \
 below the table. The last column is the model checker alone on the bug's \
 row (`cargo xtask check`, the bounds of the guarantees table's checker \
-section, no aimed fault, unless the cell names a larger bound — a bug \
-whose shortest path needs a second write or more states): caught when \
-some path within them breaks the property, with the shortest such path, \
-or *caught as* another property that the row without the bug keeps \
-within the same bounds. Why the checker misses a bug: [model checking \
-the real code](checking.md#in-the-tables).
+section, no aimed fault, unless the cell names another bound — a bug \
+whose shortest path needs a second write, more states, a knob value, or \
+states merged without their messages in flight, which is no longer a \
+search of every path): caught when some path within them breaks the \
+property, with the shortest such path, or *caught as* another property \
+that the row without the bug keeps within the same bounds. Each bug's \
+bound: [model checking the real code](checking.md#in-the-tables).
 ";
 
 /// Knob values a bug's checked runs are built with (none: the row's).
