@@ -206,9 +206,22 @@ fn the_model_checker_and_the_debugger_steer_chain_too() {
         pinned_reads: false,
         max_states: 100_000,
         jobs: 2,
-        dedup: true,
+        ..explore::model::Bounds::default()
     };
     let verdict = explore::model::check(config, &bounds, &|_, _| {}).expect("chain steers");
+    // Its harness is the shared `Cluster`: the view without the messages
+    // in flight merges states here too.
+    let merged = explore::model::Bounds {
+        view: explore::model::StateView::Nodes,
+        ..bounds
+    };
+    let merged = explore::model::check(config, &merged, &|_, _| {}).expect("chain steers");
+    assert!(
+        merged.distinct < verdict.distinct,
+        "{} < {}",
+        merged.distinct,
+        verdict.distinct
+    );
     assert!(
         verdict.complete && verdict.distinct > 50,
         "{}",
