@@ -205,9 +205,10 @@ fn check_knob_values_build_the_rows_that_have_the_knob_and_skip_the_rest_aloud()
     assert_usage_error(&out, "has no knob `lag_timeout`");
 }
 
-#[test]
-fn check_swarm_walks_say_so_and_need_walks() {
-    let out = xtask(&[
+/// `check` on ISR's leader/leader rows with `extra`: its output, once it
+/// succeeded.
+fn check_isr_leader(extra: &[&str]) -> String {
+    let mut args = vec![
         "check",
         "--protocol",
         "isr",
@@ -215,14 +216,16 @@ fn check_swarm_walks_say_so_and_need_walks() {
         "leader",
         "--read",
         "leader",
-        "--depth",
-        "4",
-        "--walks",
-        "20",
-        "--swarm",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = xtask(&args);
     assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    stdout(&out)
+}
+
+#[test]
+fn check_swarm_walks_say_so_and_need_walks() {
+    let text = check_isr_leader(&["--depth", "4", "--walks", "20", "--swarm"]);
     assert!(
         text.contains("on 20 random swarm walks of 4 steps (seed 0)"),
         "{text}"
@@ -234,23 +237,7 @@ fn check_swarm_walks_say_so_and_need_walks() {
 
 #[test]
 fn check_with_the_nodes_view_says_it_is_not_exhaustive() {
-    let out = xtask(&[
-        "check",
-        "--protocol",
-        "isr",
-        "--ack",
-        "leader",
-        "--read",
-        "leader",
-        "--setting",
-        "default",
-        "--depth",
-        "3",
-        "--view",
-        "nodes",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = check_isr_leader(&["--setting", "default", "--depth", "3", "--view", "nodes"]);
     assert!(
         text.contains(
             "distinct states without their messages in flight (not exhaustive) within 3 steps"
