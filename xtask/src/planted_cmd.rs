@@ -56,40 +56,42 @@ fn search_for(bug: &str) -> (Bounds, Knobs) {
             },
             &[("max_append_entries", "1")],
         ),
-        bug => (bounds_for(bug), &[]),
-    }
-}
-
-/// [`search_for`]'s bounds for a bug checked with the row's knobs.
-fn bounds_for(bug: &str) -> Bounds {
-    match bug {
         // The timeline divergence needs a write before the failover and
         // one after it: 6 steps, 65,440 distinct states.
-        "wal_no_timeline_fence" => Bounds {
-            writes: 2,
-            max_states: 200_000,
-            ..TABLE_BOUNDS
-        },
+        "wal_no_timeline_fence" => (
+            Bounds {
+                writes: 2,
+                max_states: 200_000,
+                ..TABLE_BOUNDS
+            },
+            &[],
+        ),
         // A follower that rejoins on an equal log end needs a write in
         // each epoch: 8 steps, 1,053,608 distinct states.
-        "isr_rejoin_on_equal_leo" => Bounds {
-            writes: 2,
-            max_states: 2_000_000,
-            ..TABLE_BOUNDS
-        },
+        "isr_rejoin_on_equal_leo" => (
+            Bounds {
+                writes: 2,
+                max_states: 2_000_000,
+                ..TABLE_BOUNDS
+            },
+            &[],
+        ),
         // A read at a deposed leader: a pinned read (the row routes a
         // read to the leader of the highest term), after a follower's
         // election and the new leader's first commit — 9 steps with no
         // fault, 18,595,217 distinct states (every path of 9 steps
         // within this budget; about 3.5 minutes on 2 cores).
-        "raft_read_without_quorum" => Bounds {
-            depth: 9,
-            faults: 0,
-            pinned_reads: true,
-            max_states: 20_000_000,
-            ..TABLE_BOUNDS
-        },
-        _ => TABLE_BOUNDS,
+        "raft_read_without_quorum" => (
+            Bounds {
+                depth: 9,
+                faults: 0,
+                pinned_reads: true,
+                max_states: 20_000_000,
+                ..TABLE_BOUNDS
+            },
+            &[],
+        ),
+        _ => (TABLE_BOUNDS, &[]),
     }
 }
 
@@ -403,7 +405,10 @@ mod tests {
             "max_append_entries=1, 13 steps, 0 faults, 0 reads, messages in flight merged (not exhaustive)"
         );
         assert_eq!(
-            bounds_changed(bounds_for("wal_no_timeline_fence"), &[]),
+            {
+                let (bounds, knobs) = search_for("wal_no_timeline_fence");
+                bounds_changed(bounds, knobs)
+            },
             "2 writes"
         );
     }
