@@ -14,10 +14,12 @@
 //!
 //! Mirrors stateright's breadth-first checker and DSLabs' search tests
 //! (deliveries and timers as actions, deduplicated states, shortest
-//! traces) and, with [`StateView::Nodes`], TLC's `VIEW`: states that
-//! differ only in their messages in flight merged, deeper but no longer
-//! exhaustive. Omits symmetry reduction. A delivery or a fired timer passes a
-//! tick, and states are deduplicated up to time
+//! traces) and, with [`StateView::Nodes`], TLC's `VIEW` (states that
+//! differ only in their messages in flight merged: deeper, but no longer
+//! exhaustive). Omits symmetry reduction.
+//!
+//! A delivery or a fired timer passes a tick, and states are deduplicated
+//! up to time
 //! ([`replication::timeless_fingerprint`]): for a protocol whose timers
 //! fire only when chosen (Raft), the tick, the election deadlines and the
 //! generator that draws them are left out and every other time is a

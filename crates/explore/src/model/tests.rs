@@ -604,6 +604,24 @@ fn the_nodes_view_merges_states_that_differ_only_in_flight_and_says_it_is_not_ex
 }
 
 #[test]
+fn random_walks_refuse_the_nodes_view_naming_it() {
+    let bounds = Bounds {
+        view: StateView::Nodes,
+        ..small(1, true)
+    };
+    let walks = walk::Walks {
+        count: 3,
+        seed: 0,
+        swarm: false,
+    };
+    let Err(refused) = walk::walk(&raft(), &bounds, &walks, &|_, _| {}) else {
+        panic!("walked with the nodes view");
+    };
+    let text = refused.to_string();
+    assert!(text.contains("view") && text.contains("`nodes`"), "{text}");
+}
+
+#[test]
 fn a_view_is_named_as_the_cli_takes_it() {
     for view in [StateView::Complete, StateView::Nodes] {
         assert_eq!(view.name().parse::<StateView>(), Ok(view));

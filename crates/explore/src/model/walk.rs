@@ -61,6 +61,17 @@ pub fn walk(
     walks: &Walks,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<ModelVerdict, GroupError> {
+    if bounds.view != StateView::Complete {
+        // Nothing to merge: a walk judges every state it meets, and shares
+        // a verdict only between walks at the very same state.
+        return Err(GroupError::config(
+            "view",
+            format!(
+                "`{}`: random walks merge no states; the view applies to the breadth-first search",
+                bounds.view
+            ),
+        ));
+    }
     let started = Instant::now();
     let base = first_schedule(config, bounds)?;
     let memo = ProbeMemo::new();
@@ -182,9 +193,7 @@ impl<'a> Walk<'_, 'a> {
     /// The properties at `run`'s state: judged once, whichever walk gets
     /// there first.
     fn checks(&self, run: &Runner<'a>, used: &Used) -> Result<Option<Box<[Check; 5]>>, GroupError> {
-        // The complete view whatever the bounds say: a verdict is shared
-        // only between walks at the very same state.
-        let fp = fingerprint(run, used, StateView::Complete);
+        let fp = fingerprint(run, used, self.bounds.view);
         if let Some(known) = self.judged.lock().ok().and_then(|j| j.get(&fp).cloned()) {
             return Ok(known);
         }
