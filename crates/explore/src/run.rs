@@ -12,9 +12,9 @@ use replication::{
 
 use crate::check::{self, FinalValues};
 use crate::config::Configuration;
+use crate::end_memo::{EndMemo, Probed};
 use crate::history::{HistoryOp, OpKind};
 use crate::literals;
-use crate::probe_memo::{ProbeMemo, Probed};
 use crate::property::{Check, Property};
 use crate::schedule::{NodeRef, Schedule, Step};
 
@@ -221,6 +221,26 @@ impl<'a> Runner<'a> {
     /// Applies step `index` and what follows it (its completions
     /// collected, the tolerance observed, the invariants checked).
     pub(crate) fn apply(&mut self, index: usize, step: &Step, options: RunOptions) {
+        self.apply_checking(index, step, options, true);
+    }
+
+    /// [`apply`](Self::apply) for a state the model checker only
+    /// fingerprints: where the group's invariants are a function of its
+    /// state ([`Steer::invariants_are_stateless`](replication::Steer::invariants_are_stateless)),
+    /// they are not checked here. The state is checked when it is rebuilt
+    /// to be judged, and every path to it finds the same there (most
+    /// states a search makes are ones it has seen).
+    pub(crate) fn apply_to_fingerprint(&mut self, index: usize, step: &Step, options: RunOptions) {
+        let stateless = self
+            .group
+            .steerable()
+            .is_some_and(|g| g.invariants_are_stateless());
+        self.apply_checking(index, step, options, !stateless);
+    }
+
+    /// [`apply`](Self::apply), the invariants checked after the step only
+    /// when `check`.
+    fn apply_checking(&mut self, index: usize, step: &Step, options: RunOptions, check: bool) {
         let at = self.group.now();
         let what = self.step(index, step);
         if options.trace {
@@ -231,12 +251,12 @@ impl<'a> Runner<'a> {
             // on purpose): what is in flight, or completed by the step
             // itself, is not judged, and the recovery bound starts again.
             self.disturbed();
-            self.after_step(index, step);
+            self.after_step(index, step, check);
         } else if !(step.only_ticks() || matches!(what, StepResult::Skipped(_))) {
             // (A step that only ticked, or did nothing, changed nothing
             // since the last tick's collection, tolerance and invariant
             // check, or the previous step's: they would find the same.)
-            self.after_step(index, step);
+            self.after_step(index, step, check);
         }
         if self.stormed() && options.trace {
             // Every further tick would deliver thousands of messages.
@@ -349,44 +369,104 @@ impl<'a> Runner<'a> {
         mut self,
         schedule: &Schedule,
         options: RunOptions,
-        memo: Option<&ProbeMemo>,
+        memo: Option<&EndMemo>,
+    ) -> RunReport {
+        if self.stormed() {
+            return self.stopped_at_storm(options);
+        }
+        self.heal_everything();
+        self.rest_of_end(schedule, options, memo)
+    }
+
+    /// The five answers of [`finish_with`](Self::finish_with), taken from
+    /// `memo` when an end was judged before from the same healed run
+    /// ([`end_key`](Self::end_key)), and remembered there otherwise.
+    pub(crate) fn judge_end(
+        mut self,
+        schedule: &Schedule,
+        options: RunOptions,
+        memo: &EndMemo,
+    ) -> [Check; 5] {
+        if self.stormed() || schedule.checks_its_trace() {
+            return self.finish_with(schedule, options, Some(memo)).checks;
+        }
+        self.heal_everything();
+        let key = self.end_key(schedule, options);
+        if let Some(key) = key
+            && let Some(checks) = memo.end(key)
+        {
+            return checks;
+        }
+        let checks = self.rest_of_end(schedule, options, Some(memo)).checks;
+        if let Some(key) = key {
+            memo.put_end(key, &checks);
+        }
+        checks
+    }
+
+    /// A run stopped at a message storm: nothing more is judged.
+    fn stopped_at_storm(self, options: RunOptions) -> RunReport {
+        let stopped = || Check::Unknown("the run stopped at a message storm".into());
+        RunReport {
+            checks: [
+                stopped(),
+                linearizable(&self.history, options),
+                self.invariants,
+                stopped(),
+                self.available,
+            ],
+            history: self.history,
+            final_values: BTreeMap::new(),
+            group: self.group,
+            log: self.log,
+        }
+    }
+
+    /// What decides the rest of an end from a healed steered run: the
+    /// group's complete state, its messages in delivery order
+    /// ([`replication::ordered_fingerprint`]), and everything the run
+    /// keeps beside the group (the history with its ticks, the operations
+    /// in flight, the clients' slots, the properties so far, the
+    /// tolerance of faults), with what the schedule and the options ask
+    /// of the end. `None` where the group cannot say its delivery order.
+    fn end_key(&self, schedule: &Schedule, options: RunOptions) -> Option<u64> {
+        let group = replication::ordered_fingerprint(self.group.steerable()?)?;
+        let mut h = replication::StateHasher::default();
+        h.write_u64(group);
+        (&self.busy, &self.pending, &self.history, self.clock).hash(&mut h);
+        (&self.invariants, &self.available, &self.unquiet).hash(&mut h);
+        (&self.tolerance, &self.faults, self.power_losses).hash(&mut h);
+        (self.steered, self.bound, &self.stale, self.clients).hash(&mut h);
+        (schedule.probes_its_lease(), options.linearizable).hash(&mut h);
+        Some(h.finish())
+    }
+
+    /// The end after the heal: settle, read every key, judge.
+    fn rest_of_end(
+        mut self,
+        schedule: &Schedule,
+        options: RunOptions,
+        memo: Option<&EndMemo>,
     ) -> RunReport {
         let config = self.config;
-        let linearizable = |history: &[HistoryOp]| {
-            if options.linearizable {
-                check::linearizable(history)
-            } else {
-                Check::Unknown("not checked".into())
-            }
-        };
-        if self.stormed() {
-            let stopped = || Check::Unknown("the run stopped at a message storm".into());
-            return RunReport {
-                checks: [
-                    stopped(),
-                    linearizable(&self.history),
-                    self.invariants,
-                    stopped(),
-                    self.available,
-                ],
-                history: self.history,
-                final_values: BTreeMap::new(),
-                group: self.group,
-                log: self.log,
-            };
-        }
-        if self.steered
-            && let Some(steer) = self.group.steerable_mut()
-        {
-            // The end is not steered: everything held is delivered at the
-            // next tick, and the network delivers by itself again.
-            let _ = steer.hold(false);
-            self.steered = false;
-        }
         self.settle();
         let final_values = self.final_reads();
         let durable = check::durable(&self.history, &final_values, config.ack);
-        let linearizable = linearizable(&self.history);
+        let linearizable = match memo {
+            Some(memo) if options.linearizable => {
+                let key = crate::end_memo::history_key(&self.history);
+                if memo.linearizable(key) {
+                    Check::Holds
+                } else {
+                    let check = linearizable(&self.history, options);
+                    if check == Check::Holds {
+                        memo.put_linearizable(key);
+                    }
+                    check
+                }
+            }
+            _ => linearizable(&self.history, options),
+        };
         let recovers = self.probe(schedule, memo);
         if schedule.checks_its_trace() {
             self.check_trace();
@@ -404,6 +484,15 @@ impl<'a> Runner<'a> {
             group: self.group,
             log: self.log,
         }
+    }
+}
+
+/// *linearizable* on `history`, where `options` ask for it.
+fn linearizable(history: &[HistoryOp], options: RunOptions) -> Check {
+    if options.linearizable {
+        check::linearizable(history)
+    } else {
+        Check::Unknown("not checked".into())
     }
 }
 
@@ -440,7 +529,7 @@ impl std::fmt::Display for StepResult {
 }
 
 /// The faults the run made and has not undone, by node position.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, Hash)]
 struct Faults {
     crashed: Vec<usize>,
     isolated: Vec<usize>,
@@ -459,7 +548,7 @@ fn remove(set: &mut Vec<usize>, i: usize) {
 }
 
 /// How long the faults in force have been tolerated.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, Hash)]
 struct Tolerance {
     /// The tick since which they have been, while they are.
     since: Option<Tick>,
@@ -470,7 +559,7 @@ struct Tolerance {
 /// An operation in flight: where it is in the history, and whether its
 /// completion is judged for availability (the tolerance epoch it was
 /// submitted in).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Hash)]
 struct InFlight {
     index: usize,
     judged_in: Option<u64>,
@@ -542,10 +631,12 @@ impl Runner<'_> {
 
     /// What follows a step that changed the group: its completions are
     /// collected, the tolerance observed and the invariants checked.
-    fn after_step(&mut self, index: usize, step: &Step) {
+    fn after_step(&mut self, index: usize, step: &Step, check: bool) {
         self.collect();
         self.observe_tolerance();
-        self.check_invariants(|| format!("after step {index} ({step})"));
+        if check {
+            self.check_invariants(|| format!("after step {index} ({step})"));
+        }
     }
 
     /// `when` is only built for a violation (this is on the hot path).
@@ -1043,7 +1134,7 @@ impl Runner<'_> {
     /// nothing is broken yet (what they find is then the whole answer) and
     /// the trace is not checked after them (a memo's answer leaves the
     /// group where the probes started).
-    fn probe(&mut self, schedule: &Schedule, memo: Option<&ProbeMemo>) -> Check {
+    fn probe(&mut self, schedule: &Schedule, memo: Option<&EndMemo>) -> Check {
         let key = match (memo, self.group.steerable()) {
             (Some(_), Some(group))
                 if self.available == Check::Holds
@@ -1062,7 +1153,7 @@ impl Runner<'_> {
             _ => None,
         };
         if let (Some(memo), Some(key)) = (memo, key)
-            && let Some(probed) = memo.get(key)
+            && let Some(probed) = memo.probe(key)
         {
             self.available = probed.available;
             self.invariants = probed.invariants;
@@ -1076,7 +1167,7 @@ impl Runner<'_> {
             }
         }
         if let (Some(memo), Some(key)) = (memo, key) {
-            memo.put(
+            memo.put_probe(
                 key,
                 Probed {
                     recovers: recovers.clone(),
@@ -1088,9 +1179,18 @@ impl Runner<'_> {
         recovers
     }
 
-    /// Heal everything, restart every crashed node, let operations in
-    /// flight complete, make sure a leader exists, and quiesce.
-    fn settle(&mut self) {
+    /// The end's first move: steering ends (everything held is delivered
+    /// at the next tick, and the network delivers by itself again), every
+    /// fault is healed and every crashed node restarted. Every node is
+    /// healed, with a fault or not: a protocol may act on a heal (the
+    /// asynchronous primary's sentinel demotes a stale primary then).
+    fn heal_everything(&mut self) {
+        if self.steered
+            && let Some(steer) = self.group.steerable_mut()
+        {
+            let _ = steer.hold(false);
+            self.steered = false;
+        }
         // The heals and restarts are nemesis moves like any other (a Raft
         // node healed with a higher term deposes the leader): what is in
         // flight now is not judged for availability.
@@ -1113,6 +1213,11 @@ impl Runner<'_> {
         self.faults = Faults::default();
         self.collect();
         self.check_invariants(|| "after heal and restart".to_string());
+    }
+
+    /// After [`heal_everything`](Self::heal_everything): let operations in
+    /// flight complete, make sure a leader exists, and quiesce.
+    fn settle(&mut self) {
         let mut ticks = 0;
         while !self.pending.is_empty() && ticks < SETTLE_TICKS {
             self.tick();

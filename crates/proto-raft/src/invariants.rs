@@ -1,8 +1,6 @@
 //! [`InvariantChecker`]: the Raft paper's Figure 3 properties, checked
 //! against the live group after every step of a test.
 
-use std::collections::BTreeMap;
-
 use sim_core::{NodeId, Tick};
 
 use crate::message::LogEntry;
@@ -41,13 +39,13 @@ use crate::node::{RaftNode, Role};
 ///    not exist.
 #[derive(Debug, Clone, Default)]
 pub struct InvariantChecker {
-    leaders: BTreeMap<u64, usize>,
+    leaders: SortedMap<u64, usize>,
     /// Index → the entry committed there, and the lowest current term of a
     /// node seen committing it.
-    committed: BTreeMap<u64, (LogEntry, u64)>,
+    committed: SortedMap<u64, (LogEntry, u64)>,
     /// Index → the term of the entry committed there, learnt from snapshots
     /// of entries the checker never saw in a log.
-    snapshot_terms: BTreeMap<u64, u64>,
+    snapshot_terms: SortedMap<u64, u64>,
     verified: Vec<u64>,
 }
 
@@ -56,6 +54,15 @@ impl InvariantChecker {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Forgets everything seen, keeping the memory it used (a checker of
+    /// the current state alone, run after every step, allocates nothing).
+    pub(crate) fn forget(&mut self) {
+        self.leaders.0.clear();
+        self.committed.0.clear();
+        self.snapshot_terms.0.clear();
+        self.verified.clear();
     }
 
     /// Checks `nodes` (named `ids`) at tick `now`; the error describes the
@@ -238,7 +245,7 @@ impl InvariantChecker {
                     ));
                 }
             }
-            for (&index, (entry, term)) in &self.committed {
+            for (&index, (entry, term)) in self.committed.iter() {
                 if *term > n.current_term || index <= n.snapshot.index {
                     continue;
                 }
@@ -252,6 +259,36 @@ impl InvariantChecker {
             }
         }
         Ok(())
+    }
+}
+
+/// A map kept as a vector sorted by key: the checker's maps hold a few
+/// terms and indices, and cleared they keep their memory.
+#[derive(Debug, Clone)]
+struct SortedMap<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for SortedMap<K, V> {
+    fn default() -> Self {
+        SortedMap(Vec::new())
+    }
+}
+
+impl<K: Ord + Copy, V> SortedMap<K, V> {
+    fn get(&self, key: &K) -> Option<&V> {
+        let at = self.0.binary_search_by_key(key, |(k, _)| *k).ok()?;
+        Some(&self.0[at].1)
+    }
+
+    fn insert(&mut self, key: K, value: V) {
+        match self.0.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(at) => self.0[at].1 = value,
+            Err(at) => self.0.insert(at, (key, value)),
+        }
+    }
+
+    /// In key order.
+    fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
     }
 }
 
@@ -274,6 +311,38 @@ mod tests {
         g.run_until_idle(100).expect("idle");
         assert!(g.nodes.iter().all(|n| n.snapshot.index > 0));
         g
+    }
+
+    #[test]
+    fn the_groups_own_check_remembers_nothing_from_the_last_one() {
+        // Two groups whose leaders of one term are different nodes: each
+        // alone is safe. The check of the second must not see the first's
+        // leader (its checker is reused, forgotten between checks).
+        let led_by = |seed: u64| {
+            let mut g = RaftGroup::new(RaftConfig::default().with_seed(seed)).expect("group");
+            g.run_until_leader(None, 100).expect("leader");
+            let l = g
+                .nodes
+                .iter()
+                .position(|n| n.role == Role::Leader)
+                .expect("a leader");
+            (g.nodes[l].current_term, l, g)
+        };
+        let first = led_by(1);
+        let second = (2..50)
+            .map(led_by)
+            .find(|(term, l, _)| *term == first.0 && *l != first.1)
+            .expect("another leader of the same term");
+        first.2.check_invariants().expect("safe alone");
+        second
+            .2
+            .check_invariants()
+            .expect("safe alone, after the first");
+        // A checker kept across them sees two leaders of one term.
+        let mut kept = InvariantChecker::new();
+        kept.check(&first.2).expect("safe");
+        let err = kept.check(&second.2).expect_err("remembered");
+        assert!(err.starts_with("election safety: "), "{err}");
     }
 
     #[test]

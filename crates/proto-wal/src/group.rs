@@ -416,5 +416,11 @@ impl replication::Steer for WalShippingGroup {
         )
     }
 
+    /// The invariants read the nodes, the group's state and the network
+    /// as they are now, and remember nothing.
+    fn invariants_are_stateless(&self) -> bool {
+        true
+    }
+
     replication::steer_through_cluster!(cluster);
 }

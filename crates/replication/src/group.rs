@@ -537,6 +537,16 @@ pub trait Steer: ReplicationGroup {
         false
     }
 
+    /// True when [`check_invariants`](ReplicationGroup::check_invariants)
+    /// answers from the group's current state alone, remembering nothing
+    /// between calls (no monotonicity across checks): two runs in one
+    /// state then get one answer, and a model checker may leave the check
+    /// of a state it only fingerprints to when it judges that state.
+    /// False by default.
+    fn invariants_are_stateless(&self) -> bool {
+        false
+    }
+
     /// Makes the first timer armed at node `node` (a position in the node
     /// list) due now, so that it fires when the next tick passes, however
     /// far its deadline was. Refused for a node with no armed timer.
@@ -555,6 +565,22 @@ pub fn state_fingerprint(group: &dyn Steer) -> u64 {
     let mut sink = crate::StateHasher::default();
     hash_whole_state(group, &mut sink);
     std::hash::Hasher::finish(&sink)
+}
+
+/// [`state_fingerprint`] with the messages in flight hashed in the order
+/// the network will deliver them, each with its due tick
+/// ([`StateHasher::in_delivery_order`](crate::StateHasher::in_delivery_order)):
+/// two groups with the same answer run alike from here on, however many
+/// messages one tick delivers (the canonical order of
+/// [`state_fingerprint`] names what is in flight, not in which order a
+/// tick hands it over). `None` for a group whose harness does not hash
+/// that order (one that does not go through a `Cluster`): a memo keyed
+/// by it must not be used.
+pub fn ordered_fingerprint(group: &dyn Steer) -> Option<u64> {
+    let mut sink = crate::StateHasher::in_delivery_order();
+    hash_whole_state(group, &mut sink);
+    sink.hashed_in_delivery_order()
+        .then(|| std::hash::Hasher::finish(&sink))
 }
 
 /// Feeds `hasher` `group`'s complete state, what [`state_fingerprint`]

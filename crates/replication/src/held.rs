@@ -54,12 +54,19 @@ pub struct ArmedTimer {
 ///
 /// A hasher made by [`StateHasher::without_messages`] is told to leave
 /// the messages in flight out: a model checker's coarser view of a state
-/// (TLC's `VIEW`), in which states that differ only there are one.
+/// (TLC's `VIEW`), in which states that differ only there are one. One
+/// made by [`StateHasher::in_delivery_order`] is told to hash them in the
+/// order the network will deliver them: a finer view, for a memo of what
+/// a run does next.
 #[derive(Clone)]
 pub struct StateHasher {
     hash: foldhash::fast::FoldHasher<'static>,
     /// Whether the messages in flight feed this hash.
     messages: bool,
+    /// Whether they are to be hashed in delivery order.
+    ordered: bool,
+    /// Whether a harness did hash them in delivery order.
+    ordered_done: bool,
 }
 
 /// The seed every fingerprint is hashed with.
@@ -70,6 +77,8 @@ impl Default for StateHasher {
         StateHasher {
             hash: SEED.build_hasher(),
             messages: true,
+            ordered: false,
+            ordered_done: false,
         }
     }
 }
@@ -101,6 +110,37 @@ impl StateHasher {
     /// for [`without_messages`](Self::without_messages)).
     pub fn hashes_messages(&self) -> bool {
         self.messages
+    }
+
+    /// A hasher that a harness feeds with the messages in flight in the
+    /// order its network will deliver them, each with its due tick
+    /// ([`sim_core::SimNet::in_delivery_order`]), instead of in a
+    /// canonical order: two states it does not tell apart run alike from
+    /// here on, whatever is delivered in one tick. A harness that does so
+    /// says it ([`hashed_in_delivery_order`](Self::hashed_in_delivery_order)).
+    pub fn in_delivery_order() -> StateHasher {
+        StateHasher {
+            ordered: true,
+            ..StateHasher::default()
+        }
+    }
+
+    /// Whether the messages in flight are to be hashed in delivery order
+    /// (true only for [`in_delivery_order`](Self::in_delivery_order)).
+    pub fn wants_delivery_order(&self) -> bool {
+        self.ordered
+    }
+
+    /// Said by a harness that hashed its messages in flight in delivery
+    /// order.
+    pub fn note_delivery_order(&mut self) {
+        self.ordered_done = true;
+    }
+
+    /// True when a harness hashed its messages in flight in delivery order
+    /// into this hasher.
+    pub fn hashed_in_delivery_order(&self) -> bool {
+        self.ordered_done
     }
 }
 

@@ -25,6 +25,17 @@ impl ClientOps {
         ClientOps::default()
     }
 
+    /// Feeds `h` the table: the next id, and each completion waiting to
+    /// be taken by its `Debug` form (none, mostly: no text is made then).
+    pub fn hash_into(&self, h: &mut crate::StateHasher) {
+        use std::hash::Hasher as _;
+        h.write_u64(self.next);
+        h.write_usize(self.ready.len());
+        for done in &self.ready {
+            h.write_u64(crate::StateHasher::of_debug(done));
+        }
+    }
+
     /// Gives `op` the next id and records `client_op_submitted` with the
     /// client-visible fields: `op`, `kind`, `key`, `value` (writes), `level`
     /// and `node` (absent when the client named none).

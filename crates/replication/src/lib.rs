@@ -49,7 +49,7 @@ pub use cluster::{Cluster, Delivery};
 pub use error::GroupError;
 pub use group::{
     AWAIT_BOUND, Crash, ReplicationGroup, Steer, fingerprint_without_messages, hash_whole_state,
-    state_fingerprint, timeless_fingerprint,
+    ordered_fingerprint, state_fingerprint, timeless_fingerprint,
 };
 pub use held::{ArmedTimer, HeldMessage, NodeFaults, StateHasher};
 pub use inflight::ClientOps;

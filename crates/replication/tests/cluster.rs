@@ -1,10 +1,10 @@
 //! The shared harness: every fault written once, its state derived so the
 //! order faults were made in never matters.
 
-use replication::{Cluster, GroupError};
+use replication::{Cluster, GroupError, StateHasher};
 use sim_core::{NetConfig, NodeId, Payload};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Ping;
 
 impl Payload for Ping {
@@ -129,4 +129,43 @@ fn a_cluster_naming_a_node_twice_is_a_config_error() {
     let ids = vec![NodeId::new("a"), NodeId::new("b"), NodeId::new("a")];
     let err = Cluster::<Ping>::new(ids, NetConfig::default(), 1).expect_err("a is named twice");
     assert!(err.to_string().contains("a is named twice"), "{err}");
+}
+
+/// Two clusters where `c` receives the same messages, sent from `a` and
+/// from `b` in either order at one tick.
+fn sent_in_either_order() -> [Cluster<Ping>; 2] {
+    [[0, 1], [1, 0]].map(|order| {
+        let (mut c, _) = three();
+        for from in order {
+            c.send(from, 2, Ping);
+        }
+        c
+    })
+}
+
+fn hashed(c: &Cluster<Ping>, mut h: StateHasher, text: bool) -> (u64, bool) {
+    use std::hash::Hasher;
+    if text {
+        c.hash_harness_text(&mut h);
+    } else {
+        c.hash_harness(&mut h);
+    }
+    (h.finish(), h.hashed_in_delivery_order())
+}
+
+#[test]
+fn the_ordered_hash_tells_apart_what_one_tick_delivers_in_another_order() {
+    for text in [false, true] {
+        let [one, other] = sent_in_either_order();
+        // The canonical hash names what is in flight: the same.
+        let plain = |c| hashed(c, StateHasher::default(), text);
+        assert_eq!(plain(&one), plain(&other));
+        assert!(!plain(&one).1);
+        // In delivery order: `c` hears `a` first in one, `b` in the other.
+        let ordered = |c| hashed(c, StateHasher::in_delivery_order(), text);
+        assert_ne!(ordered(&one).0, ordered(&other).0);
+        assert!(ordered(&one).1, "the harness says it hashed the order");
+        let [same, _] = sent_in_either_order();
+        assert_eq!(ordered(&one), ordered(&same));
+    }
 }

@@ -177,6 +177,16 @@ impl<E> Scheduler<E> {
         });
     }
 
+    /// Every queued event with its due tick, in the order they would run
+    /// (due tick, then insertion order), without removing them.
+    pub fn in_order(&self) -> Vec<(Tick, &E)> {
+        let mut keys: Vec<Key> = self.heap.iter().copied().collect();
+        keys.sort_unstable_by_key(|k| (k.due, k.seq));
+        keys.iter()
+            .filter_map(|k| self.slab[k.slot as usize].as_ref().map(|e| (k.due, e)))
+            .collect()
+    }
+
     /// Iterates over queued events in no particular order (for inspection
     /// and counting only; never let this order reach a trace).
     pub fn pending(&self) -> impl Iterator<Item = &E> {

@@ -92,3 +92,26 @@ fn holding_a_busy_network_holds_what_was_already_scheduled() {
         assert!(delivered(&mut net, &mut trace).is_empty(), "held, not due");
     }
 }
+
+#[test]
+fn in_delivery_order_lists_the_scheduled_by_due_tick_and_send_order_then_the_held() {
+    let (mut net, mut rng, mut trace, a, b) = held_net(Transport::Datagram);
+    let first = net.send(&a, &b, Msg(1), &mut rng, &mut trace);
+    net.send(&b, &a, Msg(2), &mut rng, &mut trace);
+    let third = net.send(&a, &b, Msg(3), &mut rng, &mut trace);
+    net.release(third).expect("held");
+    net.release(first).expect("held");
+    let listed: Vec<(Option<u64>, u64, usize)> = net
+        .in_delivery_order()
+        .into_iter()
+        .map(|(due, e)| (due, e.msg.0, e.src))
+        .collect();
+    // Released: due next tick, in the order they were released (the
+    // order the network hands them over); then the one still held.
+    assert_eq!(listed, [(Some(1), 3, 0), (Some(1), 1, 0), (None, 2, 1)]);
+    assert_eq!(delivered(&mut net, &mut trace), [3, 1]);
+    // Let go: the held one is due at the next tick.
+    net.hold(false);
+    let due: Vec<Option<u64>> = net.in_delivery_order().iter().map(|(d, _)| *d).collect();
+    assert_eq!(due, [Some(2)]);
+}

@@ -44,7 +44,7 @@ use replication::{GroupError, NetConfig, StateHasher, Transport};
 pub use crate::step_codes::MODEL_SEED as SEED;
 
 use crate::config::{Configuration, default_nodes};
-use crate::probe_memo::ProbeMemo;
+use crate::end_memo::EndMemo;
 use crate::profile::Profile;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
@@ -265,7 +265,7 @@ struct Search<'a> {
     /// The schedule of the first state (its profile: nodes, clients).
     base: &'a Schedule,
     bounds: &'a Bounds,
-    memo: &'a ProbeMemo,
+    memo: &'a EndMemo,
 }
 
 /// A worker's answer for the state at a place in the frontier.
@@ -290,7 +290,7 @@ pub fn check(
     let started = Instant::now();
     let base = first_schedule(config, bounds)?;
     let mut arena: Vec<(u32, Step)> = Vec::new();
-    let memo = ProbeMemo::new();
+    let memo = EndMemo::new();
     let mut seen: HashSet<u64> = HashSet::new();
     let mut found: Vec<Option<(Check, u32)>> = vec![None; 5];
     let mut unknown: Vec<Option<String>> = vec![None; 5];
@@ -539,7 +539,7 @@ fn expand_one<'a>(
         for step in enabled_steps(config, &run, node.used, bounds, false) {
             let Some(mut child) = run.fork() else { break };
             let applied = crate::panics::catch(|| {
-                child.apply(index, &step, RunOptions::SWEEP);
+                child.apply_to_fingerprint(index, &step, RunOptions::SWEEP);
                 child
             });
             generated += 1;
@@ -585,13 +585,13 @@ fn compact(checks: [Check; 5]) -> Option<Box<[Check; 5]>> {
 
 /// The properties at `run`'s state, judged as a schedule's end on a fork
 /// of it (a panic is an *invariants* violation).
-fn judge(base: &Schedule, run: &Runner<'_>, memo: &ProbeMemo) -> Result<[Check; 5], GroupError> {
+fn judge(base: &Schedule, run: &Runner<'_>, memo: &EndMemo) -> Result<[Check; 5], GroupError> {
     Ok(judge_owned(base, run.forked()?, memo))
 }
 
 /// [`judge`], on `run` itself (its end is run on it).
-fn judge_owned(base: &Schedule, run: Runner<'_>, memo: &ProbeMemo) -> [Check; 5] {
-    crate::panics::catch(|| run.finish_with(base, RunOptions::SWEEP, Some(memo)).checks)
+fn judge_owned(base: &Schedule, run: Runner<'_>, memo: &EndMemo) -> [Check; 5] {
+    crate::panics::catch(|| run.judge_end(base, RunOptions::SWEEP, memo))
         .unwrap_or_else(|panic| panicked(&panic, "the end of the path panicked"))
 }
 
@@ -737,7 +737,8 @@ pub(crate) fn enabled_steps(
 /// The fingerprint of a state: the group's state up to time
 /// ([`replication::timeless_fingerprint`]; in [`StateView::Nodes`] without the
 /// messages in flight), the client history (what the properties judge,
-/// without the ticks that only explain a verdict), what the path has used
+/// without the ticks that only explain a verdict, with the protocol's
+/// words for each failure), what the path has used
 /// of the bounds, and the faults the run keeps track of.
 fn fingerprint(run: &Runner<'_>, used: &Used, view: StateView) -> u64 {
     let group = run.group().steerable().map_or(0, |g| view.fingerprint(g));
@@ -745,21 +746,9 @@ fn fingerprint(run: &Runner<'_>, used: &Used, view: StateView) -> u64 {
     // Hashed as derived: no text is made.
     h.write_u64(group);
     (used.writes, used.reads, used.faults).hash(&mut h);
-    h.write_usize(run.history().len());
+    h.write_u64(crate::end_memo::history_key(run.history()));
     for op in run.history() {
-        let crate::history::HistoryOp {
-            client,
-            kind,
-            call,
-            ret,
-            call_tick: _,
-            ret_tick: _,
-            status,
-            read_value,
-            reason,
-            claimed,
-        } = op;
-        (client, kind, call, ret, status, read_value, reason, claimed).hash(&mut h);
+        op.reason.hash(&mut h);
     }
     run.fault_state().hash(&mut h);
     run.invariants_so_far().hash(&mut h);

@@ -5,7 +5,7 @@ use proto_raft::{RaftConfig, RaftGroup};
 use replication::{AckLevel, ReadLevel, ReplicationGroup};
 
 use super::*;
-use crate::test_configs::{isr, raft};
+use crate::test_configs::{async_primary, isr, raft, wal};
 
 fn small(jobs: usize, dedup: bool) -> Bounds {
     Bounds {
@@ -213,10 +213,36 @@ fn states_within_two_steps<'a>(
 }
 
 #[test]
-fn the_probes_answered_from_the_memo_are_the_probes_run_again() {
-    for config in [isr(), raft()] {
+fn a_step_made_only_to_be_fingerprinted_is_checked_where_the_invariants_remember() {
+    // Raft's invariants read the state alone: a step the search only
+    // fingerprints leaves them to the state's rebuild. ISR's checker
+    // remembers what it verified (monotonicity across checks): there the
+    // check runs on every step as it is made.
+    for (config, stateless) in [
+        (raft(), true),
+        (isr(), false),
+        (async_primary(), true),
+        (wal(), true),
+    ] {
+        let base = with_clients(&config, &Bounds::default());
+        let run = Runner::start(&config, &base, RunOptions::SWEEP).expect("a root");
+        let steer = run.group().steerable().expect("steerable");
+        assert_eq!(
+            steer.invariants_are_stateless(),
+            stateless,
+            "{}",
+            config.key()
+        );
+    }
+}
+
+#[test]
+fn the_ends_and_probes_answered_from_the_memo_are_the_ends_judged_again() {
+    // Every protocol: what a heal does is protocol logic (the asynchronous
+    // primary's sentinel demotes a stale primary on any node's heal).
+    for config in [isr(), raft(), async_primary(), wal()] {
         let bounds = Bounds {
-            faults: 1,
+            faults: 2,
             writes: 1,
             reads: 1,
             pinned_reads: true,
@@ -224,22 +250,25 @@ fn the_probes_answered_from_the_memo_are_the_probes_run_again() {
         };
         let base = with_clients(&config, &bounds);
         let root = Runner::start(&config, &base, RunOptions::SWEEP).expect("a root");
-        let memo = ProbeMemo::new();
+        let memo = EndMemo::new();
         let states = states_within_two_steps(&config, &root, &bounds);
-        for run in &states {
-            let plain = run.fork().expect("forks").finish(&base, RunOptions::SWEEP);
-            let memoised =
-                run.fork()
-                    .expect("forks")
-                    .finish_with(&base, RunOptions::SWEEP, Some(&memo));
-            assert_eq!(plain.checks, memoised.checks, "{}", config.key());
+        // Twice over: the second time every end comes from the memo.
+        for _ in 0..2 {
+            for run in &states {
+                let plain = run.fork().expect("forks").finish(&base, RunOptions::SWEEP);
+                let memoised =
+                    run.fork()
+                        .expect("forks")
+                        .judge_end(&base, RunOptions::SWEEP, &memo);
+                assert_eq!(plain.checks, memoised, "{}", config.key());
+            }
         }
-        let (probed, reused) = memo.counts();
+        let [ends, end_hits, probed, probe_hits] = memo.counts();
+        let n = states.len() as u64;
         assert!(
-            reused > 0 && probed < states.len() as u64,
-            "{}: {} states settle into {probed} groups, {reused} answers reused",
+            ends < n && end_hits > n && probed < ends && probe_hits > 0,
+            "{}: {n} states heal into {ends} runs ({end_hits} ends reused) and settle into {probed} groups ({probe_hits} probes reused)",
             config.key(),
-            states.len()
         );
     }
 }
@@ -327,7 +356,7 @@ fn walks_find_a_violation_shorten_it_and_answer_alike_on_one_worker_or_two() {
     assert_eq!(*status, Status::Violated, "{}", one.bound_text());
     let path = &finding.as_ref().expect("a path").path;
     let base = with_clients(&config, &bounds(1));
-    let memo = ProbeMemo::new();
+    let memo = EndMemo::new();
     let durable = |path: &[Step]| {
         let run = rebuild(&config, &base, path).expect("runs");
         matches!(
@@ -456,7 +485,7 @@ fn judged(config: Configuration, id: &str) -> [Check; 5] {
     let path = id.path.expect("a path");
     let base = schedule(&config, path.clone()).expect("a schedule");
     let run = rebuild(&config, &base, &path).expect("runs");
-    judge(&base, &run, &ProbeMemo::new()).expect("judged")
+    judge(&base, &run, &EndMemo::new()).expect("judged")
 }
 
 #[test]

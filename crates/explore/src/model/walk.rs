@@ -28,7 +28,7 @@ use super::{
     first_schedule, judge, moves_time_itself, rebuild,
 };
 use crate::config::Configuration;
-use crate::probe_memo::ProbeMemo;
+use crate::end_memo::EndMemo;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
 use crate::run::{RunOptions, Runner, panic_reason};
@@ -74,7 +74,7 @@ pub fn walk(
     }
     let started = Instant::now();
     let base = first_schedule(config, bounds)?;
-    let memo = ProbeMemo::new();
+    let memo = EndMemo::new();
     let judged: Mutex<Judged> = Mutex::new(HashMap::new());
     let next = AtomicU64::new(0);
     let steps = AtomicU64::new(0);
@@ -182,7 +182,7 @@ struct Walk<'s, 'a> {
     swarm: bool,
     base: &'s Schedule,
     bounds: &'s Bounds,
-    memo: &'s ProbeMemo,
+    memo: &'s EndMemo,
     judged: &'s Mutex<Judged>,
 }
 
@@ -292,7 +292,7 @@ impl<'a> Walk<'_, 'a> {
 fn shorten(
     config: &Configuration,
     base: &Schedule,
-    memo: &ProbeMemo,
+    memo: &EndMemo,
     p: usize,
     seen: &Seen,
 ) -> Result<(Vec<Step>, String), GroupError> {

@@ -581,7 +581,6 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
     where
         M: std::hash::Hash,
     {
-        use std::fmt::Write as _;
         use std::hash::{Hash, Hasher};
         let one = |msg: &M| {
             let mut m = crate::StateHasher::default();
@@ -590,10 +589,19 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
         };
         self.faults.hash(h);
         self.timers.hash(h);
-        let _ = write!(h, "{:?}", self.ops);
+        self.ops.hash_into(h);
         self.resets.hash(h);
         h.write_u64(self.net.overflowed());
         if !h.hashes_messages() {
+            return;
+        }
+        if h.wants_delivery_order() {
+            let order = self.net.in_delivery_order();
+            h.write_usize(order.len());
+            for (due, e) in order {
+                (due, e.src, e.dst, e.sent_at, one(e.msg)).hash(h);
+            }
+            h.note_delivery_order();
             return;
         }
         self.held_canonical(one).hash(h);
@@ -622,8 +630,23 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
     /// their text.
     pub fn hash_harness_text(&self, h: &mut crate::StateHasher) {
         let messages = h.hashes_messages();
+        use std::fmt::Write as _;
+        let ordered = messages && h.wants_delivery_order();
         // Writing into a hasher cannot fail.
-        let _ = self.write_harness_parts(h, messages);
+        let _ = self.write_harness_parts(h, messages && !ordered);
+        if ordered {
+            for (due, e) in self.net.in_delivery_order() {
+                let _ = write!(
+                    h,
+                    "{due:?} {}>{}@{}:{:x};",
+                    e.src,
+                    e.dst,
+                    e.sent_at,
+                    crate::StateHasher::of_debug(e.msg)
+                );
+            }
+            h.note_delivery_order();
+        }
     }
 
     /// The harness's text, the messages in flight included when

@@ -42,4 +42,10 @@ impl Faults {
     pub(crate) fn cuts_link(&self, a: usize, b: usize) -> bool {
         a != b && (self.isolated[a] || self.isolated[b] || self.cuts.contains(&(a, b)))
     }
+
+    /// True when some link is cut: a node isolated (among two or more)
+    /// or a one-way cut.
+    pub(crate) fn cuts_any(&self) -> bool {
+        !self.cuts.is_empty() || (self.isolated.len() > 1 && self.isolated.contains(&true))
+    }
 }

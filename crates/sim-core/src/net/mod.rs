@@ -444,6 +444,11 @@ impl<M: Payload> SimNet<M> {
         self.cut.iter().any(|(a, b)| a == src && b == dst)
     }
 
+    /// True when some link is cut.
+    pub fn has_cuts(&self) -> bool {
+        !self.cut.is_empty()
+    }
+
     /// Replaces the set of cut directional links with `cuts` and returns the
     /// links cut now that were open before, in order. On a
     /// [`Transport::Stream`] network each such link's connection resets:
@@ -529,6 +534,30 @@ impl<M: Payload> SimNet<M> {
             .pending()
             .chain(self.held.iter().flatten())
             .map(|env| self.view(env))
+    }
+
+    /// The messages in flight in the order the network hands them over:
+    /// the scheduled ones by due tick, then send order, each with its due
+    /// tick; then the held ones in send order, with no due tick (a
+    /// chooser decides). Ends as positions in [`SimNet::nodes`]. Two
+    /// networks that list the same messages here deliver them alike
+    /// (what [`SimNet::pending`], in no order, cannot say).
+    pub fn in_delivery_order(&self) -> Vec<(Option<Tick>, Envelope<&M, usize>)> {
+        fn view<M>(env: &Queued<M>) -> Envelope<&M, usize> {
+            Envelope {
+                id: env.id,
+                src: env.src as usize,
+                dst: env.dst as usize,
+                sent_at: env.sent_at,
+                msg: &env.msg,
+            }
+        }
+        let scheduled = self.queue.in_order().into_iter();
+        let held = self.held.iter().flatten();
+        scheduled
+            .map(|(due, env)| (Some(due), view(env)))
+            .chain(held.map(|env| (None, view(env))))
+            .collect()
     }
 
     /// A queued message with its ends by name.
