@@ -19,7 +19,7 @@
 //! - **Probes.** The recovery probes see only the settled group (the
 //!   history and the path that led there play no part), and more runs
 //!   settle into one group still, so they are remembered by the settled
-//!   group alone.
+//!   group alone (its ordered fingerprint too).
 //! - **Histories.** A search's states share a few histories: one found
 //!   linearizable is not searched again.
 //!

@@ -169,3 +169,28 @@ fn the_ordered_hash_tells_apart_what_one_tick_delivers_in_another_order() {
         assert_eq!(ordered(&one), ordered(&same));
     }
 }
+
+#[test]
+fn the_harness_hash_names_the_next_op_id_and_every_completion_waiting() {
+    use replication::{AckLevel, ClientOp, Outcome};
+    let hash = |c: &Cluster<Ping>| hashed(c, StateHasher::default(), false).0;
+    let (mut c, _) = three();
+    let empty = hash(&c);
+    let op = ClientOp::write("k", "v", AckLevel::Leader);
+    let id = c.submitted(&op);
+    let submitted = hash(&c);
+    assert_ne!(submitted, empty, "the next id moved");
+    let written = |offset| Outcome::Written {
+        offset,
+        message: "ok".into(),
+    };
+    c.complete(id, op.clone(), 0, None, written(1));
+    let waiting = hash(&c);
+    assert_ne!(waiting, submitted, "a completion waits");
+    let (mut other, _) = three();
+    let id = other.submitted(&op);
+    other.complete(id, op, 0, None, written(2));
+    assert_ne!(hash(&other), waiting, "another completion waits");
+    c.take_completions();
+    assert_eq!(hash(&c), submitted, "taken: as before it completed");
+}
