@@ -132,19 +132,29 @@ impl EndMemo {
         }
     }
 
-    /// True when a history of key `key` ([`history_key`]) was found
-    /// linearizable before.
-    pub(crate) fn linearizable(&self, key: u64) -> bool {
-        self.linearizable
+    /// *linearizable* on `history`: `Holds` when a history with the same
+    /// [`history_key`] was found linearizable before, else `check`'s
+    /// answer, remembered when it holds.
+    pub(crate) fn linearizable(
+        &self,
+        history: &[HistoryOp],
+        check: impl FnOnce() -> Check,
+    ) -> Check {
+        let key = history_key(history);
+        if self
+            .linearizable
             .lock()
             .is_ok_and(|known| known.contains(&key))
-    }
-
-    /// Remembers that the history of key `key` is linearizable.
-    pub(crate) fn put_linearizable(&self, key: u64) {
-        if let Ok(mut known) = self.linearizable.lock() {
+        {
+            return Check::Holds;
+        }
+        let answer = check();
+        if answer == Check::Holds
+            && let Ok(mut known) = self.linearizable.lock()
+        {
             known.insert(key);
         }
+        answer
     }
 
     /// Healed runs judged and judged ends that reused their answers;
@@ -179,6 +189,30 @@ mod tests {
         assert_eq!(memo.end(2), Some(broken));
         assert_eq!(memo.end(3), None);
         assert_eq!(memo.counts()[..2], [2, 2]);
+    }
+
+    #[test]
+    fn a_history_is_searched_again_only_until_it_is_found_linearizable() {
+        let memo = EndMemo::new();
+        let calls = std::cell::Cell::new(0);
+        let answer = |check: Check| {
+            calls.set(calls.get() + 1);
+            check
+        };
+        let broken = || answer(Check::Violated("stale read".into()));
+        assert!(matches!(memo.linearizable(&[], broken), Check::Violated(_)));
+        assert!(matches!(memo.linearizable(&[], broken), Check::Violated(_)));
+        assert_eq!(calls.get(), 2, "a violation is not remembered");
+        assert_eq!(
+            memo.linearizable(&[], || answer(Check::Holds)),
+            Check::Holds
+        );
+        assert_eq!(memo.linearizable(&[], broken), Check::Holds);
+        assert_eq!(
+            calls.get(),
+            3,
+            "a history found linearizable is not searched again"
+        );
     }
 
     #[test]

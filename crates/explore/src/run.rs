@@ -454,16 +454,7 @@ impl<'a> Runner<'a> {
         let durable = check::durable(&self.history, &final_values, config.ack);
         let linearizable = match memo {
             Some(memo) if options.linearizable => {
-                let key = crate::end_memo::history_key(&self.history);
-                if memo.linearizable(key) {
-                    Check::Holds
-                } else {
-                    let check = linearizable(&self.history, options);
-                    if check == Check::Holds {
-                        memo.put_linearizable(key);
-                    }
-                    check
-                }
+                memo.linearizable(&self.history, || linearizable(&self.history, options))
             }
             _ => linearizable(&self.history, options),
         };

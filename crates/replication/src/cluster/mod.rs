@@ -627,10 +627,12 @@ impl<M: Payload + std::fmt::Debug> Cluster<M> {
     /// the messages in flight when `h` leaves them out
     /// ([`StateHasher::without_messages`](crate::StateHasher::without_messages)):
     /// the harness's hash for a protocol whose messages are hashed by
-    /// their text.
+    /// their text. For a hasher that wants them in delivery order
+    /// ([`StateHasher::in_delivery_order`](crate::StateHasher::in_delivery_order)),
+    /// each message's text hash in that order, with its due tick.
     pub fn hash_harness_text(&self, h: &mut crate::StateHasher) {
-        let messages = h.hashes_messages();
         use std::fmt::Write as _;
+        let messages = h.hashes_messages();
         let ordered = messages && h.wants_delivery_order();
         // Writing into a hasher cannot fail.
         let _ = self.write_harness_parts(h, messages && !ordered);
