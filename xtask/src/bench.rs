@@ -225,7 +225,7 @@ fn measure_once(
                 writes: 2,
                 reads: 1,
                 pinned_reads: false,
-                max_states: writes.saturating_mul(50),
+                max_states: writes.saturating_mul(750),
                 jobs: std::thread::available_parallelism().map_or(1, usize::from),
                 dedup: true,
                 view: explore::model::StateView::Complete,

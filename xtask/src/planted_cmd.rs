@@ -79,14 +79,18 @@ fn search_for(bug: &str) -> (Bounds, Knobs) {
         // A read at a deposed leader: a pinned read (the row routes a
         // read to the leader of the highest term), after a follower's
         // election and the new leader's first commit — 9 steps with no
-        // fault, 18,595,217 distinct states (every path of 9 steps
-        // within this budget; about 3.5 minutes on 2 cores).
+        // fault. Every path of 9 steps within this budget finds the same
+        // shortest path in 18,595,217 distinct states (about 3 minutes
+        // on 2 cores: `docs/performance.md`); states merged without their
+        // messages in flight find it in 415,082 (about 8 s), which keeps
+        // CI's check of this table short.
         "raft_read_without_quorum" => (
             Bounds {
                 depth: 9,
                 faults: 0,
                 pinned_reads: true,
-                max_states: 20_000_000,
+                max_states: 1_000_000,
+                view: StateView::Nodes,
                 ..TABLE_BOUNDS
             },
             &[],
