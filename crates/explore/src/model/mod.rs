@@ -536,11 +536,7 @@ fn expand_one<'a>(
     let mut generated = 0;
     if expand && run.invariants_so_far() == &Check::Holds {
         let index = chain.len();
-        let elects_by_firing = run.group().steerable().is_some_and(|s| s.chooses_timers());
         for step in enabled_steps(config, &run, node.used, bounds, false) {
-            if elects_by_firing && waits_for_an_election(&step) {
-                continue;
-            }
             let Some(mut child) = run.fork() else { break };
             let applied = crate::panics::catch(|| {
                 child.apply_to_fingerprint(index, &step, RunOptions::SWEEP);
@@ -618,17 +614,6 @@ fn rebuild<'a>(
 fn moves_time_itself(step: &Step, before: &Runner<'_>, after: &Runner<'_>) -> bool {
     !matches!(step, Step::Deliver(_) | Step::Wait(_) | Step::Fire(_))
         && after.group().now() != before.group().now()
-}
-
-/// True for a failover without a candidate: it waits, ticking, for an
-/// election. Where timers fire only when chosen (Raft's, while held),
-/// nothing elects while it waits, so it always moves time itself
-/// ([`moves_time_itself`]) and the search would discard it after a fork
-/// and up to ten election timeouts of ticks; it is not tried (the walks
-/// still draw it, so that their draws stay as they were). Elections there
-/// are steps of their own: a timer fired, its votes delivered.
-fn waits_for_an_election(step: &Step) -> bool {
-    matches!(step, Step::Failover(None))
 }
 
 /// True for a step that spends the fault budget.

@@ -658,31 +658,3 @@ fn a_view_is_named_as_the_cli_takes_it() {
     let refused = "messages".parse::<StateView>().expect_err("no such view");
     assert!(refused.contains("unknown view `messages`"), "{refused}");
 }
-
-#[test]
-fn a_failover_in_a_run_that_elects_by_firing_always_moves_time_itself() {
-    // The search does not try `Step::Failover(None)` where timers fire
-    // only when chosen: it would always be discarded. Every state within
-    // two steps (faults included) bears that out.
-    let config = raft();
-    let bounds = Bounds::default();
-    let base = with_clients(&config, &bounds);
-    let root = Runner::start(&config, &base, RunOptions::SWEEP).expect("a root");
-    assert!(root.group().steerable().expect("steerable").chooses_timers());
-    let states = states_within_two_steps(&config, &root, &bounds);
-    assert!(states.len() > 100, "{} states", states.len());
-    for run in &states {
-        let mut child = run.fork().expect("forks");
-        child.apply(2, &Step::Failover(None), RunOptions::SWEEP);
-        assert!(
-            moves_time_itself(&Step::Failover(None), run, &child),
-            "a failover at {:?} did not move time",
-            run.history()
-        );
-    }
-    // ISR's timers fire as ticks pass: there a failover stays a step.
-    let isr = isr();
-    let base = with_clients(&isr, &bounds);
-    let run = Runner::start(&isr, &base, RunOptions::SWEEP).expect("a root");
-    assert!(!run.group().steerable().expect("steerable").chooses_timers());
-}
