@@ -26,10 +26,10 @@
 //! Only a steered run may use it: there every message takes one tick, so
 //! the network's state is what the ordered fingerprint names.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::fingerprints::{FingerprintMap, FingerprintSet};
 use crate::history::HistoryOp;
 use crate::property::Check;
 
@@ -74,12 +74,12 @@ pub(crate) struct Probed {
 #[derive(Debug, Default)]
 pub struct EndMemo {
     /// Healed runs whose five properties all held (most: a key alone).
-    held: Mutex<FingerprintSet>,
+    held: Mutex<HashSet<u64>>,
     /// Healed runs where one did not, with the five answers.
-    broken: Mutex<FingerprintMap<Box<[Check; 5]>>>,
-    probes: Mutex<FingerprintMap<Probed>>,
+    broken: Mutex<HashMap<u64, Box<[Check; 5]>>>,
+    probes: Mutex<HashMap<u64, Probed>>,
     /// Histories found linearizable, by [`history_key`].
-    linearizable: Mutex<FingerprintSet>,
+    linearizable: Mutex<HashSet<u64>>,
     end_hits: AtomicU64,
     probe_hits: AtomicU64,
 }

@@ -58,7 +58,6 @@ mod converges;
 pub mod debugger;
 mod end_memo;
 pub mod exhaustive;
-mod fingerprints;
 mod history;
 mod lease;
 mod literals;

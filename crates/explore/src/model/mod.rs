@@ -32,6 +32,7 @@
 //! a level of a million states costs a million paths of memory, not a
 //! million groups.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
@@ -44,7 +45,6 @@ pub use crate::step_codes::MODEL_SEED as SEED;
 
 use crate::config::{Configuration, default_nodes};
 use crate::end_memo::EndMemo;
-use crate::fingerprints::FingerprintSet;
 use crate::profile::Profile;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
@@ -291,7 +291,7 @@ pub fn check(
     let base = first_schedule(config, bounds)?;
     let mut arena: Vec<(u32, Step)> = Vec::new();
     let memo = EndMemo::new();
-    let mut seen = FingerprintSet::default();
+    let mut seen: HashSet<u64> = HashSet::new();
     let mut found: Vec<Option<(Check, u32)>> = vec![None; 5];
     let mut unknown: Vec<Option<String>> = vec![None; 5];
     let mut frontier = vec![Node {

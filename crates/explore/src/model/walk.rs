@@ -14,6 +14,7 @@
 //! did not see violated is *holds* on the states it judged, which the
 //! bound's text says.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -28,7 +29,6 @@ use super::{
 };
 use crate::config::Configuration;
 use crate::end_memo::EndMemo;
-use crate::fingerprints::FingerprintMap;
 use crate::property::{Check, Property, Status};
 use crate::replay::ReplayId;
 use crate::run::{RunOptions, Runner, panic_reason};
@@ -75,7 +75,7 @@ pub fn walk(
     let started = Instant::now();
     let base = first_schedule(config, bounds)?;
     let memo = EndMemo::new();
-    let judged: Mutex<Judged> = Mutex::new(Judged::default());
+    let judged: Mutex<Judged> = Mutex::new(HashMap::new());
     let next = AtomicU64::new(0);
     let steps = AtomicU64::new(0);
     let found: Mutex<Vec<Option<Seen>>> = Mutex::new((0..5).map(|_| None).collect());
@@ -174,7 +174,7 @@ pub fn walk(
 /// Every state judged, by fingerprint: `None` where every property held,
 /// else the verdicts (so that which walk judges a state first changes
 /// no walk's answer).
-type Judged = FingerprintMap<Option<Box<[Check; 5]>>>;
+type Judged = HashMap<u64, Option<Box<[Check; 5]>>>;
 
 /// What one walk shares with the others.
 struct Walk<'s, 'a> {
