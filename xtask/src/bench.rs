@@ -225,7 +225,10 @@ fn measure_once(
                 writes: 2,
                 reads: 1,
                 pinned_reads: false,
-                max_states: writes.saturating_mul(750),
+                // N x 750, at most every path of 6 steps: `--writes
+                // 200000` would otherwise ask for every path of 8 (tens of
+                // millions of states, many GB).
+                max_states: writes.saturating_mul(750).min(1_500_000),
                 jobs: std::thread::available_parallelism().map_or(1, usize::from),
                 dedup: true,
                 view: explore::model::StateView::Complete,
