@@ -193,7 +193,7 @@ pub enum Workload {
     PipelinedRaft,
     /// N checked explorer schedules of isr all_isr/linearizable, all cores
     ExploreIsr,
-    /// the model checker on raft quorum/linearizable (3 nodes), N x 750 distinct states at most, 1.5 million at most (by default every path of 6 steps), all cores
+    /// the model checker on raft quorum/linearizable (3 nodes), at most N x 750 distinct states and 1.5 million (by default every path of 6 steps), all cores
     CheckRaft,
     /// lincheck on a 10,000-operation history (5 clients, 10 keys)
     Lincheck,
